@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "swift-haapi",
+    platforms: [.iOS(.v15), .macOS(.v13)],
+    products: [
+        .library(name: "HaapiModel", targets: ["HaapiModel"]),
+        .library(name: "HaapiDriver", targets: ["HaapiDriver"]),
+        .executable(name: "haapi", targets: ["haapi"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        // The wire format: no networking, no crypto.
+        .target(name: "HaapiModel"),
+        // JOSE, DPoP, PKCE and signing keys; later the HTTP client and token managers.
+        .target(
+            name: "HaapiDriver",
+            dependencies: [
+                "HaapiModel",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // The command implementations, kept in a library so tests can call them directly.
+        .target(
+            name: "HaapiCLI",
+            dependencies: [
+                "HaapiModel",
+                "HaapiDriver",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "haapi", dependencies: ["HaapiCLI"]),
+        .testTarget(name: "HaapiModelTests", dependencies: ["HaapiModel"]),
+        .testTarget(name: "HaapiDriverTests", dependencies: ["HaapiDriver"]),
+        .testTarget(name: "HaapiCLITests", dependencies: ["HaapiCLI", "haapi"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

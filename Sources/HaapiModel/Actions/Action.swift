@@ -1,0 +1,131 @@
+/// Something the user or the client can do on a step.
+///
+/// Concrete actions are `FormAction`, `SelectorAction`, `ClientOperationAction`, and `GenericAction`
+/// for templates this SDK does not know (it keeps the raw JSON so a custom UI can still use it).
+public protocol Action: RawJsonRepresentable {
+    var template: ActionTemplate { get }
+    var kind: ActionKind { get }
+    var title: Message? { get }
+}
+
+/// The members every action has, read once for all templates.
+struct ActionHeader {
+    let template: ActionTemplate
+    let kind: ActionKind
+    let title: Message?
+
+    init(_ cursor: ObjectCursor) throws {
+        template = ActionTemplate(rawValue: try cursor.string("template"))
+        kind = ActionKind(rawValue: try cursor.string("kind"))
+        title = try cursor.message("title")
+    }
+}
+
+enum ActionDecoding {
+    static func action(_ value: JSONValue, at path: JSONPath) throws -> any Action {
+        let cursor = try ObjectCursor(value, at: path)
+        let header = try ActionHeader(cursor)
+        switch header.template {
+        case .form: return try FormAction(header, cursor)
+        case .selector: return try SelectorAction(header, cursor)
+        case .clientOperation: return try ClientOperationAction(header, cursor)
+        case .other: return GenericAction(header, cursor)
+        }
+    }
+
+    static func actions(_ key: String, in cursor: ObjectCursor) throws -> [any Action] {
+        try cursor.array(key).map { try action($0.value, at: $0.path) }
+    }
+}
+
+/// A form to fill in (or not) and submit: login, continue, cancel, poll, redirect, consent, ….
+public struct FormAction: Action {
+    public var template: ActionTemplate { .form }
+    public let kind: ActionKind
+    public let title: Message?
+    public let model: FormActionModel
+    public let properties: Properties?
+    public let rawJson: JSONValue
+
+    /// Extra data on the action; for authenticator options it names the authenticator type.
+    public struct Properties: RawJsonRepresentable, Hashable {
+        public let authenticatorType: String?
+        public let rawJson: JSONValue
+
+        init(_ cursor: ObjectCursor) throws {
+            authenticatorType = try cursor.optionalString("authenticatorType")
+            rawJson = cursor.raw
+        }
+    }
+
+    init(_ header: ActionHeader, _ cursor: ObjectCursor) throws {
+        kind = header.kind
+        title = header.title
+        model = try FormActionModel(try cursor.object("model"))
+        properties = try cursor.optionalObject("properties").map(Properties.init)
+        rawJson = cursor.raw
+    }
+}
+
+/// A choice between nested actions (authenticators, devices, …); options can be selectors again.
+public struct SelectorAction: Action {
+    public var template: ActionTemplate { .selector }
+    public let kind: ActionKind
+    public let title: Message?
+    public let model: SelectorActionModel
+    public let properties: JSONValue?
+    public let rawJson: JSONValue
+
+    init(_ header: ActionHeader, _ cursor: ObjectCursor) throws {
+        kind = header.kind
+        title = header.title
+        model = try SelectorActionModel(try cursor.object("model"))
+        properties = cursor.value("properties")
+        rawJson = cursor.raw
+    }
+}
+
+public struct SelectorActionModel: RawJsonRepresentable {
+    public let options: [any Action]
+    public let rawJson: JSONValue
+
+    init(_ cursor: ObjectCursor) throws {
+        options = try ActionDecoding.actions("options", in: cursor)
+        rawJson = cursor.raw
+    }
+}
+
+/// An operation the client performs outside the API (open a browser, run BankID, create a passkey, …).
+public struct ClientOperationAction: Action {
+    public var template: ActionTemplate { .clientOperation }
+    public let kind: ActionKind
+    public let title: Message?
+    public let model: any ClientOperationActionModel
+    public let properties: JSONValue?
+    public let rawJson: JSONValue
+
+    init(_ header: ActionHeader, _ cursor: ObjectCursor) throws {
+        kind = header.kind
+        title = header.title
+        model = try ClientOperationDecoding.model(try cursor.object("model"))
+        properties = cursor.value("properties")
+        rawJson = cursor.raw
+    }
+}
+
+/// An action whose template this SDK does not know (e.g. the legacy `launch`). Kept whole, never dropped.
+public struct GenericAction: Action {
+    public let template: ActionTemplate
+    public let kind: ActionKind
+    public let title: Message?
+    public let model: JSONValue?
+    public let rawJson: JSONValue
+
+    init(_ header: ActionHeader, _ cursor: ObjectCursor) {
+        template = header.template
+        kind = header.kind
+        title = header.title
+        model = cursor.value("model")
+        rawJson = cursor.raw
+    }
+}

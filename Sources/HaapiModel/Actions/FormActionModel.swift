@@ -1,0 +1,46 @@
+/// Where and how a form is submitted, and its fields.
+public struct FormActionModel: RawJsonRepresentable {
+    public static let urlEncodedMediaType = "application/x-www-form-urlencoded"
+    public static let jsonMediaType = "application/json"
+
+    public let href: String
+    /// Upper-cased HTTP method.
+    public let method: String
+    /// The submission media type; `application/x-www-form-urlencoded` when the server omits it.
+    public let type: String
+    public let actionTitle: Message?
+    /// Seen on some older servers beside `actionTitle`.
+    public let title: Message?
+    public let fields: [any FormField]
+    /// Actions to offer after this form was submitted successfully (e.g. a passcode form after "send SMS").
+    public let continueActions: [any Action]
+    /// Actions to offer when submitting fails.
+    public let errorActions: [any Action]
+    public let rawJson: JSONValue
+
+    init(_ cursor: ObjectCursor) throws {
+        href = try cursor.string("href")
+        let method = try cursor.string("method").uppercased()
+        guard !method.isEmpty, method.allSatisfy({ $0.isLetter && $0.isASCII }) else {
+            throw cursor.invalid("method", "\"\(method)\" is not an HTTP method")
+        }
+        self.method = method
+        type = try cursor.optionalString("type") ?? Self.urlEncodedMediaType
+        actionTitle = try cursor.message("actionTitle")
+        title = try cursor.message("title")
+        fields = try cursor.array("fields").map { try FormFieldDecoding.field($0.value, at: $0.path) }
+        continueActions = try ActionDecoding.actions("continueActions", in: cursor)
+        errorActions = try ActionDecoding.actions("errorActions", in: cursor)
+        rawJson = cursor.raw
+    }
+
+    /// Whether the form has something for the user to fill in or choose (anything but hidden fields).
+    public var hasInteractiveFields: Bool {
+        fields.contains { $0.type != .hidden }
+    }
+
+    /// The field with the given name, if any.
+    public func field(named name: String) -> (any FormField)? {
+        fields.first { $0.name == name }
+    }
+}

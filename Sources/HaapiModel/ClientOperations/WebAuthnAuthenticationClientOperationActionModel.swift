@@ -1,0 +1,67 @@
+import Foundation
+
+/// Get a WebAuthn assertion from an existing credential.
+///
+/// `credentialRequestOptions.publicKey` holds WebAuthn request options in JSON form. The optional
+/// `platformCredentials` / `crossPlatformCredentials` lists narrow which credentials are accepted; they
+/// have been described both beside `credentialRequestOptions` and inside `publicKey`, so both are read.
+public struct WebAuthnAuthenticationClientOperationActionModel: CommonClientOperationActionModel {
+    public struct AllowedCredential: Sendable, Hashable {
+        public let type: String
+        public let id: Data
+        public let transports: [String]
+
+        init(_ cursor: ObjectCursor) throws {
+            guard let id = try cursor.base64URLData("id") else { throw cursor.missing("id") }
+            self.id = Data(id)
+            type = try cursor.optionalString("type") ?? "public-key"
+            transports = try cursor.strings("transports")
+        }
+    }
+
+    /// WebAuthn `PublicKeyCredentialRequestOptions`, with the base64url members decoded.
+    public struct CredentialRequestOptions: RawJsonRepresentable, Hashable {
+        public let relyingPartyId: String?
+        public let challenge: Data
+        public let userVerification: String?
+        public let allowCredentials: [AllowedCredential]
+        /// Milliseconds.
+        public let timeout: Int?
+        public let extensions: JSONValue?
+        public let rawJson: JSONValue
+
+        init(_ options: ObjectCursor) throws {
+            relyingPartyId = try options.optionalString("rpId")
+            guard let challenge = try options.base64URLData("challenge") else { throw options.missing("challenge") }
+            self.challenge = Data(challenge)
+            userVerification = try options.optionalString("userVerification")
+            allowCredentials = try options.objects("allowCredentials").map(AllowedCredential.init)
+            timeout = try options.optionalInt("timeout")
+            extensions = options.value("extensions")
+            rawJson = options.raw
+        }
+    }
+
+    public let common: ClientOperationCommon
+    public let credentialRequestOptions: CredentialRequestOptions
+    public let platformAllowCredentials: [AllowedCredential]?
+    public let crossPlatformAllowCredentials: [AllowedCredential]?
+
+    init(_ common: ClientOperationCommon, _ arguments: ObjectCursor) throws {
+        self.common = common
+        let wrapper = try arguments.object("credentialRequestOptions")
+        let publicKey = try wrapper.optionalObject("publicKey") ?? wrapper
+        credentialRequestOptions = try CredentialRequestOptions(publicKey)
+        func list(_ key: String) throws -> [AllowedCredential]? {
+            let cursor = arguments.value(key) != nil ? arguments : publicKey
+            guard cursor.value(key) != nil else { return nil }
+            return try cursor.objects(key).map(AllowedCredential.init)
+        }
+        platformAllowCredentials = try list("platformCredentials")
+        crossPlatformAllowCredentials = try list("crossPlatformCredentials")
+    }
+
+    public var relyingPartyId: String? { credentialRequestOptions.relyingPartyId }
+    public var challengeData: Data { credentialRequestOptions.challenge }
+    public var userVerificationPreference: String? { credentialRequestOptions.userVerification }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// Create a WebAuthn credential (a passkey, or a platform / cross-platform authenticator).
+///
+/// Servers send one of two argument shapes: `credentialCreationOptions` (passkeys), or
+/// `platformCredentialCreationOptions` and/or `crossPlatformCredentialCreationOptions` (any device).
+/// Each holds WebAuthn creation options in JSON form, usually wrapped in `publicKey`.
+public struct WebAuthnRegistrationClientOperationActionModel: CommonClientOperationActionModel {
+    public struct CredentialParams: Sendable, Hashable {
+        public let type: String
+        /// A COSE algorithm identifier (-7 is ES256, -257 is RS256).
+        public let alg: Int
+    }
+
+    public struct ExcludedCredential: Sendable, Hashable {
+        public let type: String
+        public let id: Data
+        public let transports: [String]
+    }
+
+    /// WebAuthn `PublicKeyCredentialCreationOptions`, with the base64url members decoded.
+    public struct CredentialRequestOptions: RawJsonRepresentable, Hashable {
+        public let relyingPartyId: String?
+        public let relyingPartyName: String?
+        public let userId: Data
+        public let userName: String
+        public let userDisplayName: String?
+        public let challenge: Data
+        public let credentialParams: [CredentialParams]
+        public let excludeCredentials: [ExcludedCredential]
+        /// Milliseconds.
+        public let timeout: Int?
+        public let authenticatorAttachment: String?
+        public let residentKey: String?
+        public let requireResidentKey: Bool?
+        public let userVerification: String?
+        public let attestation: String?
+        public let hints: [String]
+        public let extensions: JSONValue?
+        /// The `publicKey` object as sent, ready for a platform API that takes WebAuthn JSON.
+        public let rawJson: JSONValue
+
+        init(wrapper: ObjectCursor) throws {
+            let options = try wrapper.optionalObject("publicKey") ?? wrapper
+            let rp = try options.object("rp")
+            relyingPartyId = try rp.optionalString("id")
+            relyingPartyName = try rp.optionalString("name")
+            let user = try options.object("user")
+            guard let userId = try user.base64URLData("id") else { throw user.missing("id") }
+            self.userId = Data(userId)
+            userName = try user.string("name")
+            userDisplayName = try user.optionalString("displayName")
+            guard let challenge = try options.base64URLData("challenge") else { throw options.missing("challenge") }
+            self.challenge = Data(challenge)
+            credentialParams = try options.objects("pubKeyCredParams").map { params in
+                guard let alg = try params.optionalInt("alg") else { throw params.missing("alg") }
+                return CredentialParams(type: try params.optionalString("type") ?? "public-key", alg: alg)
+            }
+            excludeCredentials = try options.objects("excludeCredentials").map { descriptor in
+                guard let id = try descriptor.base64URLData("id") else { throw descriptor.missing("id") }
+                return ExcludedCredential(
+                    type: try descriptor.optionalString("type") ?? "public-key",
+                    id: Data(id),
+                    transports: try descriptor.strings("transports"))
+            }
+            timeout = try options.optionalInt("timeout")
+            let selection = try options.optionalObject("authenticatorSelection")
+            authenticatorAttachment = try selection?.optionalString("authenticatorAttachment")
+            residentKey = try selection?.optionalString("residentKey")
+            requireResidentKey = try selection?.optionalBool("requireResidentKey")
+            userVerification = try selection?.optionalString("userVerification")
+            attestation = try options.optionalString("attestation")
+            hints = try options.strings("hints")
+            extensions = options.value("extensions")
+            rawJson = options.raw
+        }
+    }
+
+    public typealias PlatformCredentialRequestOptions = CredentialRequestOptions
+    public typealias CrossPlatformCredentialRequestOptions = CredentialRequestOptions
+
+    public let common: ClientOperationCommon
+    /// Passkeys shape (`credentialCreationOptions`); the credential goes back in the `credential` field.
+    public let credentialRequestOptions: CredentialRequestOptions?
+    /// Any-device shape; the credential goes back in `platformCredential`.
+    public let platformCredentialRequestOptions: PlatformCredentialRequestOptions?
+    /// Any-device shape; the credential goes back in `crossPlatformCredential`.
+    public let crossPlatformCredentialRequestOptions: CrossPlatformCredentialRequestOptions?
+
+    init(_ common: ClientOperationCommon, _ arguments: ObjectCursor) throws {
+        self.common = common
+        credentialRequestOptions = try arguments.optionalObject("credentialCreationOptions").map(CredentialRequestOptions.init(wrapper:))
+        platformCredentialRequestOptions = try arguments.optionalObject("platformCredentialCreationOptions")
+            .map(CredentialRequestOptions.init(wrapper:))
+        crossPlatformCredentialRequestOptions = try arguments.optionalObject("crossPlatformCredentialCreationOptions")
+            .map(CredentialRequestOptions.init(wrapper:))
+        guard credentialRequestOptions != nil || platformCredentialRequestOptions != nil
+            || crossPlatformCredentialRequestOptions != nil
+        else {
+            throw HaapiDecodingError(
+                path: arguments.path,
+                reason: .invalidValue(
+                    "needs credentialCreationOptions, platformCredentialCreationOptions or crossPlatformCredentialCreationOptions"))
+        }
+    }
+
+    /// The continue-form field that carries a credential made from `options`.
+    public func credentialFieldName(for options: CredentialRequestOptions) -> String {
+        if let platform = platformCredentialRequestOptions, platform == options, credentialRequestOptions != options {
+            return "platformCredential"
+        }
+        if let crossPlatform = crossPlatformCredentialRequestOptions, crossPlatform == options,
+            credentialRequestOptions != options
+        {
+            return "crossPlatformCredential"
+        }
+        return "credential"
+    }
+}

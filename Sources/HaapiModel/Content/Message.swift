@@ -1,0 +1,38 @@
+/// A human-readable text as the server sends it: a literal, a localisation key (`…Key`), or both.
+public struct Message: Sendable, Hashable, CustomStringConvertible {
+    public let literal: String?
+    public let key: String?
+
+    public init(literal: String?, key: String? = nil) {
+        self.literal = literal
+        self.key = key
+    }
+
+    /// The text to show: the literal when there is one, else the key.
+    public var description: String { literal ?? key ?? "" }
+}
+
+/// A message to show the user, with the CSS-like classes that say how (`info`, `error`, `heading`, …).
+public struct UserMessage: RawJsonRepresentable, Hashable {
+    public let text: Message
+    public let classList: [String]
+    public let rawJson: JSONValue
+
+    init(_ cursor: ObjectCursor) throws {
+        guard let text = try cursor.message("text") else { throw cursor.missing("text") }
+        self.text = text
+        classList = try cursor.strings("classList")
+        rawJson = cursor.raw
+    }
+
+    /// Whether any class marks the message as an error (`error`, `is-error`), compared case-insensitively.
+    public var isError: Bool {
+        classList.contains { $0.caseInsensitiveCompare("error") || $0.caseInsensitiveCompare("is-error") }
+    }
+}
+
+extension String {
+    func caseInsensitiveCompare(_ other: String) -> Bool {
+        lowercased() == other.lowercased()
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// What one HAAPI response body decodes to.
+public enum HaapiResponse: Sendable {
+    case representation(any HaapiRepresentation)
+    case problem(any ProblemRepresentation)
+}
+
+/// The media types of the HAAPI wire format.
+public enum HaapiMediaType {
+    public static let representation = "application/vnd.auth+json"
+    public static let problem = "application/problem+json"
+
+    /// The essence of a `Content-Type` value: lower-cased, parameters dropped.
+    public static func essence(of contentType: String) -> String {
+        contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+    }
+}
+
+/// Decodes HAAPI response bodies into typed steps and problems.
+///
+/// Bad input never traps: every failure is a `HaapiDecodingError` naming where it happened.
+public struct HaapiDecoder: Sendable {
+    public let limits: JSONParser.Limits
+
+    public init(limits: JSONParser.Limits = .default) {
+        self.limits = limits
+    }
+
+    func parse(_ bytes: some Sequence<UInt8>) throws -> JSONValue {
+        let parser = JSONParser(limits: limits)
+        if let contiguous = bytes.withContiguousStorageIfAvailable({ buffer in Result { try parser.parse(buffer) } }) {
+            return try contiguous.get()
+        }
+        return try Array(bytes).withUnsafeBufferPointer { try parser.parse($0) }
+    }
+
+    /// Decodes a body. With a `Content-Type` the media type decides between step and problem;
+    /// without one, a `type` that is an absolute URI marks a problem.
+    public func decode(_ body: some Sequence<UInt8>, contentType: String? = nil) throws -> HaapiResponse {
+        try decode(json: try parse(body), contentType: contentType)
+    }
+
+    public func decode(json: JSONValue, contentType: String? = nil) throws -> HaapiResponse {
+        let cursor = try ObjectCursor(json, at: .root)
+        let isProblem: Bool
+        switch contentType.map(HaapiMediaType.essence(of:)) {
+        case HaapiMediaType.problem?: isProblem = true
+        case HaapiMediaType.representation?: isProblem = false
+        default: isProblem = Self.looksLikeProblemType(try cursor.string("type"))
+        }
+        if isProblem { return .problem(try ProblemDecoding.problem(cursor)) }
+        return .representation(try StepClassifier.classify(try RepresentationContent(cursor)))
+    }
+
+    public func decodeRepresentation(_ body: some Sequence<UInt8>) throws -> any HaapiRepresentation {
+        let cursor = try ObjectCursor(try parse(body), at: .root)
+        return try StepClassifier.classify(try RepresentationContent(cursor))
+    }
+
+    public func decodeProblem(_ body: some Sequence<UInt8>) throws -> any ProblemRepresentation {
+        try ProblemDecoding.problem(try ObjectCursor(try parse(body), at: .root))
+    }
+
+    /// Step types are plain tokens (`polling-step`); problem types are URIs (`https://…`, `urn:…`).
+    static func looksLikeProblemType(_ type: String) -> Bool {
+        guard let colon = type.firstIndex(of: ":") else { return false }
+        let scheme = type[..<colon]
+        return !scheme.isEmpty && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
+    }
+}

@@ -1,0 +1,116 @@
+/// A value the server needs back unchanged; the user never sees it.
+public struct HiddenFormField: CommonFormField {
+    public let common: FormFieldCommon
+    public let rawJson: JSONValue
+}
+
+public struct UsernameFormField: CommonFormField {
+    public let common: FormFieldCommon
+    public let rawJson: JSONValue
+}
+
+/// Entered without echo; its value never reaches a log.
+public struct PasswordFormField: CommonFormField {
+    public let common: FormFieldCommon
+    public let rawJson: JSONValue
+}
+
+/// Filled by the client from what an out-of-band operation returned (`_resume_nonce`, a WebAuthn credential).
+public struct ContextFormField: CommonFormField {
+    public let common: FormFieldCommon
+    public let rawJson: JSONValue
+}
+
+/// A field type this SDK does not know; render it as text and keep its raw JSON.
+public struct GenericFormField: CommonFormField {
+    public let common: FormFieldCommon
+    public let rawJson: JSONValue
+}
+
+public struct TextFormField: CommonFormField {
+    /// The keyboard or input flavour the server asks for.
+    public enum Kind: OpenEnum {
+        case number
+        case email
+        case url
+        case tel
+        case color
+        case other(value: String)
+
+        public static let knownCases: [Kind] = [.number, .email, .url, .tel, .color]
+
+        public var rawValue: String {
+            switch self {
+            case .number: "number"
+            case .email: "email"
+            case .url: "url"
+            case .tel: "tel"
+            case .color: "color"
+            case .other(let value): value
+            }
+        }
+    }
+
+    public let common: FormFieldCommon
+    public let kind: Kind?
+    public let minLength: Int?
+    public let maxLength: Int?
+    public let rawJson: JSONValue
+
+    init(_ common: FormFieldCommon, _ cursor: ObjectCursor) throws {
+        self.common = common
+        kind = try cursor.optionalString("kind").map(Kind.init(rawValue:))
+        minLength = try cursor.flexibleInt("minLength")
+        maxLength = try cursor.flexibleInt("maxLength")
+        if let minLength, let maxLength, minLength > maxLength {
+            throw cursor.invalid("minLength", "minLength \(minLength) is greater than maxLength \(maxLength)")
+        }
+        rawJson = cursor.raw
+    }
+}
+
+public struct SelectFormField: CommonFormField {
+    public struct Option: RawJsonRepresentable, Hashable {
+        public let label: Message
+        public let value: String
+        public let selected: Bool
+        public let rawJson: JSONValue
+
+        init(_ cursor: ObjectCursor) throws {
+            label = try cursor.message("label") ?? Message(literal: try cursor.string("value"))
+            value = try cursor.string("value")
+            selected = try cursor.optionalBool("selected") ?? false
+            rawJson = cursor.raw
+        }
+    }
+
+    public let common: FormFieldCommon
+    public let options: [Option]
+    public let rawJson: JSONValue
+
+    init(_ common: FormFieldCommon, _ cursor: ObjectCursor) throws {
+        self.common = common
+        options = try cursor.objects("options").map(Option.init)
+        rawJson = cursor.raw
+    }
+
+    /// The value the form starts with: the field's `value`, else the option marked `selected`.
+    public var selectedValue: String? {
+        value ?? options.first(where: \.selected)?.value
+    }
+}
+
+public struct CheckboxFormField: CommonFormField {
+    public let common: FormFieldCommon
+    public let checked: Bool
+    /// A read-only checkbox keeps the server's state (consent uses `checked` + `readonly`).
+    public let readonly: Bool
+    public let rawJson: JSONValue
+
+    init(_ common: FormFieldCommon, _ cursor: ObjectCursor) throws {
+        self.common = common
+        checked = try cursor.optionalBool("checked") ?? false
+        readonly = try cursor.optionalBool("readonly") ?? false
+        rawJson = cursor.raw
+    }
+}

@@ -1,0 +1,56 @@
+/// Writing JSON values back out, for `rawJsonString` and for request bodies.
+extension JSONValue {
+    /// Compact JSON text. Member order is kept unless `sortedKeys` is set (used for canonical forms).
+    public func serialized(sortedKeys: Bool = false) -> String {
+        var output = ""
+        write(to: &output, sortedKeys: sortedKeys)
+        return output
+    }
+
+    private func write(to output: inout String, sortedKeys: Bool) {
+        switch self {
+        case .null: output += "null"
+        case .bool(let value): output += value ? "true" : "false"
+        case .number(let number): output += number.literal
+        case .string(let text): JSONValue.writeString(text, to: &output)
+        case .array(let elements):
+            output += "["
+            for (position, element) in elements.enumerated() {
+                if position > 0 { output += "," }
+                element.write(to: &output, sortedKeys: sortedKeys)
+            }
+            output += "]"
+        case .object(let object):
+            output += "{"
+            let members = sortedKeys ? object.members.sorted { $0.key < $1.key } : object.members
+            for (position, member) in members.enumerated() {
+                if position > 0 { output += "," }
+                JSONValue.writeString(member.key, to: &output)
+                output += ":"
+                member.value.write(to: &output, sortedKeys: sortedKeys)
+            }
+            output += "}"
+        }
+    }
+
+    static func writeString(_ text: String, to output: inout String) {
+        output += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case "\u{08}": output += "\\b"
+            case "\u{0C}": output += "\\f"
+            case let control where control.value < 0x20:
+                let hex = String(control.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default:
+                output.unicodeScalars.append(scalar)
+            }
+        }
+        output += "\""
+    }
+}

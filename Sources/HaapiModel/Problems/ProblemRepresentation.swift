@@ -1,0 +1,143 @@
+/// An RFC 7807 problem (`application/problem+json`). Problems are results, not thrown errors:
+/// many (invalid input, incorrect credentials) are fixed by the user on the same step.
+public protocol ProblemRepresentation: RawJsonRepresentable {
+    var content: ProblemContent { get }
+}
+
+extension ProblemRepresentation {
+    public var type: ProblemType { content.type }
+    public var title: Message? { content.title }
+    public var messages: [UserMessage] { content.messages }
+    public var links: [Link] { content.links }
+    public var metadata: Metadata? { content.metadata }
+    /// An extra machine-readable code some servers add (`authorization_failed`, `access_denied`, …).
+    public var code: String? { content.code }
+    public var rawJson: JSONValue { content.rawJson }
+}
+
+public enum ProblemType: OpenEnum {
+    case authenticationFailedProblem
+    case invalidInputProblem
+    case incorrectCredentialsProblem
+    case errorAuthorizationResponseProblem
+    case unexpectedProblem
+    case tooManyAttemptsProblem
+    case genericUserProblem
+    case sessionAndAccessTokenMismatchProblem
+    case other(value: String)
+
+    public static let knownCases: [ProblemType] = [
+        .authenticationFailedProblem, .invalidInputProblem, .incorrectCredentialsProblem,
+        .errorAuthorizationResponseProblem, .unexpectedProblem, .tooManyAttemptsProblem, .genericUserProblem,
+        .sessionAndAccessTokenMismatchProblem,
+    ]
+
+    public var rawValue: String {
+        switch self {
+        case .authenticationFailedProblem: "https://curity.se/problems/authentication-failed"
+        case .invalidInputProblem: "https://curity.se/problems/invalid-input"
+        case .incorrectCredentialsProblem: "https://curity.se/problems/incorrect-credentials"
+        case .errorAuthorizationResponseProblem: "https://curity.se/problems/error-authorization-response"
+        case .unexpectedProblem: "https://curity.se/problems/unexpected"
+        case .tooManyAttemptsProblem: "https://curity.se/problems/too-many-attempts"
+        case .genericUserProblem: "https://curity.se/problems/generic-user-error"
+        case .sessionAndAccessTokenMismatchProblem: "https://curity.se/problems/mismatch-between-session-and-access-token"
+        case .other(let value): value
+        }
+    }
+
+    /// Whether the user can fix the problem on the current step and submit again.
+    public var isRecoverableInStep: Bool {
+        switch self {
+        case .invalidInputProblem, .incorrectCredentialsProblem, .authenticationFailedProblem, .tooManyAttemptsProblem:
+            true
+        default:
+            false
+        }
+    }
+}
+
+/// The members every problem has.
+public struct ProblemContent: Sendable {
+    public let type: ProblemType
+    public let title: Message?
+    public let messages: [UserMessage]
+    public let links: [Link]
+    public let metadata: Metadata?
+    public let code: String?
+    public let rawJson: JSONValue
+
+    init(_ cursor: ObjectCursor) throws {
+        type = ProblemType(rawValue: try cursor.string("type"))
+        title = try cursor.message("title")
+        messages = try cursor.objects("messages").map(UserMessage.init)
+        links = try cursor.objects("links").map(Link.init)
+        metadata = try cursor.optionalObject("metadata").map(Metadata.init)
+        code = try cursor.optionalString("code")
+        rawJson = cursor.raw
+    }
+}
+
+/// Any problem without a more specific model.
+public struct Problem: ProblemRepresentation {
+    public let content: ProblemContent
+}
+
+/// Some fields were missing or wrong; `invalidFields` names them.
+public struct InvalidInputProblem: ProblemRepresentation {
+    public struct InvalidField: Sendable, Hashable {
+        public let name: String
+        /// `missing` or `invalidValue` on the servers seen so far.
+        public let reason: String?
+        public let detail: Message?
+    }
+
+    public let content: ProblemContent
+    public let invalidFields: [InvalidField]
+    public let errorDescription: String?
+
+    init(_ content: ProblemContent, _ cursor: ObjectCursor) throws {
+        self.content = content
+        invalidFields = try cursor.objects("invalidFields").map { field in
+            InvalidField(
+                name: try field.string("name"),
+                reason: try field.optionalString("reason"),
+                detail: try field.message("detail"))
+        }
+        errorDescription = try cursor.optionalString("error_description")
+    }
+
+    /// The problems reported for one field, for showing them beside it.
+    public func invalidFields(named name: String) -> [InvalidField] {
+        invalidFields.filter { $0.name == name }
+    }
+}
+
+/// The authorization request failed with an OAuth error (`error`, `error_description`).
+public struct AuthorizationProblem: ProblemRepresentation {
+    public let content: ProblemContent
+    public let error: String
+    public let errorDescription: String?
+    public let iss: String?
+
+    init(_ content: ProblemContent, _ cursor: ObjectCursor) throws {
+        self.content = content
+        error = try cursor.string("error")
+        errorDescription = try cursor.optionalString("error_description")
+        iss = try cursor.optionalString("iss")
+    }
+}
+
+enum ProblemDecoding {
+    static func problem(_ cursor: ObjectCursor) throws -> any ProblemRepresentation {
+        let content = try ProblemContent(cursor)
+        switch content.type {
+        case .invalidInputProblem:
+            return try InvalidInputProblem(content, cursor)
+        case .errorAuthorizationResponseProblem:
+            return try AuthorizationProblem(content, cursor)
+        default:
+            return Problem(content: content)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+/// Type-specific data of a representation (`properties`).
+public protocol Properties: RawJsonRepresentable {}
+
+/// Properties of a representation type this SDK has no model for; the raw JSON is all there is.
+public struct GenericProperties: Properties, Hashable {
+    public let rawJson: JSONValue
+}
+
+public enum PollingStatus: OpenEnum {
+    case pending
+    case done
+    case failed
+    case other(value: String)
+
+    public static let knownCases: [PollingStatus] = [.pending, .done, .failed]
+
+    public var rawValue: String {
+        switch self {
+        case .pending: "pending"
+        case .done: "done"
+        case .failed: "failed"
+        case .other(let value): value
+        }
+    }
+}
+
+/// Properties of a polling step. Times arrive as JSON numbers on some servers and as strings of
+/// digits on others; both are accepted (see docs/WIRE-DECISIONS.md).
+public struct PollingProperties: Properties, Hashable {
+    public let status: PollingStatus
+    /// Where a code or link was sent, masked by the server (e.g. `xxxx@xxxxple.com`).
+    public let recipientOfCommunication: String?
+    /// The server's recommended polling interval in milliseconds.
+    public let interval: Int?
+    /// How long the whole polling session may take, in seconds.
+    public let maxWaitTime: Int?
+    /// How much of `maxWaitTime` is left, in seconds.
+    public let maxWaitRemainingTime: Int?
+    public let rawJson: JSONValue
+
+    init(_ cursor: ObjectCursor) throws {
+        status = PollingStatus(rawValue: try cursor.string("status"))
+        recipientOfCommunication = try cursor.optionalString("recipientOfCommunication")
+        interval = try cursor.flexibleInt("interval")
+        maxWaitTime = try cursor.flexibleInt("maxWaitTime")
+        maxWaitRemainingTime = try cursor.flexibleInt("maxWaitRemainingTime")
+        if let interval, interval < 0 { throw cursor.invalid("interval", "negative interval \(interval)") }
+        rawJson = cursor.raw
+    }
+}
+
+/// The OAuth authorization response that ends a flow.
+public struct OAuthAuthorizationResponseProperties: Properties, Hashable {
+    public let code: String?
+    public let state: String?
+    public let scope: String?
+    public let iss: String?
+    public let sessionState: String?
+    /// Present only for implicit or hybrid flows.
+    public let accessToken: String?
+    public let tokenType: String?
+    public let idToken: String?
+    public let refreshToken: String?
+    public let expiresIn: Int?
+    public let rawJson: JSONValue
+
+    init(_ cursor: ObjectCursor) throws {
+        code = try cursor.optionalString("code")
+        state = try cursor.optionalString("state")
+        scope = try cursor.optionalString("scope")
+        iss = try cursor.optionalString("iss")
+        sessionState = try cursor.optionalString("session_state")
+        accessToken = try cursor.optionalString("access_token")
+        tokenType = try cursor.optionalString("token_type")
+        idToken = try cursor.optionalString("id_token")
+        refreshToken = try cursor.optionalString("refresh_token")
+        expiresIn = try cursor.flexibleInt("expires_in")
+        rawJson = cursor.raw
+    }
+}

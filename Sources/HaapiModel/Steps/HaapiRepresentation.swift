@@ -1,0 +1,52 @@
+/// One step of a HAAPI flow, as returned with `application/vnd.auth+json`.
+///
+/// Switch on the concrete type to render it: `RedirectionStep`, `AuthenticatorSelectorStep`,
+/// `InteractiveFormStep`, `PollingStep`, `ContinueSameStep`, `UserConsentStep`,
+/// `OAuthAuthorizationResponseStep`, the `ClientOperationStep`s, or `GenericRepresentationStep`.
+public protocol HaapiRepresentation: RawJsonRepresentable {
+    var content: RepresentationContent { get }
+    /// The typed `properties` when the step has a model for them, else `GenericProperties`.
+    var properties: (any Properties)? { get }
+}
+
+extension HaapiRepresentation {
+    public var type: RepresentationType { content.type }
+    public var actions: [any Action] { content.actions }
+    public var links: [Link] { content.links }
+    public var messages: [UserMessage] { content.messages }
+    public var metadata: Metadata? { content.metadata }
+    public var rawJson: JSONValue { content.rawJson }
+    public var properties: (any Properties)? { content.rawProperties.map(GenericProperties.init(rawJson:)) }
+}
+
+/// The members every representation has, decoded once before the step is classified.
+public struct RepresentationContent: Sendable {
+    public let type: RepresentationType
+    public let actions: [any Action]
+    public let links: [Link]
+    public let messages: [UserMessage]
+    public let metadata: Metadata?
+    public let rawProperties: JSONValue?
+    public let rawJson: JSONValue
+    let path: JSONPath
+
+    init(_ cursor: ObjectCursor) throws {
+        type = RepresentationType(rawValue: try cursor.string("type"))
+        actions = try ActionDecoding.actions("actions", in: cursor)
+        links = try cursor.objects("links").map(Link.init)
+        messages = try cursor.objects("messages").map(UserMessage.init)
+        metadata = try cursor.optionalObject("metadata").map(Metadata.init)
+        rawProperties = cursor.value("properties")
+        rawJson = cursor.raw
+        path = cursor.path
+    }
+
+    var formActions: [FormAction] { actions.compactMap { $0 as? FormAction } }
+
+    func propertiesCursor() throws -> ObjectCursor {
+        guard let rawProperties else {
+            throw HaapiDecodingError(path: path.appending("properties"), reason: .missingMember)
+        }
+        return try ObjectCursor(rawProperties, at: path.appending("properties"))
+    }
+}
