@@ -1,0 +1,99 @@
+import Crypto
+import Foundation
+
+/// Makes DPoP proofs (RFC 9449 §4) with one key.
+///
+/// Each proof is a JWS with header `{"typ":"dpop+jwt","alg":…,"jwk":<public key>}` and claims `jti`
+/// (fresh random), `htm`, `htu` (the URL without query and fragment), `iat`, and, when given,
+/// `nonce` and `ath` = BASE64URL(SHA-256(access token)).
+public struct Dpop: Sendable {
+    public static let proofType = "dpop+jwt"
+
+    public let key: any SigningKey
+    private let clock: @Sendable () -> Date
+    private let makeJTI: @Sendable () -> String
+
+    /// - Parameters:
+    ///   - clock: the time for `iat`; injectable for tests.
+    ///   - jtiGenerator: proof ids; the default is 128 random bits, so ids never repeat in practice.
+    public init(
+        key: any SigningKey,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        jtiGenerator: @escaping @Sendable () -> String = { SecureRandom.token(byteCount: 16) }
+    ) {
+        self.key = key
+        self.clock = clock
+        self.makeJTI = jtiGenerator
+    }
+
+    /// The RFC 7638 thumbprint of the proof key (`jkt`, what `cnf.jkt` in a bound token holds).
+    public var jwkThumbprint: String { key.thumbprint }
+
+    public func createProof(httpMethod: String, url: URL, nonce: String? = nil, accessToken: String? = nil) throws -> String {
+        var claims: JSONObject = [
+            "jti": .string(makeJTI()),
+            "htm": .string(httpMethod.uppercased()),
+            "htu": .string(Self.htu(for: url)),
+            "iat": .number(JSONNumber(Int(clock().timeIntervalSince1970))),
+        ]
+        if let nonce { claims["nonce"] = .string(nonce) }
+        if let accessToken { claims["ath"] = .string(Self.accessTokenHash(accessToken)) }
+        let header: JSONObject = [
+            "typ": .string(Self.proofType),
+            "jwk": try key.publicJWK.publicKey().json,
+        ]
+        return try JWS.sign(claims: claims, header: header, signer: key)
+    }
+
+    /// The `htu` for a request URL: the same URL without query and fragment (RFC 9449 §4.2).
+    public static func htu(for url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url.absoluteString }
+        components.query = nil
+        components.fragment = nil
+        return components.string ?? url.absoluteString
+    }
+
+    /// `ath`: BASE64URL(SHA-256(ASCII(token))). The hash covers the token only, not the `DPoP ` scheme.
+    public static func accessTokenHash(_ accessToken: String) -> String {
+        Base64URL.encode(SHA256.hash(data: Data(accessToken.utf8)))
+    }
+}
+
+/// A received DPoP proof, parsed: its public key and claims. Verifying the claims against a request
+/// (method, URL, time, nonce, replay) is the server's job; this type checks the proof's own shape.
+public struct DPoPProof: Sendable {
+    public let jws: CompactJWS
+    public let jwk: JWK
+    public let claims: JSONObject
+
+    /// Parses a proof and checks RFC 9449 §4.3 items 2–7: one well-formed JWT, `typ` `dpop+jwt`,
+    /// an allowed asymmetric `alg`, a public `jwk` with no private members, a signature that verifies
+    /// with that key, and the `jti`, `htm`, `htu` and `iat` claims present.
+    public init(parsing compact: String, allowedAlgorithms: Set<JWSAlgorithm> = [.es256, .es384, .es512, .rs256, .ps256]) throws {
+        let jws = try CompactJWS(parsing: compact)
+        guard jws.header["typ"]?.stringValue == Dpop.proofType else { throw JOSEError.malformedJWS("typ must be \(Dpop.proofType)") }
+        guard let algorithm = jws.algorithm, algorithm.isAsymmetric else {
+            throw JOSEError.algorithmNotAllowed(jws.header["alg"]?.stringValue ?? "")
+        }
+        guard let jwkValue = jws.header["jwk"] else { throw JOSEError.malformedJWS("no jwk header") }
+        let jwk = try JWK(json: jwkValue)
+        guard !jwk.hasPrivateMembers else { throw JOSEError.malformedJWS("the jwk header contains a private key") }
+        try jws.verify(with: jwk, allowedAlgorithms: allowedAlgorithms.filter(\.isAsymmetric))
+        let claims = try jws.payloadObject()
+        for name in ["jti", "htm", "htu"] where claims[name]?.stringValue == nil {
+            throw JOSEError.malformedJWS("missing claim \"\(name)\"")
+        }
+        guard claims["iat"]?.numberValue?.intValue != nil else { throw JOSEError.malformedJWS("missing claim \"iat\"") }
+        self.jws = jws
+        self.jwk = jwk
+        self.claims = claims
+    }
+
+    public var jti: String { claims["jti"]?.stringValue ?? "" }
+    public var htm: String { claims["htm"]?.stringValue ?? "" }
+    public var htu: String { claims["htu"]?.stringValue ?? "" }
+    public var iat: Int { claims["iat"]?.numberValue?.intValue ?? 0 }
+    public var nonce: String? { claims["nonce"]?.stringValue }
+    public var ath: String? { claims["ath"]?.stringValue }
+    public var thumbprint: String { jwk.thumbprint() }
+}

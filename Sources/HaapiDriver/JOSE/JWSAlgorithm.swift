@@ -1,0 +1,51 @@
+import Crypto
+
+/// JWS `alg` values supported for signing and verification (RFC 7518 §3). `none` is deliberately absent.
+public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
+    case hs256 = "HS256", hs384 = "HS384", hs512 = "HS512"
+    case rs256 = "RS256", rs384 = "RS384", rs512 = "RS512"
+    case ps256 = "PS256", ps384 = "PS384", ps512 = "PS512"
+    case es256 = "ES256", es384 = "ES384", es512 = "ES512"
+
+    public enum Family: Sendable { case hmac, rsaPKCS1, rsaPSS, ecdsa }
+
+    public var family: Family {
+        switch self {
+        case .hs256, .hs384, .hs512: .hmac
+        case .rs256, .rs384, .rs512: .rsaPKCS1
+        case .ps256, .ps384, .ps512: .rsaPSS
+        case .es256, .es384, .es512: .ecdsa
+        }
+    }
+
+    /// Whether the algorithm uses a public/private key pair (the only kind DPoP allows).
+    public var isAsymmetric: Bool { family != .hmac }
+
+    /// Digest size in bits: 256, 384 or 512.
+    public var hashBits: Int {
+        switch self {
+        case .hs256, .rs256, .ps256, .es256: 256
+        case .hs384, .rs384, .ps384, .es384: 384
+        case .hs512, .rs512, .ps512, .es512: 512
+        }
+    }
+
+    /// The curve an ECDSA algorithm requires (RFC 7518 §3.4).
+    public var curve: String? {
+        switch self {
+        case .es256: "P-256"
+        case .es384: "P-384"
+        case .es512: "P-521"
+        default: nil
+        }
+    }
+
+    /// The JWK `kty` this algorithm's keys have.
+    public var keyType: String {
+        switch family {
+        case .hmac: "oct"
+        case .rsaPKCS1, .rsaPSS: "RSA"
+        case .ecdsa: "EC"
+        }
+    }
+}
