@@ -90,6 +90,12 @@ public struct InvalidInputProblem: ProblemRepresentation {
         /// `missing` or `invalidValue` on the servers seen so far.
         public let reason: String?
         public let detail: Message?
+
+        public init(name: String, reason: String?, detail: Message?) {
+            self.name = name
+            self.reason = reason
+            self.detail = detail
+        }
     }
 
     public let content: ProblemContent
