@@ -1,1 +1,3 @@
-print("x")
+import HaapiCLI
+
+await HaapiCommand.runFromCommandLine()

@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import HaapiDriver
+
+struct DpopCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dpop",
+        abstract: "Print one DPoP proof (RFC 9449) for a request.",
+        discussion: "The key file holds a private EC P-256 JWK; it is created with mode 0600 when missing."
+    )
+
+    @Option(name: .long, help: "HTTP method of the request (htm).")
+    var method: String
+
+    @Option(name: .long, help: "Request URL; query and fragment are left out of htu.")
+    var url: String
+
+    @Option(name: .long, help: "Server-provided DPoP nonce.")
+    var nonce: String?
+
+    @Option(name: .long, help: "Access token the request carries; its hash becomes ath.")
+    var accessToken: String?
+
+    @Option(name: .long, help: "Private EC P-256 JWK file.")
+    var key: String
+
+    func validate() throws {
+        guard let parsed = URL(string: url), parsed.scheme != nil, parsed.host != nil else {
+            throw ValidationError("--url must be an absolute URL")
+        }
+        guard !method.isEmpty, method.allSatisfy({ $0.isLetter && $0.isASCII }) else {
+            throw ValidationError("--method must be an HTTP method such as GET or POST")
+        }
+    }
+
+    func run() throws {
+        do {
+            let (signingKey, created) = try KeyFile.loadOrCreateP256(at: key)
+            if created { StandardStreams.printError("created key file \(key) (thumbprint \(signingKey.thumbprint))") }
+            guard let target = URL(string: url) else { throw ValidationError("--url must be an absolute URL") }
+            print(try Dpop(key: signingKey).createProof(httpMethod: method, url: target, nonce: nonce, accessToken: accessToken))
+        } catch let failure as KeyFile.Failure {
+            StandardStreams.printError("haapi dpop: \(failure)")
+            throw ExitCode(ExitCodes.dataError)
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+
+/// `haapi`: the command-line face of swift-haapi.
+public struct HaapiCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "haapi",
+        abstract: "API-driven native login (HAAPI) from the terminal: inspect steps, make DPoP proofs, work with JOSE.",
+        subcommands: [DemoCommand.self, InspectCommand.self, DpopCommand.self, JwkCommand.self, JwsCommand.self]
+    )
+
+    public init() {}
+}
+
+extension HaapiCommand {
+    /// Parses the process arguments and runs the chosen command, awaiting async ones.
+    ///
+    /// Called from the executable's top-level code, where overload resolution would otherwise pick
+    /// the synchronous `main()` of `ParsableCommand`.
+    public static func runFromCommandLine() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import HaapiModel
+
+struct InspectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Decode a HAAPI response body and show the typed step or problem.",
+        discussion: """
+            Reads FILE (or standard input for -). Exits 0 on success; on malformed input prints one line \
+            naming where it went wrong to standard error and exits 65.
+            """
+    )
+
+    @Flag(name: .long, help: "Print one JSON object (the stable contract documented in the README).")
+    var json = false
+
+    @Option(name: .long, help: "The response's Content-Type, when known (decides between step and problem).")
+    var contentType: String?
+
+    @Argument(help: "A file with the response body, or - for standard input.")
+    var file: String
+
+    func run() throws {
+        let data: Data
+        do {
+            data = try StandardStreams.read(file)
+        } catch {
+            StandardStreams.printError("haapi inspect: cannot read \(file): \(error.localizedDescription)")
+            throw ExitCode(ExitCodes.noInput)
+        }
+        let response: HaapiResponse
+        do {
+            response = try HaapiDecoder().decode(data, contentType: contentType)
+        } catch {
+            StandardStreams.printError("haapi inspect: \(error)")
+            throw ExitCode(ExitCodes.dataError)
+        }
+        print(json ? InspectReport.json(for: response).serialized() : InspectReport.text(for: response))
+    }
+}

@@ -1,0 +1,26 @@
+import ArgumentParser
+import HaapiDriver
+
+struct JwkCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "jwk",
+        abstract: "Work with JSON Web Keys.",
+        subcommands: [Thumbprint.self]
+    )
+
+    struct Thumbprint: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the RFC 7638 SHA-256 thumbprint of a JWK.")
+
+        @Argument(help: "A JWK file, or - for standard input.")
+        var file: String
+
+        func run() throws {
+            do {
+                print(try KeyFile.loadJWK(at: file).thumbprint())
+            } catch {
+                StandardStreams.printError("haapi jwk thumbprint: \(error)")
+                throw ExitCode(ExitCodes.dataError)
+            }
+        }
+    }
+}

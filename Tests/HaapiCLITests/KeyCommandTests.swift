@@ -1,0 +1,72 @@
+import Foundation
+import HaapiDriver
+import Testing
+
+@Suite("haapi dpop, jwk, jws")
+struct KeyCommandTests {
+    @Test("dpop creates a 0600 key file once, then reuses it; the proof carries htm, htu, nonce and ath")
+    func dpopKeyFile() throws {
+        let directory = try CLIRunner.temporaryDirectory()
+        let keyPath = directory.appendingPathComponent("device.jwk").path
+        let first = try CLIRunner.run(["dpop", "--method", "post", "--url", "https://idp.test/token?x=1#f", "--nonce", "n-1",
+                                       "--access-token", "Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU", "--key", keyPath])
+        #expect(first.status == 0)
+        #expect(first.stderr.contains("created key file"))
+        let permissions = try FileManager.default.attributesOfItem(atPath: keyPath)[.posixPermissions] as? NSNumber
+        #expect(permissions?.intValue == 0o600)
+
+        let proof = try DPoPProof(parsing: first.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(proof.htm == "POST" && proof.htu == "https://idp.test/token" && proof.nonce == "n-1")
+        #expect(proof.ath == "fUHyO2r2Z3DZ53EsNrWBb0xWXoaNy59IiKCAqksmQEo")
+
+        let second = try CLIRunner.run(["dpop", "--method", "GET", "--url", "https://idp.test/a", "--key", keyPath])
+        #expect(second.status == 0 && !second.stderr.contains("created"))
+        #expect(try DPoPProof(parsing: second.stdout.trimmingCharacters(in: .whitespacesAndNewlines)).thumbprint == proof.thumbprint)
+
+        let thumbprint = try CLIRunner.run(["jwk", "thumbprint", keyPath])
+        #expect(thumbprint.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == proof.thumbprint)
+    }
+
+    @Test("dpop refuses a relative URL and a key file that is not a private P-256 JWK")
+    func dpopErrors() throws {
+        #expect(try CLIRunner.run(["dpop", "--method", "GET", "--url", "/relative", "--key", "/tmp/unused"]).status != 0)
+        let directory = try CLIRunner.temporaryDirectory()
+        let publicOnly = directory.appendingPathComponent("public.jwk")
+        try Data(SoftwareP256SigningKey().publicJWK.jsonString.utf8).write(to: publicOnly)
+        let result = try CLIRunner.run(["dpop", "--method", "GET", "--url", "https://a.test/", "--key", publicOnly.path])
+        #expect(result.status == 65 && result.stdout.isEmpty && result.stderr.contains("no private key"))
+    }
+
+    @Test("jwk thumbprint reads stdin and matches RFC 7638")
+    func thumbprintStdin() throws {
+        let jwk = #"{"kty":"EC","x":"l8tFrhx-34tV3hRICRDY9zCkDlpBhF42UQUfWVAWBFs","y":"9VE4jf_Ok_o64zbTTlcuNJajHmt6v9TDVrU0CdvGRDA","crv":"P-256"}"#
+        let result = try CLIRunner.run(["jwk", "thumbprint", "-"], stdin: Data(jwk.utf8))
+        #expect(result.stdout == "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I\n")
+        #expect(try CLIRunner.run(["jwk", "thumbprint", "-"], stdin: Data("{}".utf8)).status == 65)
+    }
+
+    @Test("jws sign and verify round-trip; a wrong key or a disallowed algorithm fails")
+    func jwsRoundTrip() throws {
+        let directory = try CLIRunner.temporaryDirectory()
+        let keyPath = directory.appendingPathComponent("k.jwk")
+        try Data(SoftwareP256SigningKey().privateJWK.jsonString.utf8).write(to: keyPath)
+        let signed = try CLIRunner.run(["jws", "sign", "--key", keyPath.path, "--header", #"{"kid":"k1"}"#], stdin: Data(#"{"hello":"world"}"#.utf8))
+        #expect(signed.status == 0)
+        let token = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try CompactJWS(parsing: token).header["kid"] == "k1")
+        let verified = try CLIRunner.run(["jws", "verify", "--key", keyPath.path, "--alg", "ES256", token])
+        #expect(verified.status == 0 && verified.stdout == #"{"hello":"world"}"# + "\n")
+        #expect(try CLIRunner.run(["jws", "verify", "--key", keyPath.path, "--alg", "RS256", token]).status == 1)
+        let otherKey = directory.appendingPathComponent("other.jwk")
+        try Data(SoftwareP256SigningKey().publicJWK.jsonString.utf8).write(to: otherKey)
+        #expect(try CLIRunner.run(["jws", "verify", "--key", otherKey.path, "--alg", "ES256", token]).status == 1)
+    }
+
+    @Test("demo runs offline and exits 0")
+    func demo() throws {
+        let result = try CLIRunner.run(["demo"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("InteractiveFormStep") && result.stdout.contains("dpop+jwt"))
+        #expect(!result.stdout.contains("Pass word"))
+    }
+}
