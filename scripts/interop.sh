@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Interop checks against independent implementations. Installs what it needs itself:
+# a Python venv in .venv-interop with joserfc from PyPI.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+venv="$root/.venv-interop"
+if [ ! -x "$venv/bin/python" ]; then
+  echo "interop: creating $venv"
+  python3 -m venv "$venv"
+fi
+"$venv/bin/pip" install --quiet --disable-pip-version-check "joserfc>=1.6,<2"
+
+echo "interop: building haapi"
+swift build --product haapi >/dev/null
+haapi="$(swift build --show-bin-path)/haapi"
+
+echo "interop: JOSE and DPoP made by haapi, checked with joserfc $("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("joserfc"))')"
+"$venv/bin/python" "$root/scripts/interop/verify_jose.py" --haapi "$haapi"
