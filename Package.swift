@@ -7,11 +7,14 @@ let package = Package(
     products: [
         .library(name: "HaapiModel", targets: ["HaapiModel"]),
         .library(name: "HaapiDriver", targets: ["HaapiDriver"]),
+        .library(name: "HaapiServer", targets: ["HaapiServer"]),
         .executable(name: "haapi", targets: ["haapi"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // The wire format: no networking, no crypto.
@@ -25,18 +28,32 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // The dev identity server: HAAPI flows, OAuth with DPoP, attestation, DCR, SQLite.
+        .target(
+            name: "HaapiServer",
+            dependencies: [
+                "HaapiModel",
+                "HaapiDriver",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // The command implementations, kept in a library so tests can call them directly.
         .target(
             name: "HaapiCLI",
             dependencies: [
                 "HaapiModel",
                 "HaapiDriver",
+                "HaapiServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "haapi", dependencies: ["HaapiCLI"]),
         .testTarget(name: "HaapiModelTests", dependencies: ["HaapiModel"]),
         .testTarget(name: "HaapiDriverTests", dependencies: ["HaapiDriver"]),
+        .testTarget(name: "HaapiServerTests", dependencies: ["HaapiServer", "HaapiDriver"]),
         .testTarget(name: "HaapiCLITests", dependencies: ["HaapiCLI", "haapi"]),
     ],
     swiftLanguageModes: [.v6]

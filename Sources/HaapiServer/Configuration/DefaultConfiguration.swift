@@ -1,0 +1,48 @@
+import Foundation
+
+extension ServerConfiguration {
+    /// The embedded configuration `haapi serve` and `haapi demo` start with.
+    public static let defaultJSON = """
+        {
+          "clients": [
+            {
+              "id": "haapi-demo",
+              "attestation": "software",
+              "tokenBoundCodes": true,
+              "dpopNonce": true,
+              "redirectURIs": ["app://haapi"],
+              "scopes": ["openid", "profile", "email"],
+              "consent": false
+            },
+            {
+              "id": "haapi-dcr-main",
+              "secret": "dcr-main-secret-change-me",
+              "authenticationMethod": "client_secret_basic",
+              "scopes": ["dcr"]
+            },
+            {
+              "id": "haapi-dcr-template",
+              "allowWithoutAttestation": true,
+              "tokenBoundCodes": true,
+              "dpopNonce": true,
+              "redirectURIs": ["app://haapi"],
+              "scopes": ["openid", "profile", "email"],
+              "dcrTemplate": { "authenticateClientBy": "haapi-dcr-main" }
+            }
+          ],
+          "users": [
+            { "username": "demouser", "password": "Password1", "email": "demouser@example.com", "name": "Demo User" }
+          ],
+          "authenticators": [
+            { "id": "password", "type": "username-password", "title": "Username and password" },
+            { "id": "email", "type": "email-otp", "title": "Code by e-mail" },
+            { "id": "approve", "type": "approve-on-another-device", "title": "Approve on another device" },
+            { "id": "browser", "type": "external-browser", "title": "Sign in with the browser" }
+          ]
+        }
+        """
+
+    public static var embeddedDefault: ServerConfiguration {
+        get throws { try load(json: Data(defaultJSON.utf8)) }
+    }
+}

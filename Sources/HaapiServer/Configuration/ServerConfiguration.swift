@@ -1,0 +1,260 @@
+import Foundation
+
+/// Everything the dev server is told: clients, users, authenticators and lifetimes. One JSON file
+/// (`haapi serve --config FILE`); `haapi serve --print-default-config` prints the embedded default.
+public struct ServerConfiguration: Codable, Sendable, Equatable {
+    public var clients: [ClientConfiguration]
+    public var users: [UserConfiguration]
+    public var authenticators: [AuthenticatorConfiguration]
+    public var lifetimes: Lifetimes
+    public var dpop: DPoPSettings
+    public var security: SecuritySettings
+
+    public init(
+        clients: [ClientConfiguration], users: [UserConfiguration], authenticators: [AuthenticatorConfiguration],
+        lifetimes: Lifetimes = Lifetimes(), dpop: DPoPSettings = DPoPSettings(), security: SecuritySettings = SecuritySettings()
+    ) {
+        self.clients = clients
+        self.users = users
+        self.authenticators = authenticators
+        self.lifetimes = lifetimes
+        self.dpop = dpop
+        self.security = security
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        clients = try container.decode([ClientConfiguration].self, forKey: .clients)
+        users = try container.decodeIfPresent([UserConfiguration].self, forKey: .users) ?? []
+        authenticators = try container.decode([AuthenticatorConfiguration].self, forKey: .authenticators)
+        lifetimes = try container.decodeIfPresent(Lifetimes.self, forKey: .lifetimes) ?? Lifetimes()
+        dpop = try container.decodeIfPresent(DPoPSettings.self, forKey: .dpop) ?? DPoPSettings()
+        security = try container.decodeIfPresent(SecuritySettings.self, forKey: .security) ?? SecuritySettings()
+    }
+
+    /// Lifetimes in seconds.
+    public struct Lifetimes: Codable, Sendable, Equatable {
+        public var accessToken = 300
+        public var refreshToken = 86_400
+        public var haapiAccessToken = 600
+        public var authorizationCode = 60
+        public var attestationChallenge = 120
+        public var clientAttestationToken = 60
+        public var emailCode = 300
+        public var flow = 900
+        /// How long a poll may wait for approval on another device.
+        public var approvalWait = 120
+        public var idToken = 300
+
+        public init() {}
+    }
+
+    public struct DPoPSettings: Codable, Sendable, Equatable {
+        /// Proofs whose `iat` is further than this from the server's clock are refused.
+        public var iatWindowSeconds = 60
+        /// A nonce is rotated after this long; the previous one stays valid for one more period.
+        public var nonceRotationSeconds = 300
+        public var algorithms = ["ES256", "ES384", "ES512", "PS256", "RS256"]
+
+        public init() {}
+    }
+
+    public struct SecuritySettings: Codable, Sendable, Equatable {
+        /// Failed password attempts before the account is locked.
+        public var maxFailedLogins = 5
+        public var lockoutSeconds = 300
+        public var passwordHashIterations = 600_000
+        public var maxRequestBytes = 64 * 1024
+        /// The polling interval the server recommends, in milliseconds.
+        public var pollingIntervalMilliseconds = 1_000
+
+        public init() {}
+    }
+}
+
+public struct ClientConfiguration: Codable, Sendable, Equatable {
+    public enum AttestationPolicy: String, Codable, Sendable { case software, disabled }
+    public enum AuthenticationMethod: String, Codable, Sendable {
+        case none
+        case clientSecretBasic = "client_secret_basic"
+        case clientSecretPost = "client_secret_post"
+        case privateKeyJWT = "private_key_jwt"
+        case clientSecretJWT = "client_secret_jwt"
+    }
+
+    public var id: String
+    /// For secret-based methods. Never logged.
+    public var secret: String?
+    public var authenticationMethod: AuthenticationMethod
+    /// Public keys for `private_key_jwt`, as a JWKS (`{"keys":[…]}`) in JSON text.
+    public var jwks: String?
+    /// Set for HAAPI clients that obtain their token with a client attestation token.
+    public var attestation: AttestationPolicy?
+    /// A HAAPI client may get a HAAPI token with plain client credentials (the DCR fallback's clients).
+    public var allowWithoutAttestation: Bool
+    /// Authorization codes are bound to the flow's DPoP key (`issue-token-bound-authorization-code`).
+    public var tokenBoundCodes: Bool
+    /// DPoP proofs must carry a server nonce (`use-legacy-dpop=false`).
+    public var dpopNonce: Bool
+    public var redirectURIs: [String]
+    public var scopes: [String]
+    public var requirePKCE: Bool
+    public var consent: Bool
+    /// Authenticator ids offered to this client; all configured ones when empty.
+    public var authenticators: [String]
+    /// Present on a template client for templatized dynamic registration.
+    public var dcrTemplate: DCRTemplate?
+
+    public struct DCRTemplate: Codable, Sendable, Equatable {
+        /// The client whose `dcr`-scoped token may register clients from this template.
+        public var authenticateClientBy: String
+    }
+
+    public init(
+        id: String, secret: String? = nil, authenticationMethod: AuthenticationMethod = .none, jwks: String? = nil,
+        attestation: AttestationPolicy? = nil, allowWithoutAttestation: Bool = false, tokenBoundCodes: Bool = false,
+        dpopNonce: Bool = false, redirectURIs: [String] = [], scopes: [String] = [], requirePKCE: Bool = false,
+        consent: Bool = false, authenticators: [String] = [], dcrTemplate: DCRTemplate? = nil
+    ) {
+        self.id = id
+        self.secret = secret
+        self.authenticationMethod = authenticationMethod
+        self.jwks = jwks
+        self.attestation = attestation
+        self.allowWithoutAttestation = allowWithoutAttestation
+        self.tokenBoundCodes = tokenBoundCodes
+        self.dpopNonce = dpopNonce
+        self.redirectURIs = redirectURIs
+        self.scopes = scopes
+        self.requirePKCE = requirePKCE
+        self.consent = consent
+        self.authenticators = authenticators
+        self.dcrTemplate = dcrTemplate
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        secret = try c.decodeIfPresent(String.self, forKey: .secret)
+        authenticationMethod = try c.decodeIfPresent(AuthenticationMethod.self, forKey: .authenticationMethod) ?? (secret == nil ? .none : .clientSecretBasic)
+        jwks = try c.decodeIfPresent(String.self, forKey: .jwks)
+        attestation = try c.decodeIfPresent(AttestationPolicy.self, forKey: .attestation)
+        allowWithoutAttestation = try c.decodeIfPresent(Bool.self, forKey: .allowWithoutAttestation) ?? false
+        tokenBoundCodes = try c.decodeIfPresent(Bool.self, forKey: .tokenBoundCodes) ?? false
+        dpopNonce = try c.decodeIfPresent(Bool.self, forKey: .dpopNonce) ?? false
+        redirectURIs = try c.decodeIfPresent([String].self, forKey: .redirectURIs) ?? []
+        scopes = try c.decodeIfPresent([String].self, forKey: .scopes) ?? []
+        requirePKCE = try c.decodeIfPresent(Bool.self, forKey: .requirePKCE) ?? false
+        consent = try c.decodeIfPresent(Bool.self, forKey: .consent) ?? false
+        authenticators = try c.decodeIfPresent([String].self, forKey: .authenticators) ?? []
+        dcrTemplate = try c.decodeIfPresent(DCRTemplate.self, forKey: .dcrTemplate)
+    }
+
+    /// Whether the client may run HAAPI flows at all.
+    public var isHaapiClient: Bool { attestation != nil || allowWithoutAttestation }
+    public var isConfidential: Bool { authenticationMethod != .none }
+}
+
+public struct UserConfiguration: Codable, Sendable, Equatable {
+    public var username: String
+    /// Hashed with PBKDF2 when the user is first stored; never logged.
+    public var password: String
+    public var email: String?
+    public var name: String?
+
+    public init(username: String, password: String, email: String? = nil, name: String? = nil) {
+        self.username = username
+        self.password = password
+        self.email = email
+        self.name = name
+    }
+}
+
+public struct AuthenticatorConfiguration: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable {
+        case usernamePassword = "username-password"
+        case emailOTP = "email-otp"
+        case approval = "approve-on-another-device"
+        case externalBrowser = "external-browser"
+    }
+
+    public var id: String
+    public var type: Kind
+    public var title: String
+
+    public init(id: String, type: Kind, title: String) {
+        self.id = id
+        self.type = type
+        self.title = title
+    }
+}
+
+public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
+    case unreadable(String)
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let detail): "cannot read the configuration: \(detail)"
+        case .invalid(let detail): "invalid configuration: \(detail)"
+        }
+    }
+}
+
+extension ServerConfiguration {
+    /// Parses and checks a configuration; every problem is reported with what to fix.
+    public static func load(json data: Data) throws -> ServerConfiguration {
+        let configuration: ServerConfiguration
+        do {
+            configuration = try JSONDecoder().decode(ServerConfiguration.self, from: data)
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw ConfigurationError.invalid("missing \"\(key.stringValue)\" at \(Self.path(context.codingPath))")
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            throw ConfigurationError.invalid("\(context.debugDescription) at \(Self.path(context.codingPath))")
+        } catch let DecodingError.dataCorrupted(context) {
+            throw ConfigurationError.invalid("\(context.debugDescription) at \(Self.path(context.codingPath))")
+        } catch {
+            throw ConfigurationError.unreadable("\(error)")
+        }
+        try configuration.validate()
+        return configuration
+    }
+
+    private static func path(_ codingPath: [any CodingKey]) -> String {
+        codingPath.isEmpty ? "(root)" : codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+    }
+
+    public func validate() throws {
+        func duplicates(_ values: [String]) -> [String] {
+            Dictionary(grouping: values, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
+        }
+        if let id = duplicates(clients.map(\.id)).first { throw ConfigurationError.invalid("client \"\(id)\" is defined twice") }
+        if let name = duplicates(users.map(\.username)).first { throw ConfigurationError.invalid("user \"\(name)\" is defined twice") }
+        if let id = duplicates(authenticators.map(\.id)).first { throw ConfigurationError.invalid("authenticator \"\(id)\" is defined twice") }
+        guard !authenticators.isEmpty else { throw ConfigurationError.invalid("at least one authenticator is needed") }
+        let authenticatorIDs = Set(authenticators.map(\.id))
+        for client in clients {
+            if client.isConfidential, client.authenticationMethod != .privateKeyJWT, (client.secret ?? "").isEmpty {
+                throw ConfigurationError.invalid("client \"\(client.id)\" uses \(client.authenticationMethod.rawValue) but has no secret")
+            }
+            if client.authenticationMethod == .privateKeyJWT, client.jwks == nil {
+                throw ConfigurationError.invalid("client \"\(client.id)\" uses private_key_jwt but has no jwks")
+            }
+            if client.tokenBoundCodes, !client.dpopNonce {
+                throw ConfigurationError.invalid("client \"\(client.id)\": tokenBoundCodes requires dpopNonce, as on the vendor's server")
+            }
+            if let unknown = client.authenticators.first(where: { !authenticatorIDs.contains($0) }) {
+                throw ConfigurationError.invalid("client \"\(client.id)\" names unknown authenticator \"\(unknown)\"")
+            }
+            if let template = client.dcrTemplate, !clients.contains(where: { $0.id == template.authenticateClientBy }) {
+                throw ConfigurationError.invalid("client \"\(client.id)\": dcrTemplate.authenticateClientBy names unknown client \"\(template.authenticateClientBy)\"")
+            }
+            for uri in client.redirectURIs where URL(string: uri)?.scheme == nil {
+                throw ConfigurationError.invalid("client \"\(client.id)\": redirect URI \"\(uri)\" is not absolute")
+            }
+        }
+        if security.passwordHashIterations < 600_000 {
+            throw ConfigurationError.invalid("security.passwordHashIterations must be at least 600000 (OWASP 2023 for PBKDF2-HMAC-SHA256)")
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import HaapiDriver
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The dev identity server: HAAPI flows, OAuth 2 with DPoP, client attestation and DCR, on SQLite.
+///
+/// ```swift
+/// let server = try DevServer(configuration: .embeddedDefault, store: ServerStore(path: nil))
+/// let running = try await server.start()          // 127.0.0.1, a free port
+/// print(running.baseURL)
+/// await running.stop()
+/// ```
+public final class DevServer: Sendable {
+    public let configuration: ServerConfiguration
+    public let outbox = Outbox()
+    let store: ServerStore
+    let keys: ServerKeys
+    let clients: ClientRegistry
+    let clientAuthenticator: ClientAuthenticator
+    let nonces: DPoPNonceService
+    let dpop: DPoPVerifier
+    let flows = FlowStore()
+    let challenges = AttestationChallenges()
+    let singleUse = DPoPReplayCache()
+    let passwords: PasswordHasher
+    let clock: @Sendable () -> Date
+    let scheme: String
+    private let issuerValue = LockedValue("http://127.0.0.1")
+
+    /// - Parameter clock: the server's notion of now; tests move it to expire codes and tokens.
+    public init(
+        configuration: ServerConfiguration, store: ServerStore, scheme: String = "http",
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        self.store = store
+        self.clock = clock
+        self.scheme = scheme
+        keys = try ServerKeys.loadOrCreate(in: store)
+        clients = ClientRegistry(configuration: configuration, store: store)
+        clientAuthenticator = ClientAuthenticator(registry: clients, assertionReplay: DPoPReplayCache())
+        nonces = DPoPNonceService(rotationInterval: TimeInterval(configuration.dpop.nonceRotationSeconds), now: clock())
+        dpop = DPoPVerifier(
+            algorithms: Set(configuration.dpop.algorithms.compactMap(JWSAlgorithm.init(rawValue:)).filter(\.isAsymmetric)),
+            iatWindow: TimeInterval(configuration.dpop.iatWindowSeconds),
+            nonces: nonces,
+            replayCache: DPoPReplayCache())
+        passwords = PasswordHasher(iterations: configuration.security.passwordHashIterations)
+        try seedUsers()
+    }
+
+    /// The issuer: the base URL clients reach the server at.
+    public var issuer: String { issuerValue.get() }
+
+    func url(_ path: String) -> String { issuer + path }
+
+    private func seedUsers() throws {
+        for user in configuration.users where try store.user(named: user.username) == nil {
+            try store.insertUser(
+                StoredUser(username: user.username, passwordHash: passwords.hash(user.password), email: user.email, name: user.name),
+                now: clock())
+        }
+    }
+
+    func router() -> Router<ServerRequestContext> {
+        let router = Router(context: ServerRequestContext.self)
+        addDiscoveryRoutes(to: router)
+        addAttestationRoutes(to: router)
+        addTokenRoutes(to: router)
+        addRegistrationRoutes(to: router)
+        addAuthorizeRoutes(to: router)
+        addAuthenticatorRoutes(to: router)
+        addAdminRoutes(to: router)
+        return router
+    }
+
+    /// Starts serving on `host`:`port` (0 picks a free port) and returns once the socket is bound.
+    public func start(host: String = "127.0.0.1", port: Int = 0, publicURL: String? = nil) async throws -> RunningDevServer {
+        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        var logger = Logger(label: "haapi.devserver")
+        logger.logLevel = .warning
+        let application = Application(
+            router: router(),
+            configuration: .init(address: .hostname(host, port: port), serverName: "swift-haapi-dev"),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: logger)
+        let task = Task { try await application.run() }
+        var boundPort = 0
+        for await value in portStream { boundPort = value }
+        guard boundPort > 0 else {
+            task.cancel()
+            _ = await task.result
+            throw ServerStartError.couldNotBind("\(host):\(port)")
+        }
+        let displayHost = host.contains(":") ? "[\(host)]" : (host == "0.0.0.0" ? "127.0.0.1" : host)
+        issuerValue.set(publicURL ?? "\(scheme)://\(displayHost):\(boundPort)")
+        return RunningDevServer(baseURL: URL(string: issuer) ?? URL(fileURLWithPath: "/"), port: boundPort, task: task)
+    }
+}
+
+public enum ServerStartError: Error, CustomStringConvertible {
+    case couldNotBind(String)
+
+    public var description: String {
+        switch self {
+        case .couldNotBind(let address): "could not listen on \(address)"
+        }
+    }
+}
+
+/// A server started with `DevServer.start`.
+public struct RunningDevServer: Sendable {
+    public let baseURL: URL
+    public let port: Int
+    let task: Task<Void, any Error>
+
+    /// Stops accepting connections and waits for the server to shut down.
+    public func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+
+    /// Waits until the server stops (for `haapi serve`).
+    public func wait() async throws {
+        try await task.value
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import HaapiDriver
+import HaapiModel
+import Hummingbird
+
+extension DevServer {
+    static let maxCodeFailures = 5
+
+    /// One-time code by e-mail: the code goes to the outbox; it expires; resending answers with a
+    /// continue-same-step; too many wrong codes end the attempt.
+    func emailAuthenticator(_ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest) async -> Response {
+        let caller = input.caller
+        guard let session = caller.session else { return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session")) }
+        switch (input.method, input.action) {
+        case ("GET", nil):
+            return representation(caller, Representation.step(
+                "authentication-step", viewName: "authenticator/email/enter-username/index",
+                actions: [Representation.form(
+                    kind: "login", title: "Get a code by e-mail", href: authenticatorURL(authenticator),
+                    fields: [Representation.field("userName", type: "username", label: "Username or e-mail")], actionTitle: "Send code")]))
+        case ("POST", nil):
+            let missing = missingFields(["userName"], in: input.form)
+            guard missing.isEmpty else { return problem(caller, Representation.invalidInput(missing)) }
+            let identifier = input.form["userName"] ?? ""
+            let user = (try? store.user(named: identifier)) ?? (try? store.user(withEmail: identifier))
+            await sendCode(to: user, session: session)
+            return representation(caller, codeStep(authenticator, recipient: user?.email))
+        case ("POST", "resend"):
+            guard let challenge = session.email else {
+                return problem(caller, Representation.problem(.unexpectedProblem, title: "No code was requested"))
+            }
+            await sendCode(to: challenge.username.flatMap { try? store.user(named: $0) }, session: session)
+            return representation(caller, Representation.step(
+                "continue-same-step", viewName: "authenticator/email/enter-otp/resent",
+                messages: [Representation.message("A new code has been sent")]))
+        case ("POST", "verify"):
+            guard let challenge = session.email else {
+                return problem(caller, Representation.problem(.unexpectedProblem, title: "No code was requested"))
+            }
+            let missing = missingFields(["otp"], in: input.form)
+            guard missing.isEmpty else { return problem(caller, Representation.invalidInput(missing)) }
+            guard challenge.expiresAt > clock() else {
+                await flows.update(session.id) { $0.email = nil }
+                return problem(caller, Representation.problem(.authenticationFailedProblem, title: "The code has expired; ask for a new one"))
+            }
+            guard let username = challenge.username, ConstantTime.equals(TokenHash.of(input.form["otp"] ?? ""), challenge.codeHash) else {
+                let updated = await flows.update(session.id) { flow in flow.email?.failures += 1 }
+                if (updated?.email?.failures ?? 0) >= Self.maxCodeFailures {
+                    await flows.update(session.id) { $0.email = nil }
+                    return problem(caller, Representation.problem(.tooManyAttemptsProblem, title: "Too many wrong codes; ask for a new one"))
+                }
+                return problem(caller, Representation.problem(.incorrectCredentialsProblem, title: "Incorrect code"))
+            }
+            return await completeAuthentication(caller, username: username)
+        default:
+            return problem(caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"), status: .notFound)
+        }
+    }
+
+    /// Unknown users get a challenge too (that no code can satisfy), so the answer does not reveal accounts.
+    private func sendCode(to user: StoredUser?, session: FlowSession) async {
+        // Int.random uses SystemRandomNumberGenerator, the system CSPRNG.
+        let code = String(format: "%06d", Int.random(in: 0..<1_000_000))
+        let expiry = clock().addingTimeInterval(TimeInterval(configuration.lifetimes.emailCode))
+        let codeHash = user == nil ? TokenHash.of(SecureRandom.token()) : TokenHash.of(code)
+        await flows.update(session.id) { flow in
+            flow.email = FlowSession.EmailChallenge(username: user?.username, codeHash: codeHash, expiresAt: expiry, failures: 0)
+        }
+        if let user, let email = user.email {
+            await outbox.send(.init(to: email, username: user.username, subject: "Your sign-in code",
+                                    body: "Your code is \(code). It expires in \(configuration.lifetimes.emailCode / 60) minutes.",
+                                    code: code, sentAt: clock()))
+        }
+    }
+
+    private func codeStep(_ authenticator: AuthenticatorConfiguration, recipient: String?) -> JSONValue {
+        Representation.step(
+            "authentication-step", viewName: "authenticator/email/enter-otp/index",
+            actions: [
+                Representation.form(
+                    kind: "login", title: "Enter the code", href: authenticatorURL(authenticator, "verify"),
+                    fields: [Representation.field("otp", type: "text", label: "Code", extra: ["kind": "number", "minLength": 6, "maxLength": 6])],
+                    actionTitle: "Sign in"),
+                Representation.form(kind: "resend", title: "Send a new code", href: authenticatorURL(authenticator, "resend"), actionTitle: "Resend"),
+            ],
+            links: [Representation.link(authenticatorURL(authenticator), rel: "restart", title: "Use another account")],
+            messages: [Representation.message("If the account exists, a code was sent to \(Self.maskEmail(recipient))")],
+            properties: ["recipientOfCommunication": .string(Self.maskEmail(recipient))])
+    }
+
+    static func maskEmail(_ email: String?) -> String {
+        guard let email, let at = email.firstIndex(of: "@") else { return "your e-mail address" }
+        let local = email[..<at]
+        return String(local.prefix(1)) + String(repeating: "*", count: max(local.count - 1, 3)) + email[at...]
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import HaapiDriver
+import HaapiModel
+import Hummingbird
+
+extension DevServer {
+    func addAuthorizeRoutes(to router: Router<ServerRequestContext>) {
+        router.get(RouterPath(stringLiteral: Paths.authorize)) { request, _ in await self.authorize(request) }
+        router.get(RouterPath(stringLiteral: Paths.authorizeResume)) { request, _ in await self.resume(request) }
+        router.post(RouterPath(stringLiteral: Paths.consent)) { request, _ in await self.consent(request) }
+        router.post(RouterPath(stringLiteral: Paths.consentCancel)) { request, _ in await self.cancelConsent(request) }
+        router.get(RouterPath(stringLiteral: Paths.authenticate)) { request, _ in await self.selectAuthenticator(request) }
+    }
+
+    private func authorizationProblem(_ caller: HaapiCaller, error: String, description: String) -> Response {
+        problem(caller, Representation.problem(.errorAuthorizationResponseProblem, title: description, extra: [
+            "error": .string(error), "error_description": .string(description), "iss": .string(issuer), "code": .string(error),
+        ]))
+    }
+
+    /// The authorize request starts a flow and answers with a redirection to authentication.
+    func authorize(_ request: Request) async -> Response {
+        let caller: HaapiCaller
+        switch await haapiCaller(request, needsSession: false) {
+        case .ok(let checked): caller = checked
+        case .rejected(let response): return response
+        }
+        let query = HTTP.query(request)
+        guard query["client_id"] == caller.client.id else {
+            return authorizationProblem(caller, error: "invalid_client", description: "client_id must be the client the HAAPI token was issued to")
+        }
+        guard let redirectURI = query["redirect_uri"], caller.client.configuration.redirectURIs.contains(redirectURI) else {
+            return authorizationProblem(caller, error: "invalid_redirect_uri", description: "redirect_uri is not registered for this client")
+        }
+        guard query["response_type"] == "code" else {
+            return authorizationProblem(caller, error: "unsupported_response_type", description: "only response_type=code is supported")
+        }
+        let scope = query["scope"].map { $0.split(separator: " ").map(String.init) } ?? caller.client.configuration.scopes
+        if let unknown = scope.first(where: { !caller.client.configuration.scopes.contains($0) }) {
+            return authorizationProblem(caller, error: "invalid_scope", description: "scope \(unknown) is not allowed for this client")
+        }
+        let challenge = query["code_challenge"]
+        if challenge != nil, query["code_challenge_method"] != "S256" {
+            return authorizationProblem(caller, error: "invalid_request", description: "code_challenge_method must be S256")
+        }
+        if caller.client.configuration.requirePKCE, challenge == nil {
+            return authorizationProblem(caller, error: "invalid_request", description: "this client must use PKCE (S256)")
+        }
+        let session = FlowSession(
+            id: SecureRandom.token(byteCount: 24), clientID: caller.client.id, jkt: caller.jkt, redirectURI: redirectURI, scope: scope,
+            state: query["state"], nonce: query["nonce"], codeChallenge: challenge,
+            expiresAt: clock().addingTimeInterval(TimeInterval(configuration.lifetimes.flow)))
+        await flows.insert(session)
+        return representation(caller, Representation.redirection(to: url(Paths.authenticate)), setSession: session.id)
+    }
+
+    func authenticators(for client: ResolvedClient) -> [AuthenticatorConfiguration] {
+        let allowed = client.configuration.authenticators
+        return configuration.authenticators.filter { allowed.isEmpty || allowed.contains($0.id) }
+    }
+
+    /// With one authenticator the flow goes straight to it; otherwise the user chooses.
+    func selectAuthenticator(_ request: Request) async -> Response {
+        let caller: HaapiCaller
+        switch await haapiCaller(request, needsSession: true) {
+        case .ok(let checked): caller = checked
+        case .rejected(let response): return response
+        }
+        let available = authenticators(for: caller.client)
+        if available.count == 1, let only = available.first {
+            return await startAuthenticator(only, caller: caller)
+        }
+        let options = available.map { authenticator in
+            Representation.form(kind: "select-authenticator", title: authenticator.title, href: url(Paths.authenticate + "/" + authenticator.id),
+                                method: "GET", properties: ["authenticatorType": .string(authenticator.type.rawValue)])
+        }
+        return representation(caller, Representation.step(
+            "authentication-step", viewName: "views/select-authenticator/index",
+            actions: [["template": "selector", "kind": "authenticator-selector", "title": "Select Authentication Method",
+                       "model": ["options": .array(options)]]]))
+    }
+
+    /// Called by an authenticator once it knows who the user is.
+    func completeAuthentication(_ caller: HaapiCaller, username: String) async -> Response {
+        guard let session = caller.session else { return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session")) }
+        let now = clock()
+        await flows.update(session.id) { flow in
+            flow.username = username
+            flow.authTime = now
+            flow.email = nil
+            flow.approval = nil
+            flow.browser = nil
+        }
+        return representation(caller, Representation.redirection(to: url(Paths.authorizeResume)))
+    }
+
+    func resume(_ request: Request) async -> Response {
+        let caller: HaapiCaller
+        switch await haapiCaller(request, needsSession: true) {
+        case .ok(let checked): caller = checked
+        case .rejected(let response): return response
+        }
+        guard let session = caller.session, session.username != nil else {
+            return problem(caller, Representation.problem(.unexpectedProblem, title: "The user is not authenticated yet"))
+        }
+        guard caller.client.configuration.consent else { return await issueCode(caller, session: session, scope: session.scope) }
+        let fields = session.scope.map { scope in
+            Representation.field("scope_" + scope, type: "checkbox", label: scope, value: scope,
+                                 extra: ["checked": true, "readonly": .bool(scope == "openid")])
+        }
+        return representation(caller, Representation.step(
+            "user-consent-step", viewName: "views/oauth/consent",
+            actions: [
+                Representation.form(kind: "user-consent", title: "Allow \(caller.client.id) access", href: url(Paths.consent),
+                                    fields: fields, actionTitle: "Accept"),
+                Representation.form(kind: "cancel", title: "Decline", href: url(Paths.consentCancel), actionTitle: "Decline"),
+            ],
+            messages: [Representation.message("\(caller.client.id) asks for access to your account", ["heading"])]))
+    }
+
+    func consent(_ incoming: Request) async -> Response {
+        var request = incoming
+        let caller: HaapiCaller
+        switch await haapiCaller(request, needsSession: true) {
+        case .ok(let checked): caller = checked
+        case .rejected(let response): return response
+        }
+        guard let session = caller.session, session.username != nil else {
+            return problem(caller, Representation.problem(.unexpectedProblem, title: "The user is not authenticated yet"))
+        }
+        let form = (try? await HTTP.form(&request, limit: configuration.security.maxRequestBytes)) ?? [:]
+        let granted = session.scope.filter { $0 == "openid" || form["scope_" + $0] != nil }
+        return await issueCode(caller, session: session, scope: granted)
+    }
+
+    func cancelConsent(_ request: Request) async -> Response {
+        let caller: HaapiCaller
+        switch await haapiCaller(request, needsSession: true) {
+        case .ok(let checked): caller = checked
+        case .rejected(let response): return response
+        }
+        if let session = caller.session { await flows.remove(session.id) }
+        return authorizationProblem(caller, error: "access_denied", description: "The user declined the request")
+    }
+
+    /// Ends the flow with an authorization code, bound to the flow's key when the client asks for that.
+    private func issueCode(_ caller: HaapiCaller, session: FlowSession, scope: [String]) async -> Response {
+        guard let username = session.username else { return problem(caller, Representation.problem(.unexpectedProblem, title: "Not authenticated")) }
+        let now = clock()
+        let code = SecureRandom.token(byteCount: 32)
+        do {
+            try store.storeCode(code, AuthorizationCodeRecord(
+                clientID: session.clientID, username: username, redirectURI: session.redirectURI, scope: scope.joined(separator: " "),
+                jkt: caller.client.configuration.tokenBoundCodes ? session.jkt : nil, codeChallenge: session.codeChallenge,
+                nonce: session.nonce, authTime: session.authTime ?? now,
+                expiresAt: now.addingTimeInterval(TimeInterval(configuration.lifetimes.authorizationCode))))
+        } catch {
+            return problem(caller, Representation.problem(.unexpectedProblem, title: "Could not issue the code"), status: .internalServerError)
+        }
+        await flows.remove(session.id)
+        var parameters: [(name: String, value: String)] = [("code", code)]
+        if let state = session.state { parameters.append(("state", state)) }
+        parameters.append(("iss", issuer))
+        var properties: JSONObject = ["code": .string(code)]
+        if let state = session.state { properties["state"] = .string(state) }
+        properties["iss"] = .string(issuer)
+        let separator = session.redirectURI.contains("?") ? "&" : "?"
+        return representation(caller, Representation.step(
+            "oauth-authorization-response", viewName: "templates/oauth/success-authorization-response",
+            links: [Representation.link(session.redirectURI + separator + FormURLEncoding.encode(parameters), rel: "authorization-response")],
+            properties: .object(properties)))
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import HTTPTypes
+import HaapiDriver
+import HaapiModel
+import Hummingbird
+
+/// Who is calling a HAAPI endpoint, once the token, the proof and the session have been checked.
+struct HaapiCaller: Sendable {
+    let client: ResolvedClient
+    let jkt: String
+    let session: FlowSession?
+    /// Headers every response to this caller carries (the current DPoP nonce in nonce mode).
+    let headers: HTTPFields
+}
+
+extension DevServer {
+    /// Checks a HAAPI request: `Accept: application/vnd.auth+json`, `Authorization: DPoP <HAAPI token>`,
+    /// a DPoP proof for this request with `ath` (and the nonce in nonce mode) signed by the token's key,
+    /// and, when `needsSession`, a `Session-Id` whose flow belongs to that key.
+    func haapiCaller(_ request: Request, needsSession: Bool) async -> Checked<HaapiCaller> {
+        let now = clock()
+        guard let accept = request.headers[.accept], accept.lowercased().contains(HaapiMediaType.representation) else {
+            return .rejected(HTTP.oauthError("invalid_request", "HAAPI requests must accept \(HaapiMediaType.representation)", status: .notAcceptable))
+        }
+        guard let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("dpop ") else {
+            return .rejected(Self.tokenChallenge("invalid_token", "a HAAPI access token with the DPoP scheme is required"))
+        }
+        let token = String(authorization.dropFirst(5)).trimmingCharacters(in: .whitespaces)
+        guard let record = try? store.accessToken(token), !record.revoked, record.expiresAt > now, record.scope == Scopes.haapi,
+            let jkt = record.jkt, let client = clients.client(id: record.clientID)
+        else { return .rejected(Self.tokenChallenge("invalid_token", "the HAAPI access token is invalid, expired or revoked")) }
+        let headers = await nonceHeaders(for: client)
+        do throws(DPoPFailure) {
+            _ = try await dpop.verify(
+                headerValues: HTTP.headerValues(request, .dpop), method: request.method.rawValue,
+                requestURL: HTTP.requestURL(request, scheme: scheme), accessToken: token, boundJKT: jkt,
+                requireNonce: client.configuration.dpopNonce, now: now)
+        } catch {
+            var failureHeaders = headers
+            if error == .nonceMissingOrStale { failureHeaders[.dpopNonce] = await nonces.nonce(now: now) }
+            return .rejected(Self.tokenChallenge(error.errorCode, error.description, headers: failureHeaders))
+        }
+        var session: FlowSession?
+        if let id = request.headers[.sessionID] {
+            guard let found = await flows.session(id, now: now) else {
+                return .rejected(HTTP.problem(Representation.problem(.unexpectedProblem, title: "The flow has expired or does not exist; start again"),
+                                             status: .badRequest, headers: headers))
+            }
+            guard found.jkt == jkt, found.clientID == client.id else {
+                return .rejected(HTTP.problem(Representation.problem(.sessionAndAccessTokenMismatchProblem,
+                                                                    title: "The session does not belong to this access token"),
+                                             status: .badRequest, headers: headers))
+            }
+            session = found
+        } else if needsSession {
+            return .rejected(HTTP.problem(Representation.problem(.unexpectedProblem, title: "No flow session; send the Session-Id header"),
+                                         status: .badRequest, headers: headers))
+        }
+        return .ok(HaapiCaller(client: client, jkt: jkt, session: session, headers: headers))
+    }
+
+    /// A 401 with `WWW-Authenticate: DPoP error=…` (RFC 9449 §7.1, §9).
+    static func tokenChallenge(_ error: String, _ description: String, headers: HTTPFields = [:]) -> Response {
+        var fields = headers
+        let escaped = description.replacingOccurrences(of: "\"", with: "'")
+        fields[.wwwAuthenticate] = "DPoP error=\"\(error)\", error_description=\"\(escaped)\", algs=\"ES256 ES384 ES512 PS256 RS256\""
+        return HTTP.oauthError(error, description, status: .unauthorized, headers: fields)
+    }
+
+    func representation(_ caller: HaapiCaller, _ value: JSONValue, setSession: String? = nil) -> Response {
+        var headers = caller.headers
+        if let setSession { headers[.setSessionID] = setSession }
+        return HTTP.representation(value, headers: headers)
+    }
+
+    func problem(_ caller: HaapiCaller, _ value: JSONValue, status: HTTPResponse.Status = .badRequest) -> Response {
+        HTTP.problem(value, status: status, headers: caller.headers)
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import HTTPTypes
+import HaapiDriver
+import Hummingbird
+
+/// Attestation challenges: single use, short-lived, bound to the client that asked.
+actor AttestationChallenges {
+    private var pending: [String: (clientID: String, expiresAt: Date)] = [:]
+
+    func issue(for clientID: String, lifetime: TimeInterval, now: Date) -> String {
+        pending = pending.filter { $0.value.expiresAt > now }
+        let challenge = SecureRandom.token(byteCount: 32)
+        pending[challenge] = (clientID, now.addingTimeInterval(lifetime))
+        return challenge
+    }
+
+    enum Outcome { case valid, unknownOrUsed, expired, otherClient }
+
+    /// Consumes the challenge whatever the outcome, so it can never be tried twice.
+    func consume(_ challenge: String, clientID: String, now: Date) -> Outcome {
+        guard let entry = pending.removeValue(forKey: challenge) else { return .unknownOrUsed }
+        guard entry.expiresAt > now else { return .expired }
+        guard entry.clientID == clientID else { return .otherClient }
+        return .valid
+    }
+}
+
+/// The software attestation format of the `software` policy (docs/ATTESTATION.md): a compact ES256 JWS with
+/// header `{"alg":"ES256","typ":"haapi-attestation+jwt","jwk":…}` and payload `{"challenge","client_id","iat"}`.
+enum AttestationVerdict { case attested(thumbprint: String), refused(String) }
+
+enum SoftwareAttestation {
+    static let type = "haapi-attestation+jwt"
+
+    /// The attested key's thumbprint, or why the response is refused.
+    static func verify(_ response: String, challenge: String, clientID: String, now: Date, window: TimeInterval) -> AttestationVerdict {
+        guard let jws = try? CompactJWS(parsing: response) else { return .refused("the challenge response is not a compact JWS") }
+        guard jws.header["typ"]?.stringValue == type else { return .refused("typ must be \(type)") }
+        guard let jwkValue = jws.header["jwk"], let jwk = try? JWK(json: jwkValue), !jwk.hasPrivateMembers,
+            jwk.keyType == "EC", jwk.curve == "P-256"
+        else { return .refused("the header must carry a public P-256 jwk") }
+        do {
+            try jws.verify(with: jwk, allowedAlgorithms: [.es256])
+        } catch {
+            return .refused("bad attestation signature")
+        }
+        guard let claims = try? jws.payloadObject() else { return .refused("the payload is not JSON") }
+        guard let signed = claims["challenge"]?.stringValue, ConstantTime.equals(signed, challenge) else {
+            return .refused("the signed challenge does not match")
+        }
+        guard claims["client_id"]?.stringValue == clientID else { return .refused("the signed client_id does not match") }
+        guard let iat = claims["iat"]?.numberValue?.intValue, abs(Double(iat) - now.timeIntervalSince1970) <= window else {
+            return .refused("iat is missing or outside the accepted window")
+        }
+        return .attested(thumbprint: jwk.thumbprint())
+    }
+}
+
+extension DevServer {
+    static let catType = "haapi-cat+jwt"
+
+    func addAttestationRoutes(to router: Router<ServerRequestContext>) {
+        router.get(RouterPath(stringLiteral: Paths.cat)) { request, _ in await self.challenge(request) }
+        router.post(RouterPath(stringLiteral: Paths.cat)) { request, _ in await self.clientAttestationToken(request) }
+    }
+
+    /// Headers that carry the current DPoP nonce to clients in nonce mode.
+    func nonceHeaders(for client: ResolvedClient?) async -> HTTPFields {
+        guard let client, client.configuration.dpopNonce else { return [:] }
+        return [.dpopNonce: await nonces.nonce(now: clock())]
+    }
+
+    private func attestedClient(_ id: String?) -> Checked<ResolvedClient> {
+        guard let id, !id.isEmpty else { return .rejected(HTTP.oauthError("invalid_request", "client_id is required")) }
+        guard let client = clients.client(id: id), !client.isDynamic, client.configuration.attestation != nil else {
+            return .rejected(HTTP.oauthError("invalid_client", "unknown client or a client without attestation", status: .unauthorized))
+        }
+        return .ok(client)
+    }
+
+    func challenge(_ request: Request) async -> Response {
+        let client: ResolvedClient
+        switch attestedClient(HTTP.query(request)["client_id"]) {
+        case .ok(let found): client = found
+        case .rejected(let response): return response
+        }
+        let challenge = await challenges.issue(
+            for: client.id, lifetime: TimeInterval(configuration.lifetimes.attestationChallenge), now: clock())
+        return HTTP.json(["challenge": .string(challenge)], headers: await nonceHeaders(for: client))
+    }
+
+    func clientAttestationToken(_ incoming: Request) async -> Response {
+        var request = incoming
+        let form: [String: String]
+        do throws(RequestFailure) {
+            form = try await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
+        } catch {
+            return error.response
+        }
+        let client: ResolvedClient
+        switch attestedClient(form["client_id"] ?? HTTP.query(request)["client_id"]) {
+        case .ok(let found): client = found
+        case .rejected(let response): return response
+        }
+        let headers = await nonceHeaders(for: client)
+        guard let challenge = form["challenge"], let response = form["challenge_response"] else {
+            return HTTP.oauthError("invalid_request", "challenge and challenge_response are required", headers: headers)
+        }
+        let now = clock()
+        switch await challenges.consume(challenge, clientID: client.id, now: now) {
+        case .valid: break
+        case .unknownOrUsed: return HTTP.oauthError("invalid_request", "unknown or already used challenge", headers: headers)
+        case .expired: return HTTP.oauthError("invalid_request", "the challenge has expired", headers: headers)
+        case .otherClient: return HTTP.oauthError("invalid_client", "the challenge was issued to another client", status: .unauthorized, headers: headers)
+        }
+        // The attested key: verified under `software`; under `disabled`, taken from the DPoP proof if any.
+        var jkt: String?
+        switch client.configuration.attestation {
+        case .software?:
+            switch SoftwareAttestation.verify(response, challenge: challenge, clientID: client.id, now: now,
+                                              window: TimeInterval(configuration.dpop.iatWindowSeconds)) {
+            case .attested(let thumbprint): jkt = thumbprint
+            case .refused(let reason): return HTTP.oauthError("unsupported_device", reason, headers: headers)
+            }
+        case .disabled?, nil:
+            jkt = nil
+        }
+        if let proofHeader = HTTP.headerValues(request, .dpop).first {
+            guard let proof = try? DPoPProof(parsing: proofHeader) else {
+                return HTTP.oauthError("invalid_dpop_proof", "malformed DPoP proof", headers: headers)
+            }
+            if let attested = jkt, proof.thumbprint != attested {
+                return HTTP.oauthError("unsupported_device", "the DPoP key differs from the attested key", headers: headers)
+            }
+            jkt = jkt ?? proof.thumbprint
+        }
+        var claims: JSONObject = [
+            "iss": .string(issuer), "sub": .string(client.id), "aud": .string(url(Paths.token)), "purpose": "cat",
+            "type": .string(client.configuration.attestation?.rawValue ?? "disabled"),
+            "iat": .number(JSONNumber(Int(now.timeIntervalSince1970))),
+            "exp": .number(JSONNumber(Int(now.timeIntervalSince1970) + configuration.lifetimes.clientAttestationToken)),
+            "jti": .string(SecureRandom.token(byteCount: 16)),
+        ]
+        if let jkt { claims["cnf"] = ["jkt": .string(jkt)] }
+        guard let cat = try? keys.sign(claims: claims, type: Self.catType) else {
+            return HTTP.oauthError("server_error", "could not sign the client attestation token", status: .internalServerError)
+        }
+        return HTTP.json(["cat": .string(cat)], headers: headers)
+    }
+}

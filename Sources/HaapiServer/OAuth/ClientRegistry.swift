@@ -1,0 +1,148 @@
+import Foundation
+import HaapiDriver
+
+/// A client as the server treats it: a static one from the configuration, or a dynamic one registered
+/// from a template (it inherits the template's settings and authenticates with its own secret).
+struct ResolvedClient: Sendable {
+    let configuration: ClientConfiguration
+    let dynamicSecretHash: String?
+
+    var id: String { configuration.id }
+    var isDynamic: Bool { dynamicSecretHash != nil }
+}
+
+struct ClientRegistry: Sendable {
+    let staticClients: [String: ClientConfiguration]
+    let store: ServerStore
+
+    init(configuration: ServerConfiguration, store: ServerStore) {
+        staticClients = Dictionary(uniqueKeysWithValues: configuration.clients.map { ($0.id, $0) })
+        self.store = store
+    }
+
+    func client(id: String) -> ResolvedClient? {
+        if let configuration = staticClients[id] { return ResolvedClient(configuration: configuration, dynamicSecretHash: nil) }
+        guard let dynamic = try? store.dynamicClient(id: id), var template = staticClients[dynamic.templateID] else { return nil }
+        template.id = dynamic.id
+        template.secret = nil
+        template.authenticationMethod = .clientSecretBasic
+        template.dcrTemplate = nil
+        template.allowWithoutAttestation = true
+        return ResolvedClient(configuration: template, dynamicSecretHash: dynamic.secretHash)
+    }
+}
+
+/// Why client authentication failed; always `invalid_client` on the wire (RFC 6749 §5.2).
+struct ClientAuthenticationFailure: Error {
+    let description: String
+}
+
+/// Authenticates the caller of the token, revocation and introspection endpoints:
+/// client_secret_basic, client_secret_post, private_key_jwt, client_secret_jwt, or a public client by id.
+struct ClientAuthenticator: Sendable {
+    let registry: ClientRegistry
+    let assertionReplay: DPoPReplayCache
+
+    /// `audiences` are the values an assertion's `aud` may hold (the token endpoint URL, the issuer).
+    func authenticate(
+        authorization: String?, form: [String: String], audiences: Set<String>, now: Date
+    ) async throws(ClientAuthenticationFailure) -> ResolvedClient {
+        if let authorization, authorization.lowercased().hasPrefix("basic ") {
+            return try basic(String(authorization.dropFirst(6)), form: form)
+        }
+        if let assertionType = form["client_assertion_type"], assertionType == AssertionTypes.jwtBearer {
+            return try await assertion(form, audiences: audiences, now: now)
+        }
+        guard let clientID = form["client_id"], let client = registry.client(id: clientID) else {
+            throw ClientAuthenticationFailure(description: "unknown client")
+        }
+        if let secret = form["client_secret"] {
+            guard client.configuration.authenticationMethod == .clientSecretPost || client.isDynamic else {
+                throw ClientAuthenticationFailure(description: "client_secret_post is not allowed for this client")
+            }
+            guard verifySecret(secret, of: client) else { throw ClientAuthenticationFailure(description: "wrong client secret") }
+            return client
+        }
+        guard client.configuration.authenticationMethod == .none else {
+            throw ClientAuthenticationFailure(description: "client authentication required")
+        }
+        return client
+    }
+
+    private func basic(_ encoded: String, form: [String: String]) throws(ClientAuthenticationFailure) -> ResolvedClient {
+        guard let data = Data(base64Encoded: encoded.trimmingCharacters(in: .whitespaces)),
+            let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":"),
+            let clientID = FormURLEncoding.decode("a=" + text[..<colon])?.first?.value,
+            let secret = FormURLEncoding.decode("a=" + text[text.index(after: colon)...])?.first?.value
+        else { throw ClientAuthenticationFailure(description: "malformed Basic credentials") }
+        if let formID = form["client_id"], formID != clientID {
+            throw ClientAuthenticationFailure(description: "client_id does not match the Basic credentials")
+        }
+        guard let client = registry.client(id: clientID), client.configuration.isConfidential, verifySecret(secret, of: client) else {
+            throw ClientAuthenticationFailure(description: "wrong client credentials")
+        }
+        guard [.clientSecretBasic, .clientSecretPost].contains(client.configuration.authenticationMethod) else {
+            throw ClientAuthenticationFailure(description: "client_secret_basic is not allowed for this client")
+        }
+        return client
+    }
+
+    private func verifySecret(_ secret: String, of client: ResolvedClient) -> Bool {
+        if let hash = client.dynamicSecretHash { return ConstantTime.equals(TokenHash.of(secret), hash) }
+        guard let expected = client.configuration.secret else { return false }
+        return ConstantTime.equals(secret, expected)
+    }
+
+    /// RFC 7523 client assertions: `iss` = `sub` = client id, `aud` the token endpoint, a fresh `exp`, a unique `jti`.
+    private func assertion(_ form: [String: String], audiences: Set<String>, now: Date) async throws(ClientAuthenticationFailure) -> ResolvedClient {
+        guard let token = form["client_assertion"], let jws = try? CompactJWS(parsing: token), let claims = try? jws.payloadObject(),
+            let issuer = claims["iss"]?.stringValue, claims["sub"]?.stringValue == issuer
+        else { throw ClientAuthenticationFailure(description: "malformed client assertion") }
+        if let formID = form["client_id"], formID != issuer { throw ClientAuthenticationFailure(description: "client_id does not match the assertion") }
+        guard let client = registry.client(id: issuer), !client.isDynamic else { throw ClientAuthenticationFailure(description: "unknown client") }
+        let key: JWK
+        let allowed: Set<JWSAlgorithm>
+        switch client.configuration.authenticationMethod {
+        case .privateKeyJWT:
+            guard let jwks = client.configuration.jwks, let found = Self.key(in: jwks, for: jws) else {
+                throw ClientAuthenticationFailure(description: "no registered key matches the assertion")
+            }
+            key = found
+            allowed = Set(JWSAlgorithm.allCases.filter(\.isAsymmetric))
+        case .clientSecretJWT:
+            guard let secret = client.configuration.secret,
+                let secretKey = try? JWK(json: ["kty": "oct", "k": .string(Base64URL.encode(secret))])
+            else { throw ClientAuthenticationFailure(description: "client has no secret") }
+            key = secretKey
+            allowed = [.hs256, .hs384, .hs512]
+        default:
+            throw ClientAuthenticationFailure(description: "client assertions are not allowed for this client")
+        }
+        do {
+            try jws.verify(with: key, allowedAlgorithms: allowed)
+        } catch {
+            throw ClientAuthenticationFailure(description: "client assertion: \(error)")
+        }
+        let audience: [String]
+        switch claims["aud"] {
+        case .string(let single)?: audience = [single]
+        case .array(let many)?: audience = many.compactMap(\.stringValue)
+        default: audience = []
+        }
+        guard audience.contains(where: audiences.contains) else { throw ClientAuthenticationFailure(description: "client assertion has the wrong aud") }
+        guard let expiry = claims["exp"]?.numberValue?.intValue, Double(expiry) > now.timeIntervalSince1970,
+            Double(expiry) < now.timeIntervalSince1970 + 600
+        else { throw ClientAuthenticationFailure(description: "client assertion expired or lives too long") }
+        guard let jti = claims["jti"]?.stringValue,
+            await assertionReplay.register(jti: jti, jkt: "assertion:" + issuer, until: Date(timeIntervalSince1970: Double(expiry)), now: now)
+        else { throw ClientAuthenticationFailure(description: "client assertion replayed or without jti") }
+        return client
+    }
+
+    private static func key(in jwksText: String, for jws: CompactJWS) -> JWK? {
+        guard let jwks = try? JSONParser().parse(jwksText), case .array(let keys)? = jwks["keys"] else { return nil }
+        let candidates = keys.compactMap { try? JWK(json: $0) }
+        if let kid = jws.header["kid"]?.stringValue, let match = candidates.first(where: { $0.keyID == kid }) { return match }
+        return candidates.first { $0.keyType == jws.algorithm?.keyType }
+    }
+}

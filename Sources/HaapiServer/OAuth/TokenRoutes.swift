@@ -1,0 +1,337 @@
+import Foundation
+import HTTPTypes
+import HaapiDriver
+import Hummingbird
+
+extension DevServer {
+    static let haapiTokenType = "at+jwt"
+
+    func addTokenRoutes(to router: Router<ServerRequestContext>) {
+        router.post(RouterPath(stringLiteral: Paths.token)) { request, _ in await self.token(request) }
+        router.post(RouterPath(stringLiteral: Paths.revoke)) { request, _ in await self.revocation(request) }
+        router.post(RouterPath(stringLiteral: Paths.introspect)) { request, _ in await self.introspection(request) }
+    }
+
+    var assertionAudiences: Set<String> { [url(Paths.token), issuer, url(Paths.revoke), url(Paths.introspect)] }
+
+    func token(_ incoming: Request) async -> Response {
+        var request = incoming
+        let form: [String: String]
+        do throws(RequestFailure) {
+            form = try await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
+        } catch {
+            return error.response
+        }
+        switch form["grant_type"] {
+        case "client_credentials"?:
+            if form["client_assertion_type"] == AssertionTypes.attestation { return await haapiTokenFromAttestation(request, form) }
+            return await clientCredentials(request, form)
+        case "authorization_code"?: return await authorizationCode(request, form)
+        case "refresh_token"?: return await refresh(request, form)
+        case nil: return HTTP.oauthError("invalid_request", "grant_type is required")
+        case let other?: return HTTP.oauthError("unsupported_grant_type", "grant_type \(other) is not supported")
+        }
+    }
+
+    func authenticateClient(_ request: Request, _ form: [String: String]) async -> Checked<ResolvedClient> {
+        do throws(ClientAuthenticationFailure) {
+            return .ok(try await clientAuthenticator.authenticate(
+                authorization: request.headers[.authorization], form: form, audiences: assertionAudiences, now: clock()))
+        } catch {
+            var headers: HTTPFields = [:]
+            if request.headers[.authorization]?.lowercased().hasPrefix("basic ") == true { headers[.wwwAuthenticate] = "Basic realm=\"token\"" }
+            return .rejected(HTTP.oauthError("invalid_client", error.description, status: .unauthorized, headers: headers))
+        }
+    }
+
+    /// Checks the DPoP proof of a token request. `required` or a `boundJKT` make a missing proof an error.
+    func tokenRequestProof(
+        _ request: Request, client: ResolvedClient, boundJKT: String?, required: Bool, bindingFailure: String = "the DPoP key does not match the token binding"
+    ) async -> Checked<DPoPProof?> {
+        let values = HTTP.headerValues(request, .dpop)
+        let headers = await nonceHeaders(for: client)
+        if values.isEmpty {
+            guard required || boundJKT != nil else { return .ok(nil) }
+            return .rejected(HTTP.oauthError("invalid_dpop_proof", "Missing DPoP Proof Token", headers: headers))
+        }
+        do throws(DPoPFailure) {
+            return .ok(try await dpop.verify(
+                headerValues: values, method: "POST", requestURL: HTTP.requestURL(request, scheme: scheme), boundJKT: boundJKT,
+                requireNonce: client.configuration.dpopNonce, now: clock()))
+        } catch {
+            let description = error == .keyMismatch ? bindingFailure : error.description
+            var failureHeaders = headers
+            if error == .nonceMissingOrStale { failureHeaders[.dpopNonce] = await nonces.nonce(now: clock()) }
+            return .rejected(HTTP.oauthError(error.errorCode, description, headers: failureHeaders))
+        }
+    }
+
+    // MARK: Grants
+
+    private func haapiTokenFromAttestation(_ request: Request, _ form: [String: String]) async -> Response {
+        let now = clock()
+        guard let cat = form["client_assertion"], let claims = keys.verify(cat, type: Self.catType, now: now),
+            claims["purpose"]?.stringValue == "cat", claims["aud"]?.stringValue == url(Paths.token),
+            let clientID = claims["sub"]?.stringValue, let client = clients.client(id: clientID), let jti = claims["jti"]?.stringValue
+        else { return HTTP.oauthError("invalid_client", "invalid or expired client attestation token", status: .unauthorized) }
+        if let formID = form["client_id"], formID != clientID {
+            return HTTP.oauthError("invalid_client", "client_id does not match the attestation", status: .unauthorized)
+        }
+        if let scope = form["scope"], scope.split(separator: " ").map(String.init) != [Scopes.haapi] {
+            return HTTP.oauthError("invalid_scope", "an attested client may only ask for \(Scopes.haapi)")
+        }
+        let attestedJKT = claims["cnf"]?["jkt"]?.stringValue
+        let proof: DPoPProof?
+        switch await tokenRequestProof(request, client: client, boundJKT: attestedJKT, required: true,
+                                       bindingFailure: "the DPoP key differs from the attested key") {
+        case .ok(let verified): proof = verified
+        case .rejected(let response): return response
+        }
+        guard let jkt = proof?.thumbprint,
+            await singleUse.register(jti: jti, jkt: "cat", until: now.addingTimeInterval(TimeInterval(configuration.lifetimes.clientAttestationToken) + 60), now: now)
+        else { return HTTP.oauthError("invalid_client", "the client attestation token was already used", status: .unauthorized) }
+        return await haapiAccessTokenResponse(client: client, jkt: jkt, now: now)
+    }
+
+    /// A HAAPI access token: a JWT with `cnf.jkt`, also stored (hashed) so it can be revoked and introspected.
+    private func haapiAccessTokenResponse(client: ResolvedClient, jkt: String, now: Date) async -> Response {
+        let lifetime = configuration.lifetimes.haapiAccessToken
+        let claims: JSONObject = [
+            "iss": .string(issuer), "sub": .string(client.id), "aud": .string(issuer), "purpose": "haapi",
+            "scope": .string(Scopes.haapi), "cnf": ["jkt": .string(jkt)],
+            "iat": .number(JSONNumber(Int(now.timeIntervalSince1970))),
+            "exp": .number(JSONNumber(Int(now.timeIntervalSince1970) + lifetime)),
+            "jti": .string(SecureRandom.token(byteCount: 16)),
+        ]
+        do {
+            let token = try keys.sign(claims: claims, type: Self.haapiTokenType)
+            try store.storeAccessToken(token, AccessTokenRecord(
+                familyID: nil, clientID: client.id, username: nil, scope: Scopes.haapi, jkt: jkt, issuedAt: now,
+                expiresAt: now.addingTimeInterval(TimeInterval(lifetime)), revoked: false))
+            return HTTP.json([
+                "access_token": .string(token), "token_type": "DPoP", "expires_in": .number(JSONNumber(lifetime)),
+                "scope": .string(Scopes.haapi),
+            ], headers: await nonceHeaders(for: client))
+        } catch {
+            return HTTP.oauthError("server_error", "could not issue the token", status: .internalServerError)
+        }
+    }
+
+    private func clientCredentials(_ request: Request, _ form: [String: String]) async -> Response {
+        let client: ResolvedClient
+        switch await authenticateClient(request, form) {
+        case .ok(let authenticated): client = authenticated
+        case .rejected(let response): return response
+        }
+        guard client.configuration.isConfidential else {
+            return HTTP.oauthError("unauthorized_client", "a public client cannot use client_credentials")
+        }
+        let requested = form["scope"].map { $0.split(separator: " ").map(String.init) } ?? client.configuration.scopes
+        let wantsHaapi = requested.contains(Scopes.haapi)
+        if wantsHaapi, requested.count > 1 { return HTTP.oauthError("invalid_scope", "\(Scopes.haapi) must be requested alone") }
+        if wantsHaapi, !client.configuration.allowWithoutAttestation {
+            return HTTP.oauthError("unauthorized_client", "this client must use attestation to obtain a HAAPI token")
+        }
+        if !wantsHaapi, let unknown = requested.first(where: { !client.configuration.scopes.contains($0) }) {
+            return HTTP.oauthError("invalid_scope", "scope \(unknown) is not allowed for this client")
+        }
+        let proof: DPoPProof?
+        switch await tokenRequestProof(request, client: client, boundJKT: nil, required: wantsHaapi) {
+        case .ok(let verified): proof = verified
+        case .rejected(let response): return response
+        }
+        let now = clock()
+        if wantsHaapi, let jkt = proof?.thumbprint { return await haapiAccessTokenResponse(client: client, jkt: jkt, now: now) }
+        return await tokenResponse(client: client, username: nil, scope: requested, jkt: proof?.thumbprint, refresh: .none, now: now)
+    }
+
+    private func authorizationCode(_ request: Request, _ form: [String: String]) async -> Response {
+        let client: ResolvedClient
+        switch await authenticateClient(request, form) {
+        case .ok(let authenticated): client = authenticated
+        case .rejected(let response): return response
+        }
+        let now = clock()
+        guard let code = form["code"], let peeked = try? store.peekCode(code) else {
+            return HTTP.oauthError("invalid_grant", "unknown authorization code")
+        }
+        let (record, used) = peeked
+        guard !used else { return HTTP.oauthError("invalid_grant", "the authorization code was already used") }
+        guard record.clientID == client.id else { return HTTP.oauthError("invalid_grant", "the code was issued to another client") }
+        guard record.expiresAt > now else { return HTTP.oauthError("invalid_grant", "the authorization code has expired") }
+        guard form["redirect_uri"] == record.redirectURI else { return HTTP.oauthError("invalid_grant", "redirect_uri does not match") }
+        if let challenge = record.codeChallenge {
+            guard let verifier = form["code_verifier"], PKCE.isValidVerifier(verifier),
+                ConstantTime.equals(PKCE.challenge(for: verifier), challenge)
+            else { return HTTP.oauthError("invalid_grant", "PKCE verification failed") }
+        }
+        let proof: DPoPProof?
+        switch await tokenRequestProof(request, client: client, boundJKT: record.jkt, required: false,
+                                       bindingFailure: "the DPoP key differs from the key the code is bound to") {
+        case .ok(let verified): proof = verified
+        case .rejected(let response): return response
+        }
+        guard case .fresh? = try? store.redeemCode(code) else {
+            return HTTP.oauthError("invalid_grant", "the authorization code was already used")
+        }
+        return await tokenResponse(
+            client: client, username: record.username, scope: record.scope.split(separator: " ").map(String.init),
+            jkt: proof?.thumbprint, refresh: .newFamily, idToken: (record.nonce, record.authTime), now: now)
+    }
+
+    private func refresh(_ request: Request, _ form: [String: String]) async -> Response {
+        let client: ResolvedClient
+        switch await authenticateClient(request, form) {
+        case .ok(let authenticated): client = authenticated
+        case .rejected(let response): return response
+        }
+        guard let token = form["refresh_token"], let record = try? store.refreshToken(token), record.clientID == client.id else {
+            return HTTP.oauthError("invalid_grant", "unknown refresh token")
+        }
+        switch await tokenRequestProof(request, client: client, boundJKT: record.jkt, required: false,
+                                       bindingFailure: "the DPoP key differs from the key the refresh token is bound to") {
+        case .ok: break
+        case .rejected(let response): return response
+        }
+        let now = clock()
+        let replacement = SecureRandom.token(byteCount: 32)
+        let expiry = now.addingTimeInterval(TimeInterval(configuration.lifetimes.refreshToken))
+        let rotation: ServerStore.Rotation
+        do {
+            rotation = try store.rotateRefreshToken(token, replacement: replacement, expiresAt: expiry, now: now)
+        } catch {
+            return HTTP.oauthError("server_error", "could not rotate the refresh token", status: .internalServerError)
+        }
+        switch rotation {
+        case .unknown: return HTTP.oauthError("invalid_grant", "unknown refresh token")
+        case .inactive: return HTTP.oauthError("invalid_grant", "the refresh token is revoked or expired")
+        case .reused: return HTTP.oauthError("invalid_grant", "refresh token reuse detected; the whole token family is revoked")
+        case .rotated(let old):
+            return await tokenResponse(
+                client: client, username: old.username, scope: old.scope.split(separator: " ").map(String.init), jkt: old.jkt,
+                refresh: .rotated(replacement, family: old.familyID), now: now)
+        }
+    }
+
+    enum RefreshIssue { case none, newFamily, rotated(String, family: String) }
+
+    /// Issues an access token (bound to `jkt` when given), a refresh token and, for `openid`, an ID token.
+    func tokenResponse(
+        client: ResolvedClient, username: String?, scope: [String], jkt: String?, refresh: RefreshIssue,
+        idToken: (nonce: String?, authTime: Date)? = nil, now: Date
+    ) async -> Response {
+        let lifetimes = configuration.lifetimes
+        let accessToken = SecureRandom.token(byteCount: 32)
+        var body: JSONObject = [
+            "access_token": .string(accessToken), "token_type": .string(jkt == nil ? "Bearer" : "DPoP"),
+            "expires_in": .number(JSONNumber(lifetimes.accessToken)), "scope": .string(scope.joined(separator: " ")),
+        ]
+        do {
+            var familyID: String?
+            switch refresh {
+            case .none:
+                break
+            case .newFamily:
+                let family = SecureRandom.token(byteCount: 16)
+                let token = SecureRandom.token(byteCount: 32)
+                try store.storeRefreshToken(token, RefreshTokenRecord(
+                    familyID: family, clientID: client.id, username: username, scope: scope.joined(separator: " "), jkt: jkt,
+                    expiresAt: now.addingTimeInterval(TimeInterval(lifetimes.refreshToken)), status: .active), now: now)
+                familyID = family
+                body["refresh_token"] = .string(token)
+            case .rotated(let token, let family):
+                familyID = family
+                body["refresh_token"] = .string(token)
+            }
+            try store.storeAccessToken(accessToken, AccessTokenRecord(
+                familyID: familyID, clientID: client.id, username: username, scope: scope.joined(separator: " "), jkt: jkt,
+                issuedAt: now, expiresAt: now.addingTimeInterval(TimeInterval(lifetimes.accessToken)), revoked: false))
+            if let idToken, let username, scope.contains("openid") {
+                body["id_token"] = .string(try makeIDToken(client: client, username: username, scope: scope, nonce: idToken.nonce,
+                                                           authTime: idToken.authTime, now: now))
+            }
+        } catch {
+            return HTTP.oauthError("server_error", "could not issue tokens", status: .internalServerError)
+        }
+        return HTTP.json(.object(body), headers: await nonceHeaders(for: client))
+    }
+
+    private func makeIDToken(client: ResolvedClient, username: String, scope: [String], nonce: String?, authTime: Date, now: Date) throws -> String {
+        var claims: JSONObject = [
+            "iss": .string(issuer), "sub": .string(username), "aud": .string(client.id),
+            "iat": .number(JSONNumber(Int(now.timeIntervalSince1970))),
+            "exp": .number(JSONNumber(Int(now.timeIntervalSince1970) + configuration.lifetimes.idToken)),
+            "auth_time": .number(JSONNumber(Int(authTime.timeIntervalSince1970))),
+        ]
+        if let nonce { claims["nonce"] = .string(nonce) }
+        if let user = try store.user(named: username) {
+            if scope.contains("profile"), let name = user.name { claims["name"] = .string(name) }
+            if scope.contains("profile") { claims["preferred_username"] = .string(username) }
+            if scope.contains("email"), let email = user.email { claims["email"] = .string(email) }
+        }
+        return try keys.sign(claims: claims)
+    }
+
+    // MARK: Revocation (RFC 7009) and introspection (RFC 7662)
+
+    func revocation(_ incoming: Request) async -> Response {
+        var request = incoming
+        let form: [String: String]
+        do throws(RequestFailure) {
+            form = try await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
+        } catch {
+            return error.response
+        }
+        let client: ResolvedClient
+        switch await authenticateClient(request, form) {
+        case .ok(let authenticated): client = authenticated
+        case .rejected(let response): return response
+        }
+        guard let token = form["token"], !token.isEmpty else { return HTTP.oauthError("invalid_request", "token is required") }
+        // Unknown tokens and tokens of other clients get the same answer: nothing to learn from it.
+        _ = try? store.revoke(token, clientID: client.id)
+        return Response(status: .ok, headers: [.cacheControl: "no-store"])
+    }
+
+    func introspection(_ incoming: Request) async -> Response {
+        var request = incoming
+        let form: [String: String]
+        do throws(RequestFailure) {
+            form = try await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
+        } catch {
+            return error.response
+        }
+        let caller: ResolvedClient
+        switch await authenticateClient(request, form) {
+        case .ok(let authenticated): caller = authenticated
+        case .rejected(let response): return response
+        }
+        guard let token = form["token"], !token.isEmpty else { return HTTP.oauthError("invalid_request", "token is required") }
+        let now = clock()
+        let inactive: JSONValue = ["active": false]
+        var body: JSONObject
+        if let record = try? store.accessToken(token) {
+            guard !record.revoked, record.expiresAt > now, caller.configuration.isConfidential || caller.id == record.clientID else {
+                return HTTP.json(inactive)
+            }
+            body = ["active": true, "client_id": .string(record.clientID), "scope": .string(record.scope),
+                    "token_type": .string(record.jkt == nil ? "Bearer" : "DPoP"),
+                    "iat": .number(JSONNumber(Int(record.issuedAt.timeIntervalSince1970))),
+                    "exp": .number(JSONNumber(Int(record.expiresAt.timeIntervalSince1970)))]
+            if let username = record.username { body["sub"] = .string(username); body["username"] = .string(username) }
+            if let jkt = record.jkt { body["cnf"] = ["jkt": .string(jkt)] }
+        } else if let record = try? store.refreshToken(token) {
+            guard record.status == .active, record.expiresAt > now, caller.configuration.isConfidential || caller.id == record.clientID else {
+                return HTTP.json(inactive)
+            }
+            body = ["active": true, "client_id": .string(record.clientID), "scope": .string(record.scope), "token_type": "refresh_token",
+                    "exp": .number(JSONNumber(Int(record.expiresAt.timeIntervalSince1970)))]
+            if let username = record.username { body["sub"] = .string(username); body["username"] = .string(username) }
+            if let jkt = record.jkt { body["cnf"] = ["jkt": .string(jkt)] }
+        } else {
+            return HTTP.json(inactive)
+        }
+        body["iss"] = .string(issuer)
+        return HTTP.json(.object(body))
+    }
+}

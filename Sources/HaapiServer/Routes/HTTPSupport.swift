@@ -1,0 +1,116 @@
+import Foundation
+import HTTPTypes
+import HaapiModel
+import Hummingbird
+import NIOCore
+
+extension HTTPField.Name {
+    static let dpop = HTTPField.Name("DPoP")!
+    static let dpopNonce = HTTPField.Name("DPoP-Nonce")!
+    static let sessionID = HTTPField.Name("Session-Id")!
+    static let setSessionID = HTTPField.Name("Set-Session-Id")!
+}
+
+/// Building responses and reading requests, the same way in every route.
+enum HTTP {
+    static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        body(value.serialized(), contentType: "application/json", status: status, headers: headers)
+    }
+
+    static func body(_ text: String, contentType: String, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var fields = headers
+        fields[.contentType] = contentType
+        fields[.cacheControl] = "no-store"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// An OAuth error response (RFC 6749 §5.2).
+    static func oauthError(
+        _ error: String, _ description: String, status: HTTPResponse.Status = .badRequest, headers: HTTPFields = [:]
+    ) -> Response {
+        json(["error": .string(error), "error_description": .string(description)], status: status, headers: headers)
+    }
+
+    static func representation(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        body(value.serialized(), contentType: HaapiMediaType.representation, status: status, headers: headers)
+    }
+
+    static func problem(_ value: JSONValue, status: HTTPResponse.Status, headers: HTTPFields = [:]) -> Response {
+        body(value.serialized(), contentType: HaapiMediaType.problem, status: status, headers: headers)
+    }
+
+    static func redirect(to location: String) -> Response {
+        Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    /// Reads a URL-encoded form body. Repeated parameters are refused (RFC 6749 §3.1).
+    static func form(_ request: inout Request, limit: Int) async throws(RequestFailure) -> [String: String] {
+        guard let contentType = request.headers[.contentType],
+            HaapiMediaType.essence(of: contentType) == "application/x-www-form-urlencoded"
+        else { throw .unsupportedMediaType }
+        let text = try await bodyText(&request, limit: limit)
+        guard let pairs = FormURLEncoding.decode(text) else { throw .malformed("the form body is not valid URL encoding") }
+        var values: [String: String] = [:]
+        for (name, value) in pairs {
+            guard values[name] == nil else { throw .malformed("parameter \(name) is repeated") }
+            values[name] = value
+        }
+        return values
+    }
+
+    static func bodyText(_ request: inout Request, limit: Int) async throws(RequestFailure) -> String {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: limit)
+        } catch {
+            throw .tooLarge
+        }
+        guard let text = String(bytes: buffer.readableBytesView, encoding: .utf8) else { throw .malformed("the body is not UTF-8") }
+        return text
+    }
+
+    /// Query parameters, decoded; repeated names keep the first value.
+    static func query(_ request: Request) -> [String: String] {
+        guard let query = request.uri.query, let pairs = FormURLEncoding.decode(query) else { return [:] }
+        var values: [String: String] = [:]
+        for (name, value) in pairs where values[name] == nil { values[name] = value }
+        return values
+    }
+
+    /// The URL the client addressed, rebuilt from the Host header (what a DPoP `htu` must match).
+    static func requestURL(_ request: Request, scheme: String) -> String {
+        let host = request.head.authority ?? "localhost"
+        return "\(scheme)://\(host)\(request.uri.path)"
+    }
+
+    static func headerValues(_ request: Request, _ name: HTTPField.Name) -> [String] {
+        request.headers[values: name]
+    }
+}
+
+enum RequestFailure: Error {
+    case unsupportedMediaType
+    case tooLarge
+    case malformed(String)
+
+    var response: Response {
+        switch self {
+        case .unsupportedMediaType:
+            HTTP.oauthError("invalid_request", "expected application/x-www-form-urlencoded", status: .unsupportedMediaType)
+        case .tooLarge:
+            HTTP.oauthError("invalid_request", "request body too large", status: .contentTooLarge)
+        case .malformed(let detail):
+            HTTP.oauthError("invalid_request", detail)
+        }
+    }
+}
+
+/// The outcome of a check that either yields a value or has already decided the response.
+enum Checked<Value> {
+    case ok(Value)
+    case rejected(Response)
+}
+
+extension HTTPField.Name {
+    static let xFrameOptionsHeader = HTTPField.Name("X-Frame-Options")!
+}

@@ -1,0 +1,47 @@
+import Crypto
+import Foundation
+import GRDB
+import HaapiDriver
+
+/// The server's ES256 key: it signs ID tokens, client attestation tokens and HAAPI access tokens,
+/// and is published in the JWKS. It is kept in the database, so tokens survive a restart.
+struct ServerKeys: Sendable {
+    let signingKey: SoftwareP256SigningKey
+    let keyID: String
+
+    static func loadOrCreate(in store: ServerStore) throws -> ServerKeys {
+        try store.database.write { db in
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS server_keys (kid TEXT PRIMARY KEY NOT NULL, private_jwk TEXT NOT NULL)")
+            if let row = try Row.fetchOne(db, sql: "SELECT kid, private_jwk FROM server_keys LIMIT 1") {
+                let key = try SoftwareP256SigningKey(jwk: JWK(jsonString: row["private_jwk"]))
+                return ServerKeys(signingKey: key, keyID: row["kid"])
+            }
+            let key = SoftwareP256SigningKey()
+            let kid = String(key.thumbprint.prefix(16))
+            try db.execute(sql: "INSERT INTO server_keys (kid, private_jwk) VALUES (?, ?)", arguments: [kid, key.privateJWK.jsonString])
+            return ServerKeys(signingKey: key, keyID: kid)
+        }
+    }
+
+    var jwks: JSONValue {
+        var members = signingKey.publicJWK.members
+        members["kid"] = .string(keyID)
+        members["use"] = "sig"
+        members["alg"] = "ES256"
+        return ["keys": [.object(members)]]
+    }
+
+    func sign(claims: JSONObject, type: String = "JWT") throws -> String {
+        try JWS.sign(claims: claims, header: ["typ": .string(type), "kid": .string(keyID)], signer: signingKey)
+    }
+
+    /// Verifies a JWT this server issued and returns its claims; nil when the signature, type or expiry is wrong.
+    func verify(_ token: String, type: String, now: Date) -> JSONObject? {
+        guard let jws = try? CompactJWS(parsing: token), jws.header["typ"]?.stringValue == type,
+            (try? jws.verify(with: signingKey.publicJWK, allowedAlgorithms: [.es256])) != nil,
+            let claims = try? jws.payloadObject(),
+            let expiry = claims["exp"]?.numberValue?.intValue, Double(expiry) > now.timeIntervalSince1970
+        else { return nil }
+        return claims
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import GRDB
+
+struct AuthorizationCodeRecord: Sendable {
+    let clientID: String
+    let username: String
+    let redirectURI: String
+    let scope: String
+    /// The flow's DPoP key, when the code is token-bound.
+    let jkt: String?
+    let codeChallenge: String?
+    let nonce: String?
+    let authTime: Date
+    let expiresAt: Date
+}
+
+struct RefreshTokenRecord: Sendable {
+    enum Status: String, Sendable { case active, rotated, revoked }
+    let familyID: String
+    let clientID: String
+    let username: String?
+    let scope: String
+    let jkt: String?
+    let expiresAt: Date
+    let status: Status
+}
+
+struct AccessTokenRecord: Sendable {
+    let familyID: String?
+    let clientID: String
+    let username: String?
+    let scope: String
+    let jkt: String?
+    let issuedAt: Date
+    let expiresAt: Date
+    let revoked: Bool
+}
+
+extension ServerStore {
+    func storeCode(_ code: String, _ record: AuthorizationCodeRecord) throws {
+        try database.write { db in
+            try db.execute(sql: """
+                INSERT INTO authorization_codes (code_hash, client_id, username, redirect_uri, scope, jkt, code_challenge, nonce, auth_time, expires_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [TokenHash.of(code), record.clientID, record.username, record.redirectURI, record.scope, record.jkt,
+                                 record.codeChallenge, record.nonce, record.authTime.timeIntervalSince1970, record.expiresAt.timeIntervalSince1970])
+        }
+    }
+
+    /// Reads a code without using it up, so a request that fails for a fixable reason (a missing
+    /// DPoP nonce) can be retried with the same code.
+    func peekCode(_ code: String) throws -> (record: AuthorizationCodeRecord, used: Bool)? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM authorization_codes WHERE code_hash = ?", arguments: [TokenHash.of(code)]).map { row in
+                (AuthorizationCodeRecord(
+                    clientID: row["client_id"], username: row["username"], redirectURI: row["redirect_uri"], scope: row["scope"],
+                    jkt: row["jkt"], codeChallenge: row["code_challenge"], nonce: row["nonce"],
+                    authTime: Date(timeIntervalSince1970: row["auth_time"]), expiresAt: Date(timeIntervalSince1970: row["expires_at"])),
+                 (row["used"] as Int) != 0)
+            }
+        }
+    }
+
+    enum CodeRedemption { case unknown, alreadyUsed(AuthorizationCodeRecord), fresh(AuthorizationCodeRecord) }
+
+    /// Marks a code used in the same transaction that reads it, so two concurrent redemptions cannot both succeed.
+    func redeemCode(_ code: String) throws -> CodeRedemption {
+        try database.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM authorization_codes WHERE code_hash = ?", arguments: [TokenHash.of(code)]) else {
+                return .unknown
+            }
+            let record = AuthorizationCodeRecord(
+                clientID: row["client_id"], username: row["username"], redirectURI: row["redirect_uri"], scope: row["scope"],
+                jkt: row["jkt"], codeChallenge: row["code_challenge"], nonce: row["nonce"],
+                authTime: Date(timeIntervalSince1970: row["auth_time"]), expiresAt: Date(timeIntervalSince1970: row["expires_at"]))
+            if (row["used"] as Int) != 0 { return .alreadyUsed(record) }
+            try db.execute(sql: "UPDATE authorization_codes SET used = 1 WHERE code_hash = ?", arguments: [TokenHash.of(code)])
+            return .fresh(record)
+        }
+    }
+
+    func storeRefreshToken(_ token: String, _ record: RefreshTokenRecord, now: Date) throws {
+        try database.write { db in
+            try db.execute(sql: """
+                INSERT INTO refresh_tokens (token_hash, family_id, client_id, username, scope, jkt, expires_at, status, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [TokenHash.of(token), record.familyID, record.clientID, record.username, record.scope, record.jkt,
+                                 record.expiresAt.timeIntervalSince1970, record.status.rawValue, now.timeIntervalSince1970])
+        }
+    }
+
+    func refreshToken(_ token: String) throws -> RefreshTokenRecord? {
+        try database.read { db in try Self.refreshRecord(db, hash: TokenHash.of(token)) }
+    }
+
+    private static func refreshRecord(_ db: Database, hash: String) throws -> RefreshTokenRecord? {
+        try Row.fetchOne(db, sql: "SELECT * FROM refresh_tokens WHERE token_hash = ?", arguments: [hash]).map {
+            RefreshTokenRecord(
+                familyID: $0["family_id"], clientID: $0["client_id"], username: $0["username"], scope: $0["scope"], jkt: $0["jkt"],
+                expiresAt: Date(timeIntervalSince1970: $0["expires_at"]),
+                status: RefreshTokenRecord.Status(rawValue: $0["status"]) ?? .revoked)
+        }
+    }
+
+    enum Rotation { case unknown, reused(RefreshTokenRecord), inactive(RefreshTokenRecord), rotated(RefreshTokenRecord) }
+
+    /// Retires `token` and stores `replacement` in its family, atomically. Presenting a token that was
+    /// already rotated is theft or a replay: the whole family (and its access tokens) is revoked.
+    func rotateRefreshToken(_ token: String, replacement: String, expiresAt: Date, now: Date) throws -> Rotation {
+        try database.write { db in
+            let hash = TokenHash.of(token)
+            guard let record = try Self.refreshRecord(db, hash: hash) else { return .unknown }
+            switch record.status {
+            case .rotated:
+                try Self.revokeFamily(db, record.familyID)
+                return .reused(record)
+            case .revoked:
+                return .inactive(record)
+            case .active:
+                guard record.expiresAt > now else { return .inactive(record) }
+                try db.execute(sql: "UPDATE refresh_tokens SET status = 'rotated' WHERE token_hash = ?", arguments: [hash])
+                try db.execute(sql: """
+                    INSERT INTO refresh_tokens (token_hash, family_id, client_id, username, scope, jkt, expires_at, status, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?)
+                    """, arguments: [TokenHash.of(replacement), record.familyID, record.clientID, record.username, record.scope, record.jkt,
+                                     expiresAt.timeIntervalSince1970, now.timeIntervalSince1970])
+                return .rotated(record)
+            }
+        }
+    }
+
+    private static func revokeFamily(_ db: Database, _ familyID: String) throws {
+        try db.execute(sql: "UPDATE refresh_tokens SET status = 'revoked' WHERE family_id = ?", arguments: [familyID])
+        try db.execute(sql: "UPDATE access_tokens SET revoked = 1 WHERE family_id = ?", arguments: [familyID])
+    }
+
+    func storeAccessToken(_ token: String, _ record: AccessTokenRecord) throws {
+        try database.write { db in
+            try db.execute(sql: """
+                INSERT INTO access_tokens (token_hash, family_id, client_id, username, scope, jkt, issued_at, expires_at, revoked)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)
+                """, arguments: [TokenHash.of(token), record.familyID, record.clientID, record.username, record.scope, record.jkt,
+                                 record.issuedAt.timeIntervalSince1970, record.expiresAt.timeIntervalSince1970])
+        }
+    }
+
+    func accessToken(_ token: String) throws -> AccessTokenRecord? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM access_tokens WHERE token_hash = ?", arguments: [TokenHash.of(token)]).map {
+                AccessTokenRecord(
+                    familyID: $0["family_id"], clientID: $0["client_id"], username: $0["username"], scope: $0["scope"], jkt: $0["jkt"],
+                    issuedAt: Date(timeIntervalSince1970: $0["issued_at"]), expiresAt: Date(timeIntervalSince1970: $0["expires_at"]),
+                    revoked: ($0["revoked"] as Int) != 0)
+            }
+        }
+    }
+
+    /// RFC 7009: revoking a refresh token revokes its family; revoking an access token revokes that token.
+    /// Returns false when the token is unknown or belongs to another client (which is not an error on the wire).
+    @discardableResult
+    func revoke(_ token: String, clientID: String) throws -> Bool {
+        try database.write { db in
+            let hash = TokenHash.of(token)
+            if let record = try Self.refreshRecord(db, hash: hash), record.clientID == clientID {
+                try Self.revokeFamily(db, record.familyID)
+                return true
+            }
+            if let owner = try String.fetchOne(db, sql: "SELECT client_id FROM access_tokens WHERE token_hash = ?", arguments: [hash]),
+                owner == clientID
+            {
+                try db.execute(sql: "UPDATE access_tokens SET revoked = 1 WHERE token_hash = ?", arguments: [hash])
+                return true
+            }
+            return false
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import GRDB
+
+/// The server's persistent state in SQLite: users, lockouts, dynamic clients, authorization codes,
+/// refresh-token families, access tokens and passkey credentials. Tokens and codes are stored hashed.
+public final class ServerStore: Sendable {
+    let database: any DatabaseWriter
+
+    /// Opens (or creates) the database at `path`; in memory when `path` is nil.
+    public init(path: String?) throws {
+        if let path {
+            database = try DatabaseQueue(path: path)
+        } else {
+            database = try DatabaseQueue()
+        }
+        try Self.migrator.migrate(database)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE users (
+                  username TEXT PRIMARY KEY NOT NULL, password_hash TEXT NOT NULL, email TEXT, name TEXT, created_at REAL NOT NULL);
+                CREATE TABLE lockouts (
+                  username TEXT PRIMARY KEY NOT NULL, failures INTEGER NOT NULL, locked_until REAL);
+                CREATE TABLE dynamic_clients (
+                  id TEXT PRIMARY KEY NOT NULL, secret_hash TEXT NOT NULL, template_id TEXT NOT NULL, created_at REAL NOT NULL);
+                CREATE TABLE authorization_codes (
+                  code_hash TEXT PRIMARY KEY NOT NULL, client_id TEXT NOT NULL, username TEXT NOT NULL, redirect_uri TEXT NOT NULL,
+                  scope TEXT NOT NULL, jkt TEXT, code_challenge TEXT, nonce TEXT, auth_time REAL NOT NULL,
+                  expires_at REAL NOT NULL, used INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE refresh_tokens (
+                  token_hash TEXT PRIMARY KEY NOT NULL, family_id TEXT NOT NULL, client_id TEXT NOT NULL, username TEXT,
+                  scope TEXT NOT NULL, jkt TEXT, expires_at REAL NOT NULL, status TEXT NOT NULL, created_at REAL NOT NULL);
+                CREATE INDEX refresh_tokens_family ON refresh_tokens(family_id);
+                CREATE TABLE access_tokens (
+                  token_hash TEXT PRIMARY KEY NOT NULL, family_id TEXT, client_id TEXT NOT NULL, username TEXT, scope TEXT NOT NULL,
+                  jkt TEXT, issued_at REAL NOT NULL, expires_at REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0);
+                CREATE INDEX access_tokens_family ON access_tokens(family_id);
+                CREATE TABLE passkey_credentials (
+                  credential_id TEXT PRIMARY KEY NOT NULL, username TEXT NOT NULL, public_key BLOB NOT NULL,
+                  sign_count INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL);
+                """)
+        }
+        return migrator
+    }
+
+    /// The names of the tables, for tests and diagnostics.
+    public func tableNames() throws -> [String] {
+        try database.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'grdb_%' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        }
+    }
+}
+
+// MARK: - Users and lockouts
+
+struct StoredUser: Sendable {
+    let username: String
+    let passwordHash: String
+    let email: String?
+    let name: String?
+}
+
+extension ServerStore {
+    func user(named username: String) throws -> StoredUser? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE username = ?", arguments: [username]).map {
+                StoredUser(username: $0["username"], passwordHash: $0["password_hash"], email: $0["email"], name: $0["name"])
+            }
+        }
+    }
+
+    func user(withEmail email: String) throws -> StoredUser? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE lower(email) = lower(?)", arguments: [email]).map {
+                StoredUser(username: $0["username"], passwordHash: $0["password_hash"], email: $0["email"], name: $0["name"])
+            }
+        }
+    }
+
+    /// Adds a user; false when the name is taken.
+    @discardableResult
+    func insertUser(_ user: StoredUser, now: Date) throws -> Bool {
+        try database.write { db in
+            guard try Row.fetchOne(db, sql: "SELECT 1 FROM users WHERE username = ?", arguments: [user.username]) == nil else { return false }
+            try db.execute(sql: "INSERT INTO users (username, password_hash, email, name, created_at) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [user.username, user.passwordHash, user.email, user.name, now.timeIntervalSince1970])
+            return true
+        }
+    }
+
+    /// When the account is locked, the time it unlocks.
+    func lockedUntil(_ username: String, now: Date) throws -> Date? {
+        try database.read { db in
+            guard let until = try Double.fetchOne(db, sql: "SELECT locked_until FROM lockouts WHERE username = ?", arguments: [username]),
+                until > now.timeIntervalSince1970
+            else { return nil }
+            return Date(timeIntervalSince1970: until)
+        }
+    }
+
+    /// Counts a failed login; locks the account once `maxFailures` is reached. Returns the failure count.
+    @discardableResult
+    func recordFailedLogin(_ username: String, maxFailures: Int, lockFor seconds: Int, now: Date) throws -> Int {
+        try database.write { db in
+            let failures = (try Int.fetchOne(db, sql: "SELECT failures FROM lockouts WHERE username = ?", arguments: [username]) ?? 0) + 1
+            let lockedUntil: Double? = failures >= maxFailures ? now.timeIntervalSince1970 + Double(seconds) : nil
+            try db.execute(sql: """
+                INSERT INTO lockouts (username, failures, locked_until) VALUES (?, ?, ?)
+                ON CONFLICT(username) DO UPDATE SET failures = excluded.failures, locked_until = excluded.locked_until
+                """, arguments: [username, failures, lockedUntil])
+            return failures
+        }
+    }
+
+    func clearFailedLogins(_ username: String) throws {
+        try database.write { db in try db.execute(sql: "DELETE FROM lockouts WHERE username = ?", arguments: [username]) }
+    }
+}
+
+// MARK: - Dynamic clients
+
+struct DynamicClient: Sendable {
+    let id: String
+    let secretHash: String
+    let templateID: String
+}
+
+extension ServerStore {
+    func insertDynamicClient(_ client: DynamicClient, now: Date) throws {
+        try database.write { db in
+            try db.execute(sql: "INSERT INTO dynamic_clients (id, secret_hash, template_id, created_at) VALUES (?, ?, ?, ?)",
+                           arguments: [client.id, client.secretHash, client.templateID, now.timeIntervalSince1970])
+        }
+    }
+
+    func dynamicClient(id: String) throws -> DynamicClient? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM dynamic_clients WHERE id = ?", arguments: [id]).map {
+                DynamicClient(id: $0["id"], secretHash: $0["secret_hash"], templateID: $0["template_id"])
+            }
+        }
+    }
+}
