@@ -56,6 +56,12 @@ public enum JSONValue: Sendable, Hashable {
     public subscript(key: String) -> JSONValue? {
         objectValue?[key]
     }
+
+    /// Element lookup on arrays; `nil` for other values and for indices out of range (never traps).
+    public subscript(index: Int) -> JSONValue? {
+        guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
+        return elements[index]
+    }
 }
 
 /// A JSON number kept as its literal text, so large integers and exact decimals survive a round trip.

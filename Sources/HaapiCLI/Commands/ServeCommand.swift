@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import HaapiServer
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the dev identity server (HAAPI, OAuth with DPoP, attestation, DCR).",
+        discussion: "Binds 127.0.0.1 unless told otherwise. With no flags: an in-memory database and the embedded demo configuration."
+    )
+
+    @Option(name: .long, help: "Port to listen on (0 picks a free one).")
+    var port: Int = 8443
+
+    @Option(name: .long, help: "Address to bind. Anything but loopback exposes a development server to the network.")
+    var host: String = "127.0.0.1"
+
+    @Option(name: .long, help: "SQLite database file; in memory when omitted.")
+    var db: String?
+
+    @Option(name: .long, help: "Configuration file (JSON); the embedded default when omitted.")
+    var config: String?
+
+    @Flag(name: .long, help: "Print the embedded default configuration and exit.")
+    var printDefaultConfig = false
+
+    func run() async throws {
+        if printDefaultConfig {
+            print(ServerConfiguration.defaultJSON)
+            return
+        }
+        let configuration: ServerConfiguration
+        do {
+            if let config {
+                configuration = try ServerConfiguration.load(json: try Data(contentsOf: URL(fileURLWithPath: config)))
+            } else {
+                configuration = try ServerConfiguration.embeddedDefault
+            }
+        } catch {
+            StandardStreams.printError("haapi serve: \(config ?? "default configuration"): \(error)")
+            throw ExitCode(ExitCodes.dataError)
+        }
+        let server = try DevServer(configuration: configuration, store: ServerStore(path: db))
+        let running = try await server.start(host: host, port: port)
+        // Written straight to the descriptor: print() would sit in a buffer when stdout is a pipe or file.
+        FileHandle.standardOutput.write(Data((ServeSummary.text(for: server, database: db) + "\n").utf8))
+        try await running.wait()
+    }
+}
+
+/// The one-screen summary `haapi serve` prints: where things are and how to sign in.
+enum ServeSummary {
+    static func text(for server: DevServer, database: String?) -> String {
+        let base = server.issuer
+        var lines = [
+            "swift-haapi dev server on \(base)  (\(database.map { "database \($0)" } ?? "in-memory database"))",
+            "",
+            "  discovery      \(base)/.well-known/openid-configuration",
+            "  authorize      \(base)/oauth/authorize   (HAAPI: Accept application/vnd.auth+json)",
+            "  token          \(base)/oauth/token        CAT: \(base)/oauth/token/cat",
+            "  revoke         \(base)/oauth/revoke       introspect: \(base)/oauth/introspect",
+            "  register (DCR) \(base)/oauth/register",
+            "",
+            "  clients:",
+        ]
+        for client in server.configuration.clients {
+            var traits: [String] = []
+            if let attestation = client.attestation { traits.append("attestation \(attestation.rawValue)") }
+            if client.tokenBoundCodes { traits.append("token-bound codes") }
+            if client.dpopNonce { traits.append("DPoP nonces") }
+            if client.isConfidential { traits.append(client.authenticationMethod.rawValue) }
+            if client.dcrTemplate != nil { traits.append("DCR template") }
+            if !client.redirectURIs.isEmpty { traits.append("redirect \(client.redirectURIs.joined(separator: ", "))") }
+            lines.append("    \(client.id): \(traits.joined(separator: "; "))")
+        }
+        lines.append("  users: " + server.configuration.users.map { "\($0.username) / \($0.password)" }.joined(separator: ", "))
+        lines.append("  authenticators: " + server.configuration.authenticators.map { "\($0.id) (\($0.type.rawValue))" }.joined(separator: ", "))
+        lines.append("")
+        lines.append("  approve a pending sign-in: haapi approve --server \(base) --user NAME   outbox: \(base)/admin/outbox")
+        lines.append("  Ctrl-C stops the server.")
+        return lines.joined(separator: "\n")
+    }
+}
