@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // The wire format: no networking, no crypto.
@@ -53,7 +54,10 @@ let package = Package(
         .executableTarget(name: "haapi", dependencies: ["HaapiCLI"]),
         .testTarget(name: "HaapiModelTests", dependencies: ["HaapiModel"]),
         .testTarget(name: "HaapiDriverTests", dependencies: ["HaapiDriver"]),
-        .testTarget(name: "HaapiServerTests", dependencies: ["HaapiServer", "HaapiDriver"]),
+        .testTarget(
+            name: "HaapiServerTests",
+            dependencies: ["HaapiServer", "HaapiDriver", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
         .testTarget(name: "HaapiCLITests", dependencies: ["HaapiCLI", "haapi"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,11 +1,14 @@
+import AsyncHTTPClient
 import Foundation
 import HaapiDriver
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
+import NIOHTTP1
 
 /// A plain HTTP exchange, built by hand: the tests must not depend on the SDK they later verify.
+///
+/// It runs on AsyncHTTPClient rather than URLSession: FoundationNetworking's URLSession (Swift 6.3,
+/// Linux) never completes a request answered with 401 and `WWW-Authenticate: Basic`, which RFC 6749
+/// §5.2 requires for a failed client_secret_basic. It follows no redirects, so a 302 can be inspected.
 struct RawResponse: Sendable {
     let status: Int
     let headers: [String: String]
@@ -18,29 +21,23 @@ struct RawResponse: Sendable {
 }
 
 enum RawHTTP {
-    /// Does not follow redirects: the browser flow's 302 to `app://…` is something to inspect.
-    private final class NoRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-        func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
-            completionHandler(nil)
-        }
-    }
-
-    private static let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
+    private static let client = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(30))))
 
     static func send(_ method: String, _ url: String, headers: [(String, String)] = [], body: Data? = nil) async throws -> RawResponse {
-        guard let target = URL(string: url) else { throw URLError(.badURL) }
-        var request = URLRequest(url: target)
-        request.httpMethod = method
-        for (name, value) in headers { request.addValue(value, forHTTPHeaderField: name) }
-        request.httpBody = body
-        let (data, response) = try await session.data(for: request)
-        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+        var request = HTTPClientRequest(url: url)
+        request.method = HTTPMethod(rawValue: method)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await client.execute(request, timeout: .seconds(30))
+        let buffer = try await response.body.collect(upTo: 4 * 1024 * 1024)
         var fields: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        for header in response.headers {
+            let name = header.name.lowercased()
+            fields[name] = fields[name].map { $0 + ", " + header.value } ?? header.value
         }
-        return RawResponse(status: http.statusCode, headers: fields, body: data)
+        return RawResponse(status: Int(response.status.code), headers: fields, body: Data(buffer.readableBytesView))
     }
 
     static func form(_ url: String, _ values: [(String, String)], headers: [(String, String)] = []) async throws -> RawResponse {
