@@ -56,7 +56,10 @@ let package = Package(
         .testTarget(name: "HaapiDriverTests", dependencies: ["HaapiDriver"]),
         .testTarget(
             name: "HaapiServerTests",
-            dependencies: ["HaapiServer", "HaapiDriver", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+            dependencies: [
+                "HaapiServer", "HaapiDriver", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(name: "HaapiCLITests", dependencies: ["HaapiCLI", "haapi"]),
     ],

@@ -47,6 +47,22 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
         public var idToken = 300
 
         public init() {}
+
+        /// Every member is optional in the file; what is left out keeps its default.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            let d = Lifetimes()
+            accessToken = try c.decodeIfPresent(Int.self, forKey: .accessToken) ?? d.accessToken
+            refreshToken = try c.decodeIfPresent(Int.self, forKey: .refreshToken) ?? d.refreshToken
+            haapiAccessToken = try c.decodeIfPresent(Int.self, forKey: .haapiAccessToken) ?? d.haapiAccessToken
+            authorizationCode = try c.decodeIfPresent(Int.self, forKey: .authorizationCode) ?? d.authorizationCode
+            attestationChallenge = try c.decodeIfPresent(Int.self, forKey: .attestationChallenge) ?? d.attestationChallenge
+            clientAttestationToken = try c.decodeIfPresent(Int.self, forKey: .clientAttestationToken) ?? d.clientAttestationToken
+            emailCode = try c.decodeIfPresent(Int.self, forKey: .emailCode) ?? d.emailCode
+            flow = try c.decodeIfPresent(Int.self, forKey: .flow) ?? d.flow
+            approvalWait = try c.decodeIfPresent(Int.self, forKey: .approvalWait) ?? d.approvalWait
+            idToken = try c.decodeIfPresent(Int.self, forKey: .idToken) ?? d.idToken
+        }
     }
 
     public struct DPoPSettings: Codable, Sendable, Equatable {
@@ -57,6 +73,14 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
         public var algorithms = ["ES256", "ES384", "ES512", "PS256", "RS256"]
 
         public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            let d = DPoPSettings()
+            iatWindowSeconds = try c.decodeIfPresent(Int.self, forKey: .iatWindowSeconds) ?? d.iatWindowSeconds
+            nonceRotationSeconds = try c.decodeIfPresent(Int.self, forKey: .nonceRotationSeconds) ?? d.nonceRotationSeconds
+            algorithms = try c.decodeIfPresent([String].self, forKey: .algorithms) ?? d.algorithms
+        }
     }
 
     public struct SecuritySettings: Codable, Sendable, Equatable {
@@ -69,6 +93,16 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
         public var pollingIntervalMilliseconds = 1_000
 
         public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            let d = SecuritySettings()
+            maxFailedLogins = try c.decodeIfPresent(Int.self, forKey: .maxFailedLogins) ?? d.maxFailedLogins
+            lockoutSeconds = try c.decodeIfPresent(Int.self, forKey: .lockoutSeconds) ?? d.lockoutSeconds
+            passwordHashIterations = try c.decodeIfPresent(Int.self, forKey: .passwordHashIterations) ?? d.passwordHashIterations
+            maxRequestBytes = try c.decodeIfPresent(Int.self, forKey: .maxRequestBytes) ?? d.maxRequestBytes
+            pollingIntervalMilliseconds = try c.decodeIfPresent(Int.self, forKey: .pollingIntervalMilliseconds) ?? d.pollingIntervalMilliseconds
+        }
     }
 }
 
@@ -252,6 +286,12 @@ extension ServerConfiguration {
             for uri in client.redirectURIs where URL(string: uri)?.scheme == nil {
                 throw ConfigurationError.invalid("client \"\(client.id)\": redirect URI \"\(uri)\" is not absolute")
             }
+        }
+        if let unknown = dpop.algorithms.first(where: { !["ES256", "ES384", "ES512", "PS256", "PS384", "PS512", "RS256", "RS384", "RS512"].contains($0) }) {
+            throw ConfigurationError.invalid("dpop.algorithms: \"\(unknown)\" is not an asymmetric JWS algorithm")
+        }
+        if security.maxRequestBytes < 1024 || security.maxFailedLogins < 1 || dpop.iatWindowSeconds < 1 || dpop.nonceRotationSeconds < 1 {
+            throw ConfigurationError.invalid("security and dpop limits must be positive (maxRequestBytes at least 1024)")
         }
         if security.passwordHashIterations < 600_000 {
             throw ConfigurationError.invalid("security.passwordHashIterations must be at least 600000 (OWASP 2023 for PBKDF2-HMAC-SHA256)")

@@ -13,11 +13,13 @@ final class HaapiDevice: @unchecked Sendable {
     var haapiToken: String?
     var sessionID: String?
 
-    init(base: String, clientID: String = "haapi-demo", key: SoftwareP256SigningKey = SoftwareP256SigningKey()) {
+    /// `clock` dates the proofs; tests that move the server's clock pass it so proofs stay in the iat window.
+    init(base: String, clientID: String = "haapi-demo", key: SoftwareP256SigningKey = SoftwareP256SigningKey(),
+         clock: @escaping @Sendable () -> Date = { Date() }) {
         self.base = base
         self.clientID = clientID
         self.key = key
-        dpop = Dpop(key: key)
+        dpop = Dpop(key: key, clock: clock)
     }
 
     func url(_ path: String) -> String { path.hasPrefix("http") ? path : base + path }
