@@ -52,13 +52,21 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "haapi", dependencies: ["HaapiCLI"]),
+        // A hand-built HAAPI client (raw HTTP, explicit DPoP): the server's tests and the load generator use it.
+        .target(
+            name: "HaapiRawClient",
+            dependencies: ["HaapiDriver", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
+        .executableTarget(
+            name: "haapi-bench",
+            dependencies: ["HaapiRawClient", "HaapiDriver", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .testTarget(name: "HaapiModelTests", dependencies: ["HaapiModel"]),
         .testTarget(name: "HaapiDriverTests", dependencies: ["HaapiDriver"]),
         .testTarget(
             name: "HaapiServerTests",
             dependencies: [
-                "HaapiServer", "HaapiDriver", .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "HaapiServer", "HaapiDriver", "HaapiRawClient", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(name: "HaapiCLITests", dependencies: ["HaapiCLI", "haapi"]),

@@ -1,4 +1,5 @@
 import Foundation
+import HaapiRawClient
 import HaapiDriver
 import HaapiModel
 @testable import HaapiServer
@@ -15,7 +16,7 @@ struct AuthenticatorTests {
 
     static func step(_ response: RawResponse) throws -> any HaapiRepresentation {
         guard case .representation(let step) = try HaapiDecoder().decode(response.body, contentType: response.header("Content-Type")) else {
-            throw TestFailure("expected a step, got \(response.status) \(response.text)")
+            throw UnexpectedResponse("expected a step, got \(response.status) \(response.text)")
         }
         return step
     }
@@ -23,7 +24,7 @@ struct AuthenticatorTests {
     static func problem(_ response: RawResponse) throws -> any ProblemRepresentation {
         #expect(response.contentType == "application/problem+json")
         guard case .problem(let problem) = try HaapiDecoder().decode(response.body, contentType: response.header("Content-Type")) else {
-            throw TestFailure("expected a problem, got \(response.status) \(response.text)")
+            throw UnexpectedResponse("expected a problem, got \(response.status) \(response.text)")
         }
         return problem
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HaapiRawClient
 @testable import HaapiServer
 import Testing
 

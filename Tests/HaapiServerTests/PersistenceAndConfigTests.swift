@@ -1,4 +1,5 @@
 import Foundation
+import HaapiRawClient
 import GRDB
 import HaapiDriver
 @testable import HaapiServer

@@ -1,4 +1,5 @@
 import Foundation
+import HaapiRawClient
 import HaapiDriver
 @testable import HaapiServer
 import Testing

@@ -1,20 +1,19 @@
 import Foundation
 import HaapiDriver
-@testable import HaapiServer
 
-/// A hand-rolled HAAPI client for tests: a device key, the attestation exchange, DPoP proofs, the nonce
+/// A hand-rolled HAAPI client for tests and load generation: a device key, the attestation exchange, DPoP proofs, the nonce
 /// and session headers, each written out explicitly against the wire format.
-final class HaapiDevice: @unchecked Sendable {
-    let base: String
-    let clientID: String
-    let key: SoftwareP256SigningKey
-    let dpop: Dpop
-    var nonce: String?
-    var haapiToken: String?
-    var sessionID: String?
+public final class HaapiDevice: @unchecked Sendable {
+    public let base: String
+    public let clientID: String
+    public let key: SoftwareP256SigningKey
+    public let dpop: Dpop
+    public var nonce: String?
+    public var haapiToken: String?
+    public var sessionID: String?
 
     /// `clock` dates the proofs; tests that move the server's clock pass it so proofs stay in the iat window.
-    init(base: String, clientID: String = "haapi-demo", key: SoftwareP256SigningKey = SoftwareP256SigningKey(),
+    public init(base: String, clientID: String = "haapi-demo", key: SoftwareP256SigningKey = SoftwareP256SigningKey(),
          clock: @escaping @Sendable () -> Date = { Date() }) {
         self.base = base
         self.clientID = clientID
@@ -22,45 +21,45 @@ final class HaapiDevice: @unchecked Sendable {
         dpop = Dpop(key: key, clock: clock)
     }
 
-    func url(_ path: String) -> String { path.hasPrefix("http") ? path : base + path }
+    public func url(_ path: String) -> String { path.hasPrefix("http") ? path : base + path }
 
-    func proof(_ method: String, _ url: String, accessToken: String? = nil) throws -> String {
+    public func proof(_ method: String, _ url: String, accessToken: String? = nil) throws -> String {
         try dpop.createProof(httpMethod: method, url: URL(string: url) ?? URL(fileURLWithPath: "/"), nonce: nonce, accessToken: accessToken)
     }
 
-    func remember(_ response: RawResponse) {
+    public func remember(_ response: RawResponse) {
         if let fresh = response.header("DPoP-Nonce") { nonce = fresh }
         if let session = response.header("Set-Session-Id") { sessionID = session }
     }
 
     /// The software attestation the `software` policy expects (docs/ATTESTATION.md).
-    static func attestation(challenge: String, clientID: String, key: SoftwareP256SigningKey, iat: Date = Date()) throws -> String {
+    public static func attestation(challenge: String, clientID: String, key: SoftwareP256SigningKey, iat: Date = Date()) throws -> String {
         try JWS.sign(
             claims: ["challenge": .string(challenge), "client_id": .string(clientID), "iat": .number(JSONNumber(Int(iat.timeIntervalSince1970)))],
             header: ["typ": "haapi-attestation+jwt", "jwk": key.publicJWK.json], signer: key)
     }
 
-    func challenge() async throws -> String {
+    public func challenge() async throws -> String {
         let response = try await RawHTTP.send("GET", url("/oauth/token/cat?client_id=\(clientID)"), headers: [("Accept", "application/json")])
         remember(response)
-        guard let challenge = response.json["challenge"]?.stringValue else { throw TestFailure("no challenge: \(response.text)") }
+        guard let challenge = response.json["challenge"]?.stringValue else { throw UnexpectedResponse("no challenge: \(response.text)") }
         return challenge
     }
 
-    func clientAttestationToken() async throws -> String {
+    public func clientAttestationToken() async throws -> String {
         let challenge = try await challenge()
         let response = try await RawHTTP.form(url("/oauth/token/cat"), [
             ("client_id", clientID), ("challenge", challenge),
             ("challenge_response", try Self.attestation(challenge: challenge, clientID: clientID, key: key)),
         ])
         remember(response)
-        guard let cat = response.json["cat"]?.stringValue else { throw TestFailure("no CAT: \(response.status) \(response.text)") }
+        guard let cat = response.json["cat"]?.stringValue else { throw UnexpectedResponse("no CAT: \(response.status) \(response.text)") }
         return cat
     }
 
     /// CAT → HAAPI access token, retrying once when the server asks for a nonce.
     @discardableResult
-    func obtainHaapiToken() async throws -> RawResponse {
+    public func obtainHaapiToken() async throws -> RawResponse {
         let cat = try await clientAttestationToken()
         var response = try await haapiTokenRequest(cat: cat)
         if response.json["error"] == "use_dpop_nonce" { response = try await haapiTokenRequest(cat: cat) }
@@ -68,7 +67,7 @@ final class HaapiDevice: @unchecked Sendable {
         return response
     }
 
-    func haapiTokenRequest(cat: String) async throws -> RawResponse {
+    public func haapiTokenRequest(cat: String) async throws -> RawResponse {
         let tokenURL = url("/oauth/token")
         let response = try await RawHTTP.form(tokenURL, [
             ("grant_type", "client_credentials"), ("scope", "urn:se:curity:scopes:haapi"),
@@ -79,9 +78,9 @@ final class HaapiDevice: @unchecked Sendable {
     }
 
     /// A HAAPI request: Accept, `Authorization: DPoP`, a fresh proof with `ath`, and the session header.
-    func haapi(_ method: String, _ path: String, form: [(String, String)]? = nil, extraHeaders: [(String, String)] = []) async throws -> RawResponse {
+    public func haapi(_ method: String, _ path: String, form: [(String, String)]? = nil, extraHeaders: [(String, String)] = []) async throws -> RawResponse {
         let target = url(path)
-        guard let token = haapiToken else { throw TestFailure("no HAAPI token") }
+        guard let token = haapiToken else { throw UnexpectedResponse("no HAAPI token") }
         var headers: [(String, String)] = [
             ("Accept", "application/vnd.auth+json"), ("Authorization", "DPoP " + token),
             ("DPoP", try proof(method, target, accessToken: token)),
@@ -98,9 +97,9 @@ final class HaapiDevice: @unchecked Sendable {
     }
 
     /// Follows a form action from a representation (the href, method and hidden fields the server sent).
-    func submit(_ action: JSONValue?, _ values: [(String, String)] = []) async throws -> RawResponse {
+    public func submit(_ action: JSONValue?, _ values: [(String, String)] = []) async throws -> RawResponse {
         guard let model = action?["model"], let href = model["href"]?.stringValue, let method = model["method"]?.stringValue else {
-            throw TestFailure("not a form action: \(action?.serialized() ?? "nil")")
+            throw UnexpectedResponse("not a form action: \(action?.serialized() ?? "nil")")
         }
         var form = values
         for field in model["fields"]?.arrayValue ?? [] where field["type"] == "hidden" {
@@ -113,14 +112,14 @@ final class HaapiDevice: @unchecked Sendable {
         return try await haapi(method, href, form: form)
     }
 
-    func authorize(redirectURI: String = "app://haapi", scope: String = "openid profile", extra: [(String, String)] = []) async throws -> RawResponse {
+    public func authorize(redirectURI: String = "app://haapi", scope: String = "openid profile", extra: [(String, String)] = []) async throws -> RawResponse {
         let query = FormURLEncoding.encode(([("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirectURI),
                                              ("scope", scope), ("state", "st-1")] + extra).map { (name: $0.0, value: $0.1) })
         return try await haapi("GET", "/oauth/authorize?" + query)
     }
 
     /// Authorize → redirect → selector → the named authenticator's first step.
-    func startAuthenticator(_ id: String, redirectURI: String = "app://haapi", extra: [(String, String)] = []) async throws -> RawResponse {
+    public func startAuthenticator(_ id: String, redirectURI: String = "app://haapi", extra: [(String, String)] = []) async throws -> RawResponse {
         let redirect = try await authorize(redirectURI: redirectURI, extra: extra)
         var step = try await submit(redirect.json["actions"]?[0])
         let first = step.json["actions"]?[0]
@@ -133,16 +132,16 @@ final class HaapiDevice: @unchecked Sendable {
     }
 
     /// A complete password login up to the authorization code.
-    func passwordLogin(username: String = "demouser", password: String = "Password1", redirectURI: String = "app://haapi",
+    public func passwordLogin(username: String = "demouser", password: String = "Password1", redirectURI: String = "app://haapi",
                        extra: [(String, String)] = []) async throws -> String {
         let login = try await startAuthenticator("password", redirectURI: redirectURI, extra: extra)
         let redirect = try await submit(login.json["actions"]?[0], [("userName", username), ("password", password)])
         let final = try await submit(redirect.json["actions"]?[0])
-        guard let code = final.json["properties"]?["code"]?.stringValue else { throw TestFailure("no code: \(final.status) \(final.text)") }
+        guard let code = final.json["properties"]?["code"]?.stringValue else { throw UnexpectedResponse("no code: \(final.status) \(final.text)") }
         return code
     }
 
-    func redeem(code: String, redirectURI: String = "app://haapi", withProof: Bool = true, extra: [(String, String)] = []) async throws -> RawResponse {
+    public func redeem(code: String, redirectURI: String = "app://haapi", withProof: Bool = true, extra: [(String, String)] = []) async throws -> RawResponse {
         let tokenURL = url("/oauth/token")
         var headers: [(String, String)] = []
         if withProof { headers.append(("DPoP", try proof("POST", tokenURL))) }
@@ -152,7 +151,7 @@ final class HaapiDevice: @unchecked Sendable {
         return response
     }
 
-    func refresh(_ token: String, withKey signer: Dpop? = nil) async throws -> RawResponse {
+    public func refresh(_ token: String, withKey signer: Dpop? = nil) async throws -> RawResponse {
         let tokenURL = url("/oauth/token")
         let proofMaker = signer ?? dpop
         let proof = try proofMaker.createProof(httpMethod: "POST", url: URL(string: tokenURL) ?? URL(fileURLWithPath: "/"), nonce: nonce)
@@ -163,7 +162,8 @@ final class HaapiDevice: @unchecked Sendable {
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+/// A response that did not have the shape the client expected.
+public struct UnexpectedResponse: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
