@@ -8,9 +8,10 @@ struct DemoCommand: ParsableCommand {
         commandName: "demo",
         abstract: "The quick start: a guided tour of an API-driven login.",
         discussion: """
-            Coming next: an embedded dev identity server on a loopback port and an interactive login in \
-            the terminal. Today the demo runs offline: it decodes a login step, builds the form \
-            submission and signs the DPoP proof that would go with it.
+            Coming next: the embedded dev identity server started in-process and an interactive login in \
+            the terminal (the SDK and UI milestones). Today the demo runs offline: it decodes a login \
+            step, builds the form submission and signs the DPoP proof that would go with it. The dev \
+            server itself already runs: `haapi serve`.
             """
     )
 
@@ -26,8 +27,8 @@ struct DemoCommand: ParsableCommand {
         print("""
             swift-haapi demo
             ────────────────
-            The embedded dev server and the interactive terminal login are not built yet (see docs/ARCHITECTURE.md).
-            What runs today, offline:
+            The interactive terminal login arrives with the SDK and UI milestones (docs/ARCHITECTURE.md).
+            The dev identity server already runs on its own: `swift run haapi serve`. This tour runs offline:
 
             1. A HAAPI server answers the authorize request with a step like this one, decoded into a typed value:
             """)
@@ -50,7 +51,8 @@ struct DemoCommand: ParsableCommand {
         print(indent("header: \(JSONValue.object(parsed.jws.header).serialized())\nclaims: \(JSONValue.object(parsed.claims).serialized())"))
         print("""
 
-            Try the tools on your own data:
+            Try the tools:
+              swift run haapi serve                      # the dev identity server on 127.0.0.1:8443
               swift run haapi inspect --json response.json
               swift run haapi dpop --method POST --url https://idp.example/token --key device-key.json
             """)

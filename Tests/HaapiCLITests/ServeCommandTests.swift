@@ -1,0 +1,38 @@
+import Foundation
+import HaapiModel
+import Testing
+
+@Suite("haapi serve and haapi approve")
+struct ServeCommandTests {
+    @Test("--print-default-config prints the embedded configuration")
+    func printDefaultConfig() throws {
+        let result = try CLIRunner.run(["serve", "--print-default-config"])
+        #expect(result.status == 0)
+        let configuration = try JSONParser().parse(result.stdout)
+        #expect(configuration["users"]?[0]?["username"] == "demouser")
+        #expect(configuration["clients"]?[0]?["id"] == "haapi-demo")
+    }
+
+    @Test("a bad configuration file is a clear error and exit 65")
+    func badConfig() throws {
+        let directory = try CLIRunner.temporaryDirectory()
+        let file = directory.appendingPathComponent("bad.json")
+        try Data(#"{"clients":[{"id":"a"},{"id":"a"}],"authenticators":[{"id":"p","type":"username-password","title":"P"}]}"#.utf8).write(to: file)
+        let result = try CLIRunner.run(["serve", "--config", file.path, "--port", "0"])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("client \"a\" is defined twice"))
+    }
+
+    @Test("serve prints its summary and answers on loopback; approve reports when nothing is pending")
+    func serveAndApprove() async throws {
+        let (process, output) = try CLIRunner.start(["serve", "--port", "0"])
+        defer { process.terminate() }
+        let summary = try await CLIRunner.waitForLine(containing: "swift-haapi dev server on", in: output)
+        let base = try #require(summary.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }).description
+        let all = try await CLIRunner.waitForLine(containing: "users:", in: output)
+        #expect(all.contains("demouser"))
+        let approve = try CLIRunner.run(["approve", "--server", base, "--user", "demouser"])
+        #expect(approve.status == 1)
+        #expect(approve.stderr.contains("no pending sign-in for demouser"))
+    }
+}
