@@ -92,10 +92,9 @@ extension DevServer {
     func clientAttestationToken(_ incoming: Request) async -> Response {
         var request = incoming
         let form: [String: String]
-        do throws(RequestFailure) {
-            form = try await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
-        } catch {
-            return error.response
+        switch await readForm(&request) {
+        case .ok(let values): form = values
+        case .rejected(let response): return response
         }
         let client: ResolvedClient
         switch attestedClient(form["client_id"] ?? HTTP.query(request)["client_id"]) {

@@ -17,10 +17,9 @@ extension DevServer {
     func token(_ incoming: Request) async -> Response {
         var request = incoming
         let form: [String: String]
-        do throws(RequestFailure) {
-            form = try await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
-        } catch {
-            return error.response
+        switch await readForm(&request) {
+        case .ok(let values): form = values
+        case .rejected(let response): return response
         }
         switch form["grant_type"] {
         case "client_credentials"?:
@@ -30,6 +29,29 @@ extension DevServer {
         case "refresh_token"?: return await refresh(request, form)
         case nil: return HTTP.oauthError("invalid_request", "grant_type is required")
         case let other?: return HTTP.oauthError("unsupported_grant_type", "grant_type \(other) is not supported")
+        }
+    }
+
+    /// Reads the URL-encoded body within the configured size limit.
+    func readForm(_ request: inout Request) async -> Checked<[String: String]> {
+        do throws(RequestFailure) {
+            return .ok(try await HTTP.form(&request, limit: configuration.security.maxRequestBytes))
+        } catch {
+            return .rejected(error.response)
+        }
+    }
+
+    /// The form of a token, revocation or introspection request and the client it authenticates.
+    func authenticatedForm(_ incoming: Request) async -> Checked<(request: Request, form: [String: String], client: ResolvedClient)> {
+        var request = incoming
+        let form: [String: String]
+        switch await readForm(&request) {
+        case .ok(let values): form = values
+        case .rejected(let response): return .rejected(response)
+        }
+        switch await authenticateClient(request, form) {
+        case .ok(let client): return .ok((request, form, client))
+        case .rejected(let response): return .rejected(response)
         }
     }
 
@@ -275,16 +297,10 @@ extension DevServer {
     // MARK: Revocation (RFC 7009) and introspection (RFC 7662)
 
     func revocation(_ incoming: Request) async -> Response {
-        var request = incoming
         let form: [String: String]
-        do throws(RequestFailure) {
-            form = try await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
-        } catch {
-            return error.response
-        }
         let client: ResolvedClient
-        switch await authenticateClient(request, form) {
-        case .ok(let authenticated): client = authenticated
+        switch await authenticatedForm(incoming) {
+        case .ok(let checked): (form, client) = (checked.form, checked.client)
         case .rejected(let response): return response
         }
         guard let token = form["token"], !token.isEmpty else { return HTTP.oauthError("invalid_request", "token is required") }
@@ -294,16 +310,10 @@ extension DevServer {
     }
 
     func introspection(_ incoming: Request) async -> Response {
-        var request = incoming
         let form: [String: String]
-        do throws(RequestFailure) {
-            form = try await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
-        } catch {
-            return error.response
-        }
         let caller: ResolvedClient
-        switch await authenticateClient(request, form) {
-        case .ok(let authenticated): caller = authenticated
+        switch await authenticatedForm(incoming) {
+        case .ok(let checked): (form, caller) = (checked.form, checked.client)
         case .rejected(let response): return response
         }
         guard let token = form["token"], !token.isEmpty else { return HTTP.oauthError("invalid_request", "token is required") }
