@@ -25,6 +25,8 @@ struct TokenEndpointTests {
         #expect(wrong.status == 401 && wrong.json["error"] == "invalid_client" && wrong.header("WWW-Authenticate")?.hasPrefix("Basic") == true)
         let post = try await RawHTTP.form(Self.tokenURL(server), [("grant_type", "client_credentials"), ("client_id", "secret-post"), ("client_secret", "post-secret")])
         #expect(post.status == 200, "\(post.text)")
+        #expect(post.json["expires_in"] == 42, "a client's own lifetime overrides the server-wide one")
+        #expect(basic.json["expires_in"] == 300)
         let postWrong = try await RawHTTP.form(Self.tokenURL(server), [("grant_type", "client_credentials"), ("client_id", "secret-post"), ("client_secret", "x")])
         #expect(postWrong.status == 401 && postWrong.json["error"] == "invalid_client")
         let scope = try await RawHTTP.form(Self.tokenURL(server), [("grant_type", "client_credentials"), ("scope", "admin")],

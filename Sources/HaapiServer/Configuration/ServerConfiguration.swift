@@ -138,6 +138,9 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
     public var authenticators: [String]
     /// Present on a template client for templatized dynamic registration.
     public var dcrTemplate: DCRTemplate?
+    /// Per-client lifetimes in seconds; the server-wide `lifetimes` apply when absent.
+    public var accessTokenLifetime: Int?
+    public var refreshTokenLifetime: Int?
 
     public struct DCRTemplate: Codable, Sendable, Equatable {
         /// The client whose `dcr`-scoped token may register clients from this template.
@@ -148,7 +151,8 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
         id: String, secret: String? = nil, authenticationMethod: AuthenticationMethod = .none, jwks: String? = nil,
         attestation: AttestationPolicy? = nil, allowWithoutAttestation: Bool = false, tokenBoundCodes: Bool = false,
         dpopNonce: Bool = false, redirectURIs: [String] = [], scopes: [String] = [], requirePKCE: Bool = false,
-        consent: Bool = false, authenticators: [String] = [], dcrTemplate: DCRTemplate? = nil
+        consent: Bool = false, authenticators: [String] = [], dcrTemplate: DCRTemplate? = nil,
+        accessTokenLifetime: Int? = nil, refreshTokenLifetime: Int? = nil
     ) {
         self.id = id
         self.secret = secret
@@ -164,6 +168,8 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
         self.consent = consent
         self.authenticators = authenticators
         self.dcrTemplate = dcrTemplate
+        self.accessTokenLifetime = accessTokenLifetime
+        self.refreshTokenLifetime = refreshTokenLifetime
     }
 
     public init(from decoder: any Decoder) throws {
@@ -182,6 +188,8 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
         consent = try c.decodeIfPresent(Bool.self, forKey: .consent) ?? false
         authenticators = try c.decodeIfPresent([String].self, forKey: .authenticators) ?? []
         dcrTemplate = try c.decodeIfPresent(DCRTemplate.self, forKey: .dcrTemplate)
+        accessTokenLifetime = try c.decodeIfPresent(Int.self, forKey: .accessTokenLifetime)
+        refreshTokenLifetime = try c.decodeIfPresent(Int.self, forKey: .refreshTokenLifetime)
     }
 
     /// Whether the client may run HAAPI flows at all.
@@ -282,6 +290,9 @@ extension ServerConfiguration {
             }
             if let template = client.dcrTemplate, !clients.contains(where: { $0.id == template.authenticateClientBy }) {
                 throw ConfigurationError.invalid("client \"\(client.id)\": dcrTemplate.authenticateClientBy names unknown client \"\(template.authenticateClientBy)\"")
+            }
+            for lifetime in [client.accessTokenLifetime, client.refreshTokenLifetime].compactMap({ $0 }) where lifetime < 1 {
+                throw ConfigurationError.invalid("client \"\(client.id)\": lifetimes must be positive, not \(lifetime)")
             }
             for uri in client.redirectURIs where URL(string: uri)?.scheme == nil {
                 throw ConfigurationError.invalid("client \"\(client.id)\": redirect URI \"\(uri)\" is not absolute")

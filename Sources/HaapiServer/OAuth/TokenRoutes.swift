@@ -217,7 +217,7 @@ extension DevServer {
         }
         let now = clock()
         let replacement = SecureRandom.token(byteCount: 32)
-        let expiry = now.addingTimeInterval(TimeInterval(configuration.lifetimes.refreshToken))
+        let expiry = now.addingTimeInterval(TimeInterval(client.configuration.refreshTokenLifetime ?? configuration.lifetimes.refreshToken))
         let rotation: ServerStore.Rotation
         do {
             rotation = try store.rotateRefreshToken(token, replacement: replacement, expiresAt: expiry, now: now)
@@ -242,11 +242,12 @@ extension DevServer {
         client: ResolvedClient, username: String?, scope: [String], jkt: String?, refresh: RefreshIssue,
         idToken: (nonce: String?, authTime: Date)? = nil, now: Date
     ) async -> Response {
-        let lifetimes = configuration.lifetimes
+        let accessLifetime = client.configuration.accessTokenLifetime ?? configuration.lifetimes.accessToken
+        let refreshLifetime = client.configuration.refreshTokenLifetime ?? configuration.lifetimes.refreshToken
         let accessToken = SecureRandom.token(byteCount: 32)
         var body: JSONObject = [
             "access_token": .string(accessToken), "token_type": .string(jkt == nil ? "Bearer" : "DPoP"),
-            "expires_in": .number(JSONNumber(lifetimes.accessToken)), "scope": .string(scope.joined(separator: " ")),
+            "expires_in": .number(JSONNumber(accessLifetime)), "scope": .string(scope.joined(separator: " ")),
         ]
         do {
             var familyID: String?
@@ -258,7 +259,7 @@ extension DevServer {
                 let token = SecureRandom.token(byteCount: 32)
                 try store.storeRefreshToken(token, RefreshTokenRecord(
                     familyID: family, clientID: client.id, username: username, scope: scope.joined(separator: " "), jkt: jkt,
-                    expiresAt: now.addingTimeInterval(TimeInterval(lifetimes.refreshToken)), status: .active), now: now)
+                    expiresAt: now.addingTimeInterval(TimeInterval(refreshLifetime)), status: .active), now: now)
                 familyID = family
                 body["refresh_token"] = .string(token)
             case .rotated(let token, let family):
@@ -267,7 +268,7 @@ extension DevServer {
             }
             try store.storeAccessToken(accessToken, AccessTokenRecord(
                 familyID: familyID, clientID: client.id, username: username, scope: scope.joined(separator: " "), jkt: jkt,
-                issuedAt: now, expiresAt: now.addingTimeInterval(TimeInterval(lifetimes.accessToken)), revoked: false))
+                issuedAt: now, expiresAt: now.addingTimeInterval(TimeInterval(accessLifetime)), revoked: false))
             if let idToken, let username, scope.contains("openid") {
                 body["id_token"] = .string(try makeIDToken(client: client, username: username, scope: scope, nonce: idToken.nonce,
                                                            authTime: idToken.authTime, now: now))
