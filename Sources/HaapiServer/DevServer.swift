@@ -90,12 +90,16 @@ public final class DevServer: Sendable {
                 portContinuation.finish()
             },
             logger: logger)
-        let task = Task { try await application.run() }
+        let task = Task {
+            // If the server stops before it ever ran (the port is taken), end the wait below too.
+            defer { portContinuation.finish() }
+            try await application.run()
+        }
         var boundPort = 0
         for await value in portStream { boundPort = value }
         guard boundPort > 0 else {
             task.cancel()
-            _ = await task.result
+            if case .failure(let error) = await task.result { throw ServerStartError.couldNotBind("\(host):\(port): \(error)") }
             throw ServerStartError.couldNotBind("\(host):\(port)")
         }
         let displayHost = host.contains(":") ? "[\(host)]" : (host == "0.0.0.0" ? "127.0.0.1" : host)

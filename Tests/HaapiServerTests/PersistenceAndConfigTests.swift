@@ -95,6 +95,14 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("a port that is already taken is a clear start error, not a hang")
+    func portTaken() async throws {
+        let server = try await TestServer.shared.get()
+        let port = try #require(URL(string: server.base)?.port)
+        let second = try DevServer(configuration: TestConfiguration.make(), store: ServerStore(path: nil))
+        await #expect(throws: ServerStartError.self) { _ = try await second.start(port: port) }
+    }
+
     @Test("request bodies over the limit are refused before they are read")
     func bodyLimit() async throws {
         let server = try await TestServer.shared.get()

@@ -50,7 +50,7 @@ extension DevServer {
             id: SecureRandom.token(byteCount: 24), clientID: caller.client.id, jkt: caller.jkt, redirectURI: redirectURI, scope: scope,
             state: query["state"], nonce: query["nonce"], codeChallenge: challenge,
             expiresAt: clock().addingTimeInterval(TimeInterval(configuration.lifetimes.flow)))
-        await flows.insert(session)
+        await flows.insert(session, now: clock())
         return representation(caller, Representation.redirection(to: url(Paths.authenticate)), setSession: session.id)
     }
 

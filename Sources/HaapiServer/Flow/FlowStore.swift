@@ -45,7 +45,12 @@ actor FlowStore {
     private var sessions: [String: FlowSession] = [:]
     private var browserPages: [String: String] = [:]
 
-    func insert(_ session: FlowSession) {
+    /// Abandoned flows are dropped here, so an idle flood of authorize requests cannot grow memory for long.
+    func insert(_ session: FlowSession, now: Date) {
+        if sessions.count >= 10_000 {
+            sessions = sessions.filter { $0.value.expiresAt > now }
+            browserPages = browserPages.filter { sessions[$0.value] != nil }
+        }
         sessions[session.id] = session
     }
 
