@@ -62,7 +62,7 @@ let package = Package(
             dependencies: ["HaapiRawClient", "HaapiDriver", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "HaapiModelTests", dependencies: ["HaapiModel"]),
-        .testTarget(name: "HaapiDriverTests", dependencies: ["HaapiDriver"]),
+        .testTarget(name: "HaapiDriverTests", dependencies: ["HaapiDriver", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "HaapiServerTests",
             dependencies: [

@@ -1,0 +1,130 @@
+import Crypto
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Values in files, each sealed with AES-256-GCM under a key kept in its own file.
+///
+/// - The directory is created with mode 0700, every file with mode 0600, in one call each (no window
+///   in which another user could read them).
+/// - A write goes to a temporary file that is then renamed over the old one, so a crash never leaves
+///   half a value.
+/// - The value's key name is the GCM associated data: a file copied or renamed onto another key does
+///   not open.
+/// - File names are SHA-256 of the key name, so key names never appear on disk.
+///
+/// The sealing key file is what protects the values at rest; keep it (and backups) as private as the
+/// data. On Apple platforms prefer the Keychain.
+public final class FileStorage: Storage, @unchecked Sendable {
+    public let directory: URL
+    private let sealingKey: SymmetricKey
+    private let lock = NSLock()
+
+    static let keyFileName = "storage.key"
+
+    /// Opens the storage in `directory`, creating it and its sealing key when missing.
+    public init(directory: URL) throws(StorageError) {
+        self.directory = directory
+        try Self.createDirectory(directory)
+        sealingKey = try Self.loadOrCreateKey(in: directory)
+    }
+
+    public func read(key: String) throws(StorageError) -> Data? {
+        let path = try path(for: key)
+        lock.lock()
+        defer { lock.unlock() }
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let sealed = FileManager.default.contents(atPath: path) else { throw .unavailable("cannot read \(path)") }
+        do {
+            return try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: sealingKey, authenticating: Data(key.utf8))
+        } catch {
+            throw .corrupted(key: key)
+        }
+    }
+
+    public func write(_ data: Data, key: String) throws(StorageError) {
+        let path = try path(for: key)
+        let sealed: Data
+        do {
+            guard let combined = try AES.GCM.seal(data, using: sealingKey, authenticating: Data(key.utf8)).combined else {
+                throw StorageError.unavailable("AES-GCM produced no output")
+            }
+            sealed = combined
+        } catch {
+            throw .unavailable("sealing failed: \(error)")
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        let temporary = path + ".tmp-" + UUID().uuidString
+        try Self.createPrivateFile(temporary, contents: sealed)
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw .unavailable("cannot replace \(path): \(reason)")
+        }
+    }
+
+    public func delete(key: String) throws(StorageError) {
+        let path = try path(for: key)
+        lock.lock()
+        defer { lock.unlock() }
+        guard unlink(path) == 0 || errno == ENOENT else { throw .unavailable("cannot delete \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    private func path(for key: String) throws(StorageError) -> String {
+        guard !key.isEmpty else { throw .invalidKey("empty") }
+        let name = SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        return directory.appendingPathComponent(name + ".sealed").path
+    }
+
+    private static func createDirectory(_ directory: URL) throws(StorageError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw .unavailable("\(directory.path) is not a directory") }
+            return
+        }
+        let parent = directory.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        } catch {
+            throw .unavailable("cannot create \(parent.path): \(error.localizedDescription)")
+        }
+        guard mkdir(directory.path, 0o700) == 0 || errno == EEXIST else {
+            throw .unavailable("cannot create \(directory.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private static func loadOrCreateKey(in directory: URL) throws(StorageError) -> SymmetricKey {
+        let path = directory.appendingPathComponent(keyFileName).path
+        if !FileManager.default.fileExists(atPath: path) {
+            do {
+                try createPrivateFile(path, contents: Data(SecureRandom.bytes(32)), exclusive: true)
+            } catch {
+                // Another process created it first; use theirs.
+                guard FileManager.default.fileExists(atPath: path) else { throw error }
+            }
+        }
+        guard let bytes = FileManager.default.contents(atPath: path) else { throw .unavailable("cannot read \(path)") }
+        guard bytes.count == 32 else { throw .unavailable("\(path) must hold 32 bytes, found \(bytes.count)") }
+        return SymmetricKey(data: bytes)
+    }
+
+    /// Creates the file with mode 0600 in the same call that opens it, then writes and syncs it.
+    private static func createPrivateFile(_ path: String, contents: Data, exclusive: Bool = true) throws(StorageError) {
+        let flags = O_WRONLY | O_CREAT | O_TRUNC | (exclusive ? O_EXCL : 0)
+        let descriptor = open(path, flags, 0o600)
+        guard descriptor >= 0 else { throw .unavailable("cannot create \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        let written = contents.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
+        guard written == contents.count, fsync(descriptor) == 0 else { throw .unavailable("cannot write \(path)") }
+    }
+}
+
+/// `write(2)`, named apart from the `write(_:key:)` method above.
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
+}
