@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // The wire format: no networking, no crypto.
@@ -27,6 +28,7 @@ let package = Package(
                 "HaapiModel",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The dev identity server: HAAPI flows, OAuth with DPoP, attestation, DCR, SQLite.
@@ -62,7 +64,10 @@ let package = Package(
             dependencies: ["HaapiRawClient", "HaapiDriver", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "HaapiModelTests", dependencies: ["HaapiModel"]),
-        .testTarget(name: "HaapiDriverTests", dependencies: ["HaapiDriver", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "HaapiDriverTests",
+            dependencies: ["HaapiDriver", .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "HaapiServerTests",
             dependencies: [

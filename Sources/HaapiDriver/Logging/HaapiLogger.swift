@@ -1,0 +1,135 @@
+import Foundation
+
+/// The SDK's logger. Nothing is written until `followUpTags` names the tags to show:
+///
+/// ```swift
+/// HaapiLogger.followUpTags = DriverFollowUpTag.allCases + SdkFollowUpTag.allCases
+/// HaapiLogger.appendLogSink(MySink())
+/// ```
+///
+/// Levels: debug is on in DEBUG builds only; info, warning and error are on. Secrets are masked by
+/// default; turning `isSensitiveValueMasked` off makes every line that shows one come with `[UNSECURED]`
+/// warnings, so an unmasked log cannot go unnoticed.
+public enum HaapiLogger {
+    static let mask = "*****"
+
+    private final class State: @unchecked Sendable {
+        let lock = NSLock()
+        var followUpTags: [any FollowUpTag] = []
+        #if DEBUG
+        var isDebugEnabled = true
+        #else
+        var isDebugEnabled = false
+        #endif
+        var isInfoEnabled = true
+        var isWarningEnabled = true
+        var isErrorEnabled = true
+        var isSensitiveValueMasked = true
+        var sinks: [any LogSink] = [ConsoleLogSink()]
+
+        func withLock<T>(_ body: (State) -> T) -> T {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(self)
+        }
+    }
+
+    private static let state = State()
+
+    /// The tags to log; empty (the default) logs nothing.
+    public static var followUpTags: [any FollowUpTag] {
+        get { state.withLock { $0.followUpTags } }
+        set { state.withLock { $0.followUpTags = newValue } }
+    }
+
+    public static var isDebugEnabled: Bool {
+        get { state.withLock { $0.isDebugEnabled } }
+        set { state.withLock { $0.isDebugEnabled = newValue } }
+    }
+
+    public static var isInfoEnabled: Bool {
+        get { state.withLock { $0.isInfoEnabled } }
+        set { state.withLock { $0.isInfoEnabled = newValue } }
+    }
+
+    public static var isWarningEnabled: Bool {
+        get { state.withLock { $0.isWarningEnabled } }
+        set { state.withLock { $0.isWarningEnabled = newValue } }
+    }
+
+    public static var isErrorEnabled: Bool {
+        get { state.withLock { $0.isErrorEnabled } }
+        set { state.withLock { $0.isErrorEnabled = newValue } }
+    }
+
+    /// True by default. Set it to false only while debugging, never in a release build.
+    public static var isSensitiveValueMasked: Bool {
+        get { state.withLock { $0.isSensitiveValueMasked } }
+        set { state.withLock { $0.isSensitiveValueMasked = newValue } }
+    }
+
+    /// Adds a destination; the console sink (standard error) is always there.
+    public static func appendLogSink(_ sink: any LogSink) {
+        state.withLock { $0.sinks.append(sink) }
+    }
+
+    /// Removes every sink but the console (for tests and for apps that reconfigure logging).
+    public static func removeAppendedLogSinks() {
+        state.withLock { $0.sinks = [ConsoleLogSink()] }
+    }
+
+    public static func debug(_ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line) {
+        log(.debug, tag, message, file: file, line: line)
+    }
+
+    public static func info(_ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line) {
+        log(.info, tag, message, file: file, line: line)
+    }
+
+    public static func warning(_ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line) {
+        log(.warning, tag, message, file: file, line: line)
+    }
+
+    public static func error(_ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line) {
+        log(.error, tag, message, file: file, line: line)
+    }
+
+    public static func log(_ type: LogType, _ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line) {
+        let (sinks, masked, enabled) = state.withLock { state -> ([any LogSink], Bool, Bool) in
+            let levelOn = switch type {
+            case .debug: state.isDebugEnabled
+            case .info: state.isInfoEnabled
+            case .warning: state.isWarningEnabled
+            case .error: state.isErrorEnabled
+            }
+            let tagOn = state.followUpTags.contains { $0.rawValue == tag.rawValue }
+            return (state.sinks, state.isSensitiveValueMasked, levelOn && tagOn)
+        }
+        guard enabled else { return }
+        let text = message.rendered(masked: masked)
+        for sink in sinks {
+            if !masked, message.containsSensitiveValue {
+                sink.writeLog(logType: .warning, followUpTag: UnsecuredTag(), message: "********** SENSITIVE VALUE IS UNMASKED **********", file: file, line: line)
+                sink.writeLog(logType: .warning, followUpTag: UnsecuredTag(),
+                              message: "********** HaapiLogger.isSensitiveValueMasked must be set to true in `release` mode. **********", file: file, line: line)
+            }
+            sink.writeLog(logType: type, followUpTag: tag, message: text, file: file, line: line)
+        }
+    }
+
+    /// The tag of the warnings that accompany unmasked secrets.
+    public struct UnsecuredTag: FollowUpTag {
+        public var rawValue: String { "UNSECURED" }
+    }
+}
+
+/// Writes `[TAG] [LEVEL] File.line : message` to standard error.
+public struct ConsoleLogSink: LogSink {
+    public init() {}
+
+    public func writeLog(logType: LogType, followUpTag: any FollowUpTag, message: String, file: String, line: Int) {
+        let fileName = file.split(separator: "/").last.map { String($0.split(separator: ".").first ?? $0) } ?? file
+        let prefix = followUpTag is HaapiLogger.UnsecuredTag ? "[UNSECURED]" : "[\(followUpTag.rawValue)] [\(logType.rawValue)] \(fileName).\(line) :"
+        FileHandle.standardError.write(Data("\(prefix) \(message)\n".utf8))
+    }
+}

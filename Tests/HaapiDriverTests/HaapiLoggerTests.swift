@@ -1,0 +1,133 @@
+import Foundation
+import HaapiDriver
+import Logging
+import Testing
+
+/// Captures what the logger writes.
+final class RecordingSink: LogSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [(type: LogType, tag: String, message: String)] = []
+
+    func writeLog(logType: LogType, followUpTag: any FollowUpTag, message: String, file: String, line: Int) {
+        lock.lock()
+        entries.append((logType, followUpTag.rawValue, message))
+        lock.unlock()
+    }
+
+    var lines: [(type: LogType, tag: String, message: String)] {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries
+    }
+}
+
+/// The logger's configuration is process-wide, so these tests run one at a time and restore the defaults.
+@Suite("HaapiLogger", .serialized)
+struct HaapiLoggerTests {
+    static func withFreshLogger(_ body: (RecordingSink) throws -> Void) rethrows {
+        HaapiLogger.removeAppendedLogSinks()
+        HaapiLogger.followUpTags = []
+        HaapiLogger.isSensitiveValueMasked = true
+        HaapiLogger.isDebugEnabled = true
+        HaapiLogger.isInfoEnabled = true
+        HaapiLogger.isWarningEnabled = true
+        HaapiLogger.isErrorEnabled = true
+        let sink = RecordingSink()
+        HaapiLogger.appendLogSink(sink)
+        defer {
+            HaapiLogger.removeAppendedLogSinks()
+            HaapiLogger.followUpTags = []
+            HaapiLogger.isSensitiveValueMasked = true
+        }
+        try body(sink)
+    }
+
+    @Test("the tags carry the seed's HAAPI_* names")
+    func tagNames() {
+        #expect(DriverFollowUpTag.allCases.map(\.rawValue) == ["HAAPI_DRIVER_FLOW", "HAAPI_DRIVER_STORAGE", "HAAPI_DRIVER_HTTP", "HAAPI_DRIVER_ATTESTATION"])
+        #expect(SdkFollowUpTag.allCases.map(\.rawValue) == ["HAAPI_SDK_FLOW", "HAAPI_SDK_HTTP", "HAAPI_SDK_MAPPING", "HAAPI_SDK_OAUTH"])
+    }
+
+    @Test("defaults: nothing is logged until tags are chosen; debug is on in DEBUG builds; secrets are masked")
+    func defaults() {
+        #if DEBUG
+        #expect(HaapiLogger.isDebugEnabled)
+        #endif
+        #expect(HaapiLogger.isInfoEnabled && HaapiLogger.isWarningEnabled && HaapiLogger.isErrorEnabled)
+        #expect(HaapiLogger.isSensitiveValueMasked)
+        Self.withFreshLogger { sink in
+            HaapiLogger.info(DriverFollowUpTag.http, "not shown")
+            #expect(sink.lines.isEmpty)
+        }
+    }
+
+    @Test("only the chosen tags and enabled levels reach the sinks")
+    func filtering() {
+        Self.withFreshLogger { sink in
+            HaapiLogger.followUpTags = SdkFollowUpTag.allCases
+            HaapiLogger.info(DriverFollowUpTag.http, "driver line")
+            HaapiLogger.info(SdkFollowUpTag.oauth, "sdk line")
+            HaapiLogger.isDebugEnabled = false
+            HaapiLogger.debug(SdkFollowUpTag.flow, "debug line")
+            HaapiLogger.error(SdkFollowUpTag.flow, "error line")
+            #expect(sink.lines.map(\.message) == ["sdk line", "error line"])
+            #expect(sink.lines.map(\.tag) == ["HAAPI_SDK_OAUTH", "HAAPI_SDK_FLOW"])
+        }
+    }
+
+    @Test("sensitive values are masked by default; unmasked lines come with the UNSECURED warnings")
+    func masking() {
+        Self.withFreshLogger { sink in
+            HaapiLogger.followUpTags = DriverFollowUpTag.allCases
+            let token = "eyJ-secret-token"
+            HaapiLogger.debug(DriverFollowUpTag.http, "Requesting CAT with \(sensitive: token) from \("https://idp/cat")")
+            #expect(sink.lines.map(\.message) == ["Requesting CAT with ***** from https://idp/cat"])
+            #expect(!sink.lines.contains { $0.message.contains(token) })
+
+            HaapiLogger.isSensitiveValueMasked = false
+            HaapiLogger.debug(DriverFollowUpTag.http, "token \(sensitive: token)")
+            let last = sink.lines.suffix(3)
+            #expect(last.map(\.tag) == ["UNSECURED", "UNSECURED", "HAAPI_DRIVER_HTTP"])
+            #expect(last.first?.message.contains("SENSITIVE VALUE IS UNMASKED") == true)
+            #expect(last.last?.message == "token \(token)")
+            HaapiLogger.debug(DriverFollowUpTag.http, "no secret here")
+            #expect(sink.lines.last?.message == "no secret here" && sink.lines.count == 5)
+        }
+    }
+
+    @Test("the swift-log sink forwards level, tag and message")
+    func swiftLog() {
+        let recorder = SwiftLogRecorder()
+        let logger = Logger(label: "test") { _ in recorder }
+        Self.withFreshLogger { _ in
+            HaapiLogger.followUpTags = [DriverFollowUpTag.storage]
+            HaapiLogger.appendLogSink(SwiftLogSink(logger: logger))
+            HaapiLogger.warning(DriverFollowUpTag.storage, "disk \(sensitive: "key-material") full")
+        }
+        #expect(recorder.messages == ["warning [HAAPI_DRIVER_STORAGE] disk ***** full"])
+    }
+}
+
+final class SwiftLogRecorder: LogHandler, @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [String] = []
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lock.lock()
+        recorded.append("\(event.level) \(event.message)")
+        lock.unlock()
+    }
+
+    var messages: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return recorded
+    }
+}
