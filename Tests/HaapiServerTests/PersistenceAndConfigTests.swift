@@ -29,6 +29,8 @@ struct PersistenceTests {
 
         let store = try ServerStore(path: path)
         #expect(try store.tableNames().contains("passkey_credentials"))
+        let mode = (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600, "the database holds password hashes and the signing key")
         let hashed = TokenHash.of(refresh)
         let stored = try await store.database.read { db in
             (passwordHash: try String.fetchOne(db, sql: "SELECT password_hash FROM users WHERE username = 'demouser'") ?? "",

@@ -1,6 +1,12 @@
 import Foundation
 import GRDB
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The server's persistent state in SQLite: users, lockouts, dynamic clients, authorization codes,
 /// refresh-token families, access tokens and passkey credentials. Tokens and codes are stored hashed.
 public final class ServerStore: Sendable {
@@ -10,6 +16,8 @@ public final class ServerStore: Sendable {
     public init(path: String?) throws {
         if let path {
             database = try DatabaseQueue(path: path)
+            // The file holds password hashes and the server's signing key: owner only.
+            chmod(path, 0o600)
         } else {
             database = try DatabaseQueue()
         }
