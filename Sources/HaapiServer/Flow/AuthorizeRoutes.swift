@@ -94,14 +94,25 @@ extension DevServer {
         return representation(caller, Representation.redirection(to: url(Paths.authorizeResume)))
     }
 
+    /// A HAAPI request in a flow whose user has already authenticated (resume and consent).
+    private func authenticatedFlow(_ request: Request) async -> Checked<(HaapiCaller, FlowSession)> {
+        switch await haapiCaller(request, needsSession: true) {
+        case .ok(let caller):
+            guard let session = caller.session, session.username != nil else {
+                return .rejected(problem(caller, Representation.problem(.unexpectedProblem, title: "The user is not authenticated yet")))
+            }
+            return .ok((caller, session))
+        case .rejected(let response):
+            return .rejected(response)
+        }
+    }
+
     func resume(_ request: Request) async -> Response {
         let caller: HaapiCaller
-        switch await haapiCaller(request, needsSession: true) {
-        case .ok(let checked): caller = checked
+        let session: FlowSession
+        switch await authenticatedFlow(request) {
+        case .ok(let checked): (caller, session) = checked
         case .rejected(let response): return response
-        }
-        guard let session = caller.session, session.username != nil else {
-            return problem(caller, Representation.problem(.unexpectedProblem, title: "The user is not authenticated yet"))
         }
         guard caller.client.configuration.consent else { return await issueCode(caller, session: session, scope: session.scope) }
         let fields = session.scope.map { scope in
@@ -121,12 +132,10 @@ extension DevServer {
     func consent(_ incoming: Request) async -> Response {
         var request = incoming
         let caller: HaapiCaller
-        switch await haapiCaller(request, needsSession: true) {
-        case .ok(let checked): caller = checked
+        let session: FlowSession
+        switch await authenticatedFlow(request) {
+        case .ok(let checked): (caller, session) = checked
         case .rejected(let response): return response
-        }
-        guard let session = caller.session, session.username != nil else {
-            return problem(caller, Representation.problem(.unexpectedProblem, title: "The user is not authenticated yet"))
         }
         let form = (try? await HTTP.form(&request, limit: configuration.security.maxRequestBytes)) ?? [:]
         let granted = session.scope.filter { $0 == "openid" || form["scope_" + $0] != nil }
