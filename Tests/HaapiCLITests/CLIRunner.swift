@@ -39,45 +39,29 @@ enum CLIRunner {
         return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
 
-    /// Starts a long-running command; its standard output is collected into `output` as it arrives.
-    static func start(_ arguments: [String]) throws -> (Process, OutputCollector) {
+    /// Starts a long-running command with its standard output going to a file, which `waitForLine` polls.
+    /// (A file rather than a pipe's readabilityHandler: the handler proved unreliable on Linux under load.)
+    static func start(_ arguments: [String]) throws -> (Process, URL) {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
+        let output = try temporaryDirectory().appendingPathComponent("stdout.txt")
+        guard FileManager.default.createFile(atPath: output.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        let pipe = Pipe()
-        let collector = OutputCollector()
-        pipe.fileHandleForReading.readabilityHandler = { handle in collector.append(handle.availableData) }
-        process.standardOutput = pipe
+        process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
         try process.run()
-        return (process, collector)
+        return (process, output)
     }
 
-    static func waitForLine(containing text: String, in output: OutputCollector, timeout: TimeInterval = 30) async throws -> String {
+    static func waitForLine(containing text: String, in output: URL, timeout: TimeInterval = 120) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let line = output.text.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+            let contents = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            if let line = contents.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw CocoaError(.fileReadUnknown)
-    }
-
-    final class OutputCollector: @unchecked Sendable {
-        private let lock = NSLock()
-        private var data = Data()
-
-        func append(_ chunk: Data) {
-            lock.lock()
-            data.append(chunk)
-            lock.unlock()
-        }
-
-        var text: String {
-            lock.lock()
-            defer { lock.unlock() }
-            return String(decoding: data, as: UTF8.self)
-        }
     }
 
     static func temporaryDirectory() throws -> URL {
