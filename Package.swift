@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "HaapiModel", targets: ["HaapiModel"]),
         .library(name: "HaapiDriver", targets: ["HaapiDriver"]),
+        .library(name: "HaapiSdk", targets: ["HaapiSdk"]),
         .library(name: "HaapiServer", targets: ["HaapiServer"]),
         .executable(name: "haapi", targets: ["haapi"]),
     ],
@@ -17,11 +18,13 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // The wire format: no networking, no crypto.
         .target(name: "HaapiModel"),
-        // JOSE, DPoP, PKCE and signing keys; later the HTTP client and token managers.
+        // JOSE, DPoP, PKCE, signing keys, attestation, transports, the HAAPI token manager and HaapiClient.
         .target(
             name: "HaapiDriver",
             dependencies: [
@@ -29,8 +32,15 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // What apps use: configuration, HaapiManager, OAuthTokenManager, the accessor builder with DCR fallback.
+        .target(name: "HaapiSdk", dependencies: ["HaapiDriver"]),
         // The dev identity server: HAAPI flows, OAuth with DPoP, attestation, DCR, SQLite.
         .target(
             name: "HaapiServer",
@@ -49,6 +59,7 @@ let package = Package(
             dependencies: [
                 "HaapiModel",
                 "HaapiDriver",
+                "HaapiSdk",
                 "HaapiServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -73,6 +84,10 @@ let package = Package(
             dependencies: [
                 "HaapiServer", "HaapiDriver", "HaapiRawClient", .product(name: "GRDB", package: "GRDB.swift"),
             ]
+        ),
+        .testTarget(
+            name: "HaapiSdkTests",
+            dependencies: ["HaapiSdk", "HaapiServer", "HaapiRawClient", .product(name: "NIOSSL", package: "swift-nio-ssl")]
         ),
         .testTarget(name: "HaapiCLITests", dependencies: ["HaapiCLI", "haapi"]),
     ],

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Proves to the server that the app runs on a genuine device: it answers the CAT challenge with an
+/// attestation that binds `key`, the key that will sign the DPoP proofs.
+public protocol Attester: Sendable {
+    /// Whether this device can attest at all. `false` makes the token manager fail with
+    /// `HaapiError.attestationNotSupported` without contacting the server, so the DCR fallback can run.
+    var isSupported: Bool { get }
+    /// The `challenge_response` for `challenge`.
+    func attest(challenge: String, clientId: String, key: any SigningKey) async throws -> String
+}
+
+/// Whether and how hard the SDK tries attestation.
+public struct AttestationConfiguration: Sendable, Equatable {
+    public let useAttestation: Bool
+    /// How many times a failed attestation (not a refusal) is retried before giving up.
+    public let attestationMaxRetries: Int
+
+    public init(useAttestation: Bool = true, attestationMaxRetries: Int = 3) {
+        self.useAttestation = useAttestation
+        self.attestationMaxRetries = max(0, attestationMaxRetries)
+    }
+}
+
+/// The attestation the dev server's `software` policy verifies (docs/ATTESTATION.md): a JWS signed by the
+/// DPoP key over the challenge, the client id and the time. It proves possession of the key, not the
+/// integrity of the app, so production servers must not accept it.
+public struct SoftwareAttester: Attester {
+    public static let attestationType = "haapi-attestation+jwt"
+    private let clock: @Sendable () -> Date
+
+    public init(clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.clock = clock
+    }
+
+    public var isSupported: Bool { true }
+
+    public func attest(challenge: String, clientId: String, key: any SigningKey) async throws -> String {
+        try JWS.sign(
+            claims: [
+                "challenge": .string(challenge), "client_id": .string(clientId),
+                "iat": .number(JSONNumber(Int(clock().timeIntervalSince1970))),
+            ],
+            header: ["typ": .string(Self.attestationType), "jwk": try key.publicJWK.publicKey().json],
+            signer: key)
+    }
+}
+
+/// The default attester for this platform: App Attest where DeviceCheck exists, the software attester
+/// elsewhere (Linux, CI).
+public func defaultAttester() -> any Attester {
+    #if canImport(DeviceCheck) && os(iOS)
+    AppAttestAttester()
+    #else
+    SoftwareAttester()
+    #endif
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// A HAAPI response as the client saw it: the decoded step or problem, plus the HTTP exchange.
+public struct HaapiClientResponse: Sendable {
+    public let response: HaapiResponse
+    public let http: HttpResponse
+}
+
+/// Sends HAAPI requests. Each one carries `Accept: application/vnd.auth+json`, `Authorization: DPoP <token>`,
+/// a fresh proof with `ath` and the origin's current nonce, and the flow's session header. It retries once
+/// on `use_dpop_nonce`, and once with a fresh token when the server no longer accepts the current one.
+public actor HaapiClient {
+    public nonisolated let tokenManager: HaapiTokenManager
+    nonisolated let exchange: TokenEndpointExchange
+    nonisolated let headersProvider: HttpHeadersProvider?
+    nonisolated let decoder = HaapiDecoder()
+    private(set) var sessionId: String?
+
+    init(tokenManager: HaapiTokenManager, exchange: TokenEndpointExchange, headersProvider: HttpHeadersProvider?) {
+        self.tokenManager = tokenManager
+        self.exchange = exchange
+        self.headersProvider = headersProvider
+    }
+
+    /// Forgets the flow session (a new flow starts without one).
+    public func resetSession() { sessionId = nil }
+
+    public func send(_ request: HaapiRequest) async throws(HaapiError) -> HaapiClientResponse {
+        var token = try await tokenManager.getHaapiTokenAsync()
+        var http = try await sendOnce(request, token: token)
+        if isUseDpopNonce(http) {
+            http = try await sendOnce(request, token: token)
+        } else if http.statusCode == 401, http.header(HttpHeaderNames.wwwAuthenticate)?.contains("invalid_token") == true {
+            HaapiLogger.info(DriverFollowUpTag.flow, "the HAAPI access token was refused; obtaining a new one")
+            token = try await tokenManager.getHaapiTokenAsync(forceFresh: true)
+            http = try await sendOnce(request, token: token)
+        }
+        return HaapiClientResponse(response: try decode(http), http: http)
+    }
+
+    private func sendOnce(_ request: HaapiRequest, token: DpopAccessTokenInfo) async throws(HaapiError) -> HttpResponse {
+        var http = HttpRequest(method: request.method, url: request.url, body: request.body)
+        if let headersProvider {
+            for (name, value) in headersProvider() where !HttpHeaderNames.reserved.contains(name.lowercased()) { http.setHeader(name, value) }
+        }
+        for (name, value) in request.headers { http.setHeader(name, value) }
+        http.setHeader(HttpHeaderNames.accept, MimeTypes.haapi)
+        http.setHeader(HttpHeaderNames.authorization, "DPoP " + token.accessToken.value)
+        let nonce = await exchange.nonces.nonce(for: request.url)
+        do {
+            http.setHeader(HttpHeaderNames.dpop, try token.dpop.createProof(httpMethod: request.method, url: request.url, nonce: nonce,
+                                                                             accessToken: token.accessToken.value))
+        } catch {
+            throw .dpopProofCreationFailure(cause: error)
+        }
+        if let sessionId { http.setHeader(HttpHeaderNames.haapiSessionId, sessionId) }
+        let response = try await exchange.send(http)
+        if let newSession = response.header(HttpHeaderNames.haapiSetSessionId), !newSession.isEmpty { sessionId = newSession }
+        return response
+    }
+
+    /// Content type decides: a step, a problem, or an error (any other media type, or an OAuth error).
+    private func decode(_ http: HttpResponse) throws(HaapiError) -> HaapiResponse {
+        switch http.mediaType {
+        case MimeTypes.haapi, MimeTypes.problem:
+            do {
+                return try decoder.decode(http.body, contentType: http.mediaType)
+            } catch {
+                HaapiLogger.error(SdkFollowUpTag.mapping, "undecodable \(http.mediaType) body (HTTP \(http.statusCode)): \(String(describing: error))")
+                throw .communication(message: "the \(http.mediaType) body (HTTP \(http.statusCode)) cannot be decoded", cause: error)
+            }
+        case MimeTypes.json:
+            throw oauthError(http)
+        default:
+            if http.statusCode >= 500 {
+                throw .serverError(error: "server_error", errorDescription: "HTTP \(http.statusCode)", statusCode: http.statusCode)
+            }
+            throw .communication(message: "unexpected content type \"\(http.mediaType)\" (HTTP \(http.statusCode))", cause: nil)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Crypto
+import Foundation
+import _CryptoExtras
+
+public enum JWTAsymmetricAlgorithm: String, Sendable, CaseIterable {
+    case rs256 = "RS256", rs384 = "RS384", rs512 = "RS512"
+    case ps256 = "PS256", ps384 = "PS384", ps512 = "PS512"
+    case es256 = "ES256", es384 = "ES384", es512 = "ES512"
+
+    var jws: JWSAlgorithm { JWSAlgorithm(rawValue: rawValue) ?? .rs256 }
+}
+
+public enum JWTSymmetricAlgorithm: String, Sendable, CaseIterable {
+    case hs256 = "HS256", hs384 = "HS384", hs512 = "HS512"
+
+    var jws: JWSAlgorithm { JWSAlgorithm(rawValue: rawValue) ?? .hs256 }
+}
+
+/// `private_key_jwt` and `client_secret_jwt` (RFC 7523 §2.2): a short-lived JWT with `iss` = `sub` = the
+/// client, `aud` = the token endpoint, a fresh `jti`, `iat` and `exp` (60 s).
+struct ClientAssertion {
+    static let type = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+
+    static func add(to request: inout TokenEndpointRequest, clientId: String, signer: any JWSSigner, now: Date = Date()) throws(HaapiError) {
+        let iat = Int(now.timeIntervalSince1970)
+        let claims: JSONObject = [
+            "iss": .string(clientId), "sub": .string(clientId), "aud": .string(request.url.absoluteString),
+            "jti": .string(SecureRandom.token(byteCount: 16)), "iat": .number(JSONNumber(iat)), "exp": .number(JSONNumber(iat + 60)),
+        ]
+        let assertion: String
+        do { assertion = try JWS.sign(claims: claims, header: ["typ": "JWT"], signer: signer) } catch {
+            throw .assertionFailure(cause: error)
+        }
+        request.form.append(("client_id", clientId))
+        request.form.append(("client_assertion_type", type))
+        request.form.append(("client_assertion", assertion))
+    }
+}
+
+/// `private_key_jwt` with an RSA or EC private key read from PEM (PKCS#8, PKCS#1 or SEC1).
+public struct ClientAuthenticationMethodJWTAsymmetric: ClientAuthenticationMethod {
+    private let signer: any JWSSigner
+    public let signatureAlgorithm: JWTAsymmetricAlgorithm
+
+    public init(pem: String, signatureAlgorithm: JWTAsymmetricAlgorithm) throws(HaapiError) {
+        self.signatureAlgorithm = signatureAlgorithm
+        let algorithm = signatureAlgorithm.jws
+        do {
+            switch algorithm.family {
+            case .rsaPKCS1, .rsaPSS:
+                signer = RSASigner(algorithm: algorithm, key: try _RSA.Signing.PrivateKey(pemRepresentation: pem))
+            case .ecdsa:
+                let scalar: Data
+                switch algorithm {
+                case .es384: scalar = try P384.Signing.PrivateKey(pemRepresentation: pem).rawRepresentation
+                case .es512: scalar = try P521.Signing.PrivateKey(pemRepresentation: pem).rawRepresentation
+                default: scalar = try P256.Signing.PrivateKey(pemRepresentation: pem).rawRepresentation
+                }
+                signer = try ECDSASigner(algorithm: algorithm, scalar: scalar)
+            case .hmac:
+                throw HaapiError.invalidConfiguration(reason: "\(algorithm.rawValue) is symmetric")
+            }
+        } catch let error as HaapiError {
+            throw error
+        } catch {
+            throw .invalidConfiguration(reason: "the PEM does not hold a private key for \(signatureAlgorithm.rawValue): \(error)")
+        }
+    }
+
+    /// The seed's form: the PEM file is read from `bundle` (or from an absolute path).
+    public init(pemFilename: String, signatureAlgorithm: JWTAsymmetricAlgorithm, bundle: Bundle = .main) throws(HaapiError) {
+        let data = try ClientAuthenticationMethodMTLS.read(pemFilename, bundle)
+        try self.init(pem: String(decoding: data, as: UTF8.self), signatureAlgorithm: signatureAlgorithm)
+    }
+
+    public func authenticate(_ request: inout TokenEndpointRequest, clientId: String) throws(HaapiError) {
+        try ClientAssertion.add(to: &request, clientId: clientId, signer: signer)
+    }
+}
+
+/// `client_secret_jwt`: the assertion is an HMAC over the shared secret.
+public struct ClientAuthenticationMethodJWTSymmetric: ClientAuthenticationMethod, CustomStringConvertible {
+    private let signer: any JWSSigner
+    public let signatureAlgorithm: JWTSymmetricAlgorithm
+
+    public init(signatureAlgorithm: JWTSymmetricAlgorithm, secretKey: String) {
+        self.signatureAlgorithm = signatureAlgorithm
+        signer = HMACSigner(algorithm: signatureAlgorithm.jws, key: SymmetricKey(data: Data(secretKey.utf8)))
+    }
+
+    public func authenticate(_ request: inout TokenEndpointRequest, clientId: String) throws(HaapiError) {
+        try ClientAssertion.add(to: &request, clientId: clientId, signer: signer)
+    }
+
+    public var description: String { "ClientAuthenticationMethodJWTSymmetric(\(signatureAlgorithm.rawValue), *****)" }
+}

@@ -1,0 +1,92 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// `HttpTransport` over AsyncHTTPClient (SwiftNIO). It follows no redirects, bounds every exchange by a
+/// deadline and the body by a size limit, and can present a client certificate (mTLS), trust only given
+/// certificates, or pin server keys.
+public final class AsyncHTTPClientTransport: HttpTransport, @unchecked Sendable {
+    // HTTPClient is thread-safe; everything else is immutable.
+    private let client: HTTPClient
+    private let ownsClient: Bool
+    private let pinned: PinnedTLSConnector?
+    public let timeout: TimeInterval
+    public let maxResponseBytes: Int
+
+    public init(tls: TLSOptions? = nil, timeout: TimeInterval = 30, maxResponseBytes: Int = 4 * 1024 * 1024) throws {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(Int64(max(1, min(timeout, 10)))), read: .seconds(Int64(max(1, timeout)))))
+        if let tls { configuration.tlsConfiguration = try tls.makeConfiguration() }
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        ownsClient = true
+        pinned = try tls.flatMap { $0.keyPinnings.isEmpty ? nil : try PinnedTLSConnector(options: $0) }
+        self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
+    }
+
+    private init(sharedClient: HTTPClient, timeout: TimeInterval) {
+        client = sharedClient
+        ownsClient = false
+        pinned = nil
+        self.timeout = timeout
+        maxResponseBytes = 4 * 1024 * 1024
+    }
+
+    private static let sharedClient = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(60))))
+
+    /// A transport over one process-wide client (system trust, no client certificate).
+    public static func shared(timeout: TimeInterval = 30) -> AsyncHTTPClientTransport {
+        AsyncHTTPClientTransport(sharedClient: sharedClient, timeout: timeout)
+    }
+
+    deinit {
+        if ownsClient { try? client.syncShutdown() }
+    }
+
+    public func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
+        let deadline = request.timeout ?? timeout
+        if let pinned, let host = request.url.host, request.url.scheme == "https", !pinned.pins(for: host).isEmpty {
+            return try await pinned.send(request, deadline: deadline, maxResponseBytes: maxResponseBytes)
+        }
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = HTTPMethod(rawValue: request.method.uppercased())
+        for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
+        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        do {
+            let response = try await client.execute(outgoing, timeout: .milliseconds(Int64(deadline * 1000)))
+            let buffer: ByteBuffer
+            do {
+                buffer = try await response.body.collect(upTo: maxResponseBytes)
+            } catch is NIOTooManyBytesError {
+                throw TransportError.responseTooLarge(limit: maxResponseBytes)
+            }
+            var headers: [String: String] = [:]
+            for header in response.headers {
+                let name = header.name.lowercased()
+                headers[name] = headers[name].map { $0 + ", " + header.value } ?? header.value
+            }
+            return HttpResponse(statusCode: Int(response.status.code), headers: headers, body: Data(buffer.readableBytesView), url: request.url)
+        } catch let error as TransportError {
+            throw error
+        } catch let error as HTTPClientError {
+            throw Self.map(error, deadline: deadline)
+        } catch is CancellationError {
+            throw .cancelled
+        } catch {
+            throw .connectionFailed("\(error)")
+        }
+    }
+
+    static func map(_ error: HTTPClientError, deadline: TimeInterval) -> TransportError {
+        switch error {
+        case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout: .timedOut(after: deadline)
+        case .cancelled: .cancelled
+        case .remoteConnectionClosed, .bodyLengthMismatch: .invalidResponse("\(error)")
+        default: .connectionFailed("\(error)")
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// One HTTP request as plain data. Header names keep the caller's spelling; look-ups are case-insensitive.
+public struct HttpRequest: Sendable {
+    public var method: String
+    public var url: URL
+    public var headers: [(name: String, value: String)]
+    public var body: Data?
+    /// Seconds for the whole exchange; `nil` uses the transport's default.
+    public var timeout: TimeInterval?
+
+    public init(method: String, url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil, timeout: TimeInterval? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// Sets a header, replacing any value of the same name.
+    public mutating func setHeader(_ name: String, _ value: String) {
+        headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        headers.append((name, value))
+    }
+}
+
+/// A received response. Header names are lower-cased; repeated headers are joined with ", ".
+public struct HttpResponse: Sendable {
+    public let statusCode: Int
+    public let headers: [String: String]
+    public let body: Data
+    public let url: URL
+
+    public init(statusCode: Int, headers: [String: String], body: Data, url: URL) {
+        self.statusCode = statusCode
+        var lowered: [String: String] = [:]
+        for (name, value) in headers {
+            let key = name.lowercased()
+            lowered[key] = lowered[key].map { $0 + ", " + value } ?? value
+        }
+        self.headers = lowered
+        self.body = body
+        self.url = url
+    }
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The media type without parameters, lower-cased (`application/json`).
+    public var mediaType: String { header("content-type").map(HaapiMediaType.essence(of:)) ?? "" }
+}
+
+/// Sends HTTP requests. The SDK talks to the network only through this seam, so tests can put a stub in
+/// its place and apps can bring their own stack.
+public protocol HttpTransport: Sendable {
+    func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse
+}
+
+/// Why an exchange produced no response.
+public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    case timedOut(after: TimeInterval)
+    /// No connection, connection reset, TLS failure, a pinning mismatch.
+    case connectionFailed(String)
+    /// The body ended early, or the response could not be read.
+    case invalidResponse(String)
+    case responseTooLarge(limit: Int)
+    case cancelled
+
+    public var description: String {
+        switch self {
+        case .timedOut(let seconds): "no response within \(seconds) s"
+        case .connectionFailed(let detail): "connection failed: \(detail)"
+        case .invalidResponse(let detail): "unreadable response: \(detail)"
+        case .responseTooLarge(let limit): "the response is larger than \(limit) bytes"
+        case .cancelled: "the request was cancelled"
+        }
+    }
+}
+
+/// Extra headers for every HAAPI request (the app's own headers: tracing, device context, …).
+/// It cannot replace the protocol's headers (`Authorization`, `DPoP`, `Accept`, the session header).
+public typealias HttpHeadersProvider = @Sendable () -> [String: String]
+
+/// The header names the driver sends and reads.
+public enum HttpHeaderNames {
+    public static let accept = "Accept"
+    public static let authorization = "Authorization"
+    public static let contentType = "Content-Type"
+    public static let dpop = "DPoP"
+    public static let dpopNonce = "DPoP-Nonce"
+    public static let wwwAuthenticate = "WWW-Authenticate"
+    public static let haapiSessionId = "Session-Id"
+    public static let haapiSetSessionId = "Set-Session-Id"
+
+    /// Headers an `HttpHeadersProvider` may not override.
+    static let reserved = Set([accept, authorization, dpop, haapiSessionId, contentType].map { $0.lowercased() })
+}
+
+/// Media types the driver sends and reads.
+public enum MimeTypes {
+    public static let haapi = HaapiMediaType.representation
+    public static let problem = HaapiMediaType.problem
+    public static let json = "application/json"
+    public static let formURLEncoded = "application/x-www-form-urlencoded"
+}
+
+/// The platform's default transport: URLSession on Apple platforms; AsyncHTTPClient elsewhere, because
+/// FoundationNetworking's URLSession on Linux never completes a 401 that carries `WWW-Authenticate`
+/// (it waits for a credential no one supplies), which every OAuth error response may do.
+public func defaultHttpTransport(timeout: TimeInterval = 30) -> any HttpTransport {
+    #if canImport(Darwin)
+    URLSessionTransport(timeout: timeout)
+    #else
+    AsyncHTTPClientTransport.shared(timeout: timeout)
+    #endif
+}

@@ -1,0 +1,119 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `HttpTransport` over URLSession. Redirects are not followed: a HAAPI server answers with steps, and a
+/// 3xx must reach the caller as it is. Every exchange has a deadline even if the session never calls back.
+public final class URLSessionTransport: NSObject, HttpTransport, URLSessionTaskDelegate, @unchecked Sendable {
+    // URLSession is thread-safe; the instance holds no other state.
+    private var session: URLSession!
+    public let timeout: TimeInterval
+    public let maxResponseBytes: Int
+
+    public init(configuration: URLSessionConfiguration = .ephemeral, timeout: TimeInterval = 30, maxResponseBytes: Int = 4 * 1024 * 1024) {
+        self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
+        super.init()
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.httpCookieStorage = nil
+        configuration.urlCache = nil
+        session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+    }
+
+    public func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
+        for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
+        urlRequest.httpBody = request.body
+        let deadline = request.timeout ?? timeout
+        urlRequest.timeoutInterval = deadline
+        let (data, response) = try await Self.exchange(session, urlRequest, deadline: deadline).get()
+        guard data.count <= maxResponseBytes else { throw .responseTooLarge(limit: maxResponseBytes) }
+        var headers: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name] = value }
+        }
+        return HttpResponse(statusCode: response.statusCode, headers: headers, body: data, url: request.url)
+    }
+
+    /// Runs one data task. The answer comes from whichever happens first: the task's completion, the
+    /// deadline, or cancellation. The deadline does not rely on URLSession calling back, because on Linux
+    /// it sometimes never does.
+    private static func exchange(_ session: URLSession?, _ request: URLRequest, deadline: TimeInterval)
+        async -> Result<(Data, HTTPURLResponse), TransportError>
+    {
+        guard let session else { return .failure(.connectionFailed("session released")) }
+        let pending = PendingExchange()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<(Data, HTTPURLResponse), TransportError>, Never>) in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        let code = (error as NSError).code
+                        if code == NSURLErrorTimedOut { return pending.finish(.failure(.timedOut(after: deadline))) }
+                        if code == NSURLErrorCancelled { return pending.finish(.failure(.cancelled)) }
+                        return pending.finish(.failure(.connectionFailed(error.localizedDescription)))
+                    }
+                    guard let http = response as? HTTPURLResponse else { return pending.finish(.failure(.invalidResponse("not an HTTP response"))) }
+                    pending.finish(.success((data ?? Data(), http)))
+                }
+                pending.start(task, continuation: continuation)
+                Task {
+                    try? await Task.sleep(nanoseconds: UInt64(max(deadline, 0) * 1_000_000_000))
+                    pending.finish(.failure(.timedOut(after: deadline)))
+                }
+                task.resume()
+            }
+        } onCancel: {
+            pending.finish(.failure(.cancelled))
+        }
+    }
+
+    public func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                           newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        completionHandler(nil)
+    }
+}
+
+/// One exchange's continuation, resumed exactly once by whoever finishes first; the others are ignored
+/// and the data task is cancelled.
+private final class PendingExchange: @unchecked Sendable {
+    typealias Outcome = Result<(Data, HTTPURLResponse), TransportError>
+    private let lock = NSLock()
+    private var task: URLSessionTask?
+    private var continuation: CheckedContinuation<Outcome, Never>?
+    private var early: Outcome?
+    private var done = false
+
+    func start(_ task: URLSessionTask, continuation: CheckedContinuation<Outcome, Never>) {
+        lock.lock()
+        if let early {
+            done = true
+            lock.unlock()
+            task.cancel()
+            continuation.resume(returning: early)
+            return
+        }
+        self.task = task
+        self.continuation = continuation
+        lock.unlock()
+    }
+
+    func finish(_ outcome: Outcome) {
+        lock.lock()
+        guard !done else { return lock.unlock() }
+        guard let continuation else {
+            // Cancelled before the task started: `start` delivers this.
+            if early == nil { early = outcome }
+            lock.unlock()
+            return
+        }
+        done = true
+        self.continuation = nil
+        let task = self.task
+        self.task = nil
+        lock.unlock()
+        if case .failure = outcome { task?.cancel() }
+        continuation.resume(returning: outcome)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Where a DPoP or attestation key lives.
+public enum CryptoKeyType: String, Sendable, CaseIterable {
+    /// P-256 in the Secure Enclave: the private key never leaves the hardware. Apple devices only.
+    case secureEnclave
+    /// P-256 in software (swift-crypto); persisted, when asked, through a `Storage`.
+    case p256
+
+    /// Whether this platform can make keys of this type.
+    public var isAvailable: Bool {
+        switch self {
+        case .p256: true
+        case .secureEnclave: SecureEnclaveSigningKey.isAvailable
+        }
+    }
+}
+
+/// Makes and reloads device keys by name, so a key bound to tokens survives a restart.
+public struct DeviceKeyStore: Sendable {
+    public let storage: any Storage
+    public let keyType: CryptoKeyType
+
+    public init(storage: any Storage, keyType: CryptoKeyType = .p256) {
+        self.storage = storage
+        self.keyType = keyType
+    }
+
+    /// A fresh key that is not stored: for keys that live as long as one HAAPI session.
+    public static func ephemeralKey(_ keyType: CryptoKeyType) throws(HaapiError) -> any SigningKey {
+        switch keyType {
+        case .p256: return SoftwareP256SigningKey()
+        case .secureEnclave:
+            do { return try SecureEnclaveSigningKey() } catch { throw .dpopKeyCreationFailure(cause: error) }
+        }
+    }
+
+    /// The key stored under `name`, or a new one stored there. A stored value that cannot be opened is an
+    /// error, never silently replaced: the tokens bound to the old key would stop working unnoticed.
+    public func loadOrCreate(name: String) throws(HaapiError) -> any SigningKey {
+        let storageKey = "dpop-key." + name + "." + keyType.rawValue
+        let stored: Data?
+        do { stored = try storage.read(key: storageKey) } catch { throw .dpopKeyCreationFailure(cause: error) }
+        if let stored {
+            do {
+                switch keyType {
+                case .p256: return try SoftwareP256SigningKey(jwk: try JWK(jsonString: String(decoding: stored, as: UTF8.self)))
+                case .secureEnclave: return try SecureEnclaveSigningKey(dataRepresentation: stored)
+                }
+            } catch {
+                throw .dpopKeyCreationFailure(cause: error)
+            }
+        }
+        let key: any SigningKey
+        let data: Data
+        switch keyType {
+        case .p256:
+            let software = SoftwareP256SigningKey()
+            key = software
+            data = Data(software.privateJWK.jsonString.utf8)
+        case .secureEnclave:
+            do {
+                let hardware = try SecureEnclaveSigningKey()
+                key = hardware
+                data = hardware.dataRepresentation
+            } catch {
+                throw .dpopKeyCreationFailure(cause: error)
+            }
+        }
+        do { try storage.write(data, key: storageKey) } catch { throw .dpopKeyCreationFailure(cause: error) }
+        return key
+    }
+
+    public func delete(name: String) throws(HaapiError) {
+        do { try storage.delete(key: "dpop-key." + name + "." + keyType.rawValue) } catch { throw .dpopKeyCreationFailure(cause: error) }
+    }
+}

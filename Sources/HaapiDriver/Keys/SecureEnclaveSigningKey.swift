@@ -1,0 +1,48 @@
+import Foundation
+
+#if canImport(CryptoKit) && !os(Linux)
+import CryptoKit
+
+/// A P-256 key generated in and held by the Secure Enclave (ES256). Its `dataRepresentation` is an
+/// opaque handle that only this device's enclave can use, so it is safe to store.
+public struct SecureEnclaveSigningKey: SigningKey {
+    public static var isAvailable: Bool { SecureEnclave.isAvailable }
+
+    private let key: SecureEnclave.P256.Signing.PrivateKey
+    public var algorithm: JWSAlgorithm { .es256 }
+    public var publicJWK: JWK { JWK(p256PublicKey: key.publicKey) }
+    public var dataRepresentation: Data { key.dataRepresentation }
+
+    public init() throws {
+        guard SecureEnclave.isAvailable else { throw JOSEError.unsupportedKeyType("no Secure Enclave on this device") }
+        key = try SecureEnclave.P256.Signing.PrivateKey()
+    }
+
+    public init(dataRepresentation: Data) throws {
+        key = try SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: dataRepresentation)
+    }
+
+    public func signature(for signingInput: Data) throws -> Data {
+        do {
+            return try key.signature(for: signingInput).rawRepresentation
+        } catch {
+            throw JOSEError.signingFailed("\(error)")
+        }
+    }
+}
+#else
+/// Where there is no Secure Enclave no value of this type can exist: both initializers throw, so
+/// `CryptoKeyType.secureEnclave` ends in `HaapiError.dpopKeyCreationFailure`, never in a silent software key.
+public struct SecureEnclaveSigningKey: SigningKey {
+    public static var isAvailable: Bool { false }
+    private let impossible: Never
+
+    public var algorithm: JWSAlgorithm { .es256 }
+    public var publicJWK: JWK { switch impossible {} }
+    public var dataRepresentation: Data { switch impossible {} }
+
+    public init() throws { throw JOSEError.unsupportedKeyType("no Secure Enclave on this platform") }
+    public init(dataRepresentation: Data) throws { throw JOSEError.unsupportedKeyType("no Secure Enclave on this platform") }
+    public func signature(for signingInput: Data) throws -> Data { switch impossible {} }
+}
+#endif

@@ -1,0 +1,197 @@
+import Foundation
+
+/// A HAAPI access token and what goes with it.
+public struct AccessToken: Sendable, CustomStringConvertible {
+    public let value: String
+    public let expiresOn: Date
+    public let tokenType: String
+
+    public init(value: String, expiresOn: Date, tokenType: String = "DPoP") {
+        self.value = value
+        self.expiresOn = expiresOn
+        self.tokenType = tokenType
+    }
+
+    public var description: String { "AccessToken(*****, expiresOn: \(expiresOn))" }
+}
+
+public struct DpopAccessTokenInfo: Sendable {
+    public let accessToken: AccessToken
+    /// The key the token is bound to; every HAAPI request's proof is signed with it.
+    public let dpop: Dpop
+    /// The latest nonce the token endpoint's origin sent, if any.
+    public let dpopNonce: String?
+}
+
+/// Obtains and caches the HAAPI access token (scope `urn:se:curity:scopes:haapi`), bound to one DPoP key.
+///
+/// With attestation: CAT challenge → attestation → CAT → client_credentials with the CAT as client
+/// assertion. Without: client_credentials with the client's own credentials. The token is reused until
+/// less than `minTokenTtl` seconds of it remain; concurrent callers share one request.
+public actor HaapiTokenManager {
+    public static let haapiScope = "urn:se:curity:scopes:haapi"
+    public static let attestationAssertionType = "urn:se:curity:attestation:client"
+
+    public nonisolated let name: String
+    public nonisolated let tokenEndpoint: URL
+    public nonisolated let clientId: String
+    public nonisolated let dpop: Dpop
+    public nonisolated let exchange: TokenEndpointExchange
+    nonisolated let attester: (any Attester)?
+    nonisolated let attestationMaxRetries: Int
+    nonisolated let clientAuthentication: any ClientAuthenticationMethod
+    nonisolated let minTokenTtl: TimeInterval
+    nonisolated let clock: @Sendable () -> Date
+
+    private var current: DpopAccessTokenInfo?
+    private var inflight: Task<Result<DpopAccessTokenInfo, HaapiError>, Never>?
+    private var isClosed = false
+
+    init(name: String, tokenEndpoint: URL, clientId: String, dpop: Dpop, exchange: TokenEndpointExchange, attester: (any Attester)?,
+         attestationMaxRetries: Int, clientAuthentication: any ClientAuthenticationMethod, minTokenTtl: TimeInterval,
+         clock: @escaping @Sendable () -> Date) {
+        self.name = name
+        self.tokenEndpoint = tokenEndpoint
+        self.clientId = clientId
+        self.dpop = dpop
+        self.exchange = exchange
+        self.attester = attester
+        self.attestationMaxRetries = attestationMaxRetries
+        self.clientAuthentication = clientAuthentication
+        self.minTokenTtl = minTokenTtl
+        self.clock = clock
+    }
+
+    /// The current token, or a new one when there is none, it is about to expire, or `forceFresh`.
+    public func getHaapiTokenAsync(forceFresh: Bool = false) async throws(HaapiError) -> DpopAccessTokenInfo {
+        guard !isClosed else { throw .haapiTokenManagerIsClosed }
+        if !forceFresh, let current, current.accessToken.expiresOn.timeIntervalSince(clock()) > minTokenTtl {
+            return current
+        }
+        if let inflight { return try await inflight.value.get() }
+        let task = Task { () -> Result<DpopAccessTokenInfo, HaapiError> in
+            do throws(HaapiError) { return .success(try await self.obtain()) } catch { return .failure(error) }
+        }
+        inflight = task
+        let result = await task.value
+        inflight = nil
+        guard !isClosed else { throw .haapiTokenManagerIsClosed }
+        if case .success(let info) = result { current = info }
+        return try result.get()
+    }
+
+    /// A client that sends HAAPI requests with this manager's token and key.
+    public nonisolated func createClient(headersProvider: HttpHeadersProvider? = nil) -> HaapiClient {
+        HaapiClient(tokenManager: self, exchange: exchange, headersProvider: headersProvider)
+    }
+
+    /// Forgets the token; the next call obtains a new one.
+    public func clearState() {
+        current = nil
+    }
+
+    /// Ends the manager: later calls fail with `haapiTokenManagerIsClosed`, and its name can be used again.
+    public func close() {
+        isClosed = true
+        current = nil
+        inflight?.cancel()
+        HaapiTokenManagerRegistry.shared.release(name)
+    }
+
+    public var isExpired: Bool {
+        guard let current else { return false }
+        return current.accessToken.expiresOn <= clock()
+    }
+
+    private func obtain() async throws(HaapiError) -> DpopAccessTokenInfo {
+        var request = TokenEndpointRequest(url: tokenEndpoint, form: [("grant_type", "client_credentials"), ("scope", Self.haapiScope)])
+        let authenticate: (inout TokenEndpointRequest) throws(HaapiError) -> Void
+        if let attester {
+            let cat = try await clientAttestationToken(attester)
+            request.form += [("client_assertion_type", Self.attestationAssertionType), ("client_assertion", cat)]
+            authenticate = { _ throws(HaapiError) in }
+        } else {
+            let method = clientAuthentication
+            let clientId = clientId
+            authenticate = { request throws(HaapiError) in try method.authenticate(&request, clientId: clientId) }
+        }
+        HaapiLogger.debug(DriverFollowUpTag.http, "requesting a HAAPI access token from \(sensitive: tokenEndpoint.absoluteString)")
+        let response = try await exchange.post(request, dpop: dpop, authenticate: authenticate)
+        guard response.statusCode == 200 else {
+            let error = oauthError(response)
+            if attester != nil, case .serverError(let code, _, _) = error, code == "invalid_client" || code == "unsupported_device" {
+                throw .attestationRefusedByServer(cause: error)
+            }
+            throw error
+        }
+        let body = try oauthJSON(response)
+        guard let token = body["access_token"]?.stringValue, !token.isEmpty else {
+            throw .communication(message: "the token response has no access_token", cause: nil)
+        }
+        let tokenType = body["token_type"]?.stringValue ?? ""
+        guard tokenType.caseInsensitiveCompare("DPoP") == .orderedSame else {
+            throw .dpopProofFailure(message: "the HAAPI access token is not DPoP-bound (token_type \"\(tokenType)\")", cause: nil)
+        }
+        let lifetime = body["expires_in"]?.numberValue?.doubleValue ?? 300
+        HaapiLogger.info(DriverFollowUpTag.flow, "HAAPI access token obtained, valid for \(Int(lifetime)) s")
+        return DpopAccessTokenInfo(accessToken: AccessToken(value: token, expiresOn: clock().addingTimeInterval(lifetime), tokenType: tokenType),
+                                   dpop: dpop, dpopNonce: await exchange.nonces.nonce(for: tokenEndpoint))
+    }
+
+    /// CAT challenge → attestation → CAT (docs/ATTESTATION.md).
+    private func clientAttestationToken(_ attester: any Attester) async throws(HaapiError) -> String {
+        guard attester.isSupported else { throw .attestationNotSupported }
+        let catURL = tokenEndpoint.appendingPathComponent("cat")
+        var challengeURL = URLComponents(url: catURL, resolvingAgainstBaseURL: true)
+        challengeURL?.queryItems = [URLQueryItem(name: "client_id", value: clientId)]
+        guard let challengeTarget = challengeURL?.url else { throw .invalidConfiguration(reason: "bad token endpoint \(tokenEndpoint)") }
+        HaapiLogger.debug(DriverFollowUpTag.attestation, "requesting challenge from \(sensitive: catURL.absoluteString)")
+        let challengeResponse = try await exchange.send(HttpRequest(method: "GET", url: challengeTarget, headers: [(HttpHeaderNames.accept, MimeTypes.json)]))
+        guard challengeResponse.statusCode == 200 else { throw .attestationRefusedByServer(cause: oauthError(challengeResponse)) }
+        guard let challenge = try oauthJSON(challengeResponse)["challenge"]?.stringValue else {
+            throw .communication(message: "the CAT challenge response has no challenge", cause: nil)
+        }
+        var attestation: String?
+        var lastError: (any Error)?
+        for attempt in 0...attestationMaxRetries {
+            do {
+                attestation = try await attester.attest(challenge: challenge, clientId: clientId, key: dpop.key)
+                break
+            } catch let error as HaapiError {
+                throw error
+            } catch {
+                lastError = error
+                HaapiLogger.warning(DriverFollowUpTag.attestation, "attestation attempt \(attempt + 1) failed: \(String(describing: error))")
+            }
+        }
+        guard let attestation else { throw .attestationFailure(cause: lastError) }
+        let request = TokenEndpointRequest(url: catURL, form: [("client_id", clientId), ("challenge", challenge), ("challenge_response", attestation)])
+        let response = try await exchange.post(request, dpop: dpop)
+        guard response.statusCode == 200 else {
+            let error = oauthError(response)
+            if case .serverError = error { throw .attestationRefusedByServer(cause: error) }
+            throw error
+        }
+        guard let cat = try oauthJSON(response)["cat"]?.stringValue else { throw .communication(message: "the CAT response has no cat", cause: nil) }
+        return cat
+    }
+}
+
+/// Names of the open token managers: two managers with one name would fight over one device identity.
+final class HaapiTokenManagerRegistry: @unchecked Sendable {
+    static let shared = HaapiTokenManagerRegistry()
+    private let lock = NSLock()
+    private var names: Set<String> = []
+
+    func claim(_ name: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return names.insert(name).inserted
+    }
+
+    func release(_ name: String) {
+        lock.lock()
+        names.remove(name)
+        lock.unlock()
+    }
+}
