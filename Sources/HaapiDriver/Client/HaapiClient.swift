@@ -70,7 +70,7 @@ public actor HaapiClient {
                 throw .communication(message: "the \(http.mediaType) body (HTTP \(http.statusCode)) cannot be decoded", cause: error)
             }
         case MimeTypes.json:
-            throw oauthError(http)
+            throw http.oauthError
         default:
             if http.statusCode >= 500 {
                 throw .serverError(error: "server_error", errorDescription: "HTTP \(http.statusCode)", statusCode: http.statusCode)

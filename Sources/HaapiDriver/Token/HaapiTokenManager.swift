@@ -118,13 +118,13 @@ public actor HaapiTokenManager {
         HaapiLogger.debug(DriverFollowUpTag.http, "requesting a HAAPI access token from \(sensitive: tokenEndpoint.absoluteString)")
         let response = try await exchange.post(request, dpop: dpop, authenticate: authenticate)
         guard response.statusCode == 200 else {
-            let error = oauthError(response)
+            let error = response.oauthError
             if attester != nil, case .serverError(let code, _, _) = error, code == "invalid_client" || code == "unsupported_device" {
                 throw .attestationRefusedByServer(cause: error)
             }
             throw error
         }
-        let body = try oauthJSON(response)
+        let body = try response.oauthObject()
         guard let token = body["access_token"]?.stringValue, !token.isEmpty else {
             throw .communication(message: "the token response has no access_token", cause: nil)
         }
@@ -147,8 +147,8 @@ public actor HaapiTokenManager {
         guard let challengeTarget = challengeURL?.url else { throw .invalidConfiguration(reason: "bad token endpoint \(tokenEndpoint)") }
         HaapiLogger.debug(DriverFollowUpTag.attestation, "requesting challenge from \(sensitive: catURL.absoluteString)")
         let challengeResponse = try await exchange.send(HttpRequest(method: "GET", url: challengeTarget, headers: [(HttpHeaderNames.accept, MimeTypes.json)]))
-        guard challengeResponse.statusCode == 200 else { throw .attestationRefusedByServer(cause: oauthError(challengeResponse)) }
-        guard let challenge = try oauthJSON(challengeResponse)["challenge"]?.stringValue else {
+        guard challengeResponse.statusCode == 200 else { throw .attestationRefusedByServer(cause: challengeResponse.oauthError) }
+        guard let challenge = try challengeResponse.oauthObject()["challenge"]?.stringValue else {
             throw .communication(message: "the CAT challenge response has no challenge", cause: nil)
         }
         var attestation: String?
@@ -168,11 +168,11 @@ public actor HaapiTokenManager {
         let request = TokenEndpointRequest(url: catURL, form: [("client_id", clientId), ("challenge", challenge), ("challenge_response", attestation)])
         let response = try await exchange.post(request, dpop: dpop)
         guard response.statusCode == 200 else {
-            let error = oauthError(response)
+            let error = response.oauthError
             if case .serverError = error { throw .attestationRefusedByServer(cause: error) }
             throw error
         }
-        guard let cat = try oauthJSON(response)["cat"]?.stringValue else { throw .communication(message: "the CAT response has no cat", cause: nil) }
+        guard let cat = try response.oauthObject()["cat"]?.stringValue else { throw .communication(message: "the CAT response has no cat", cause: nil) }
         return cat
     }
 }

@@ -54,7 +54,7 @@ public final class HaapiTokenManagerBuilder: @unchecked Sendable {
     }
 
     /// The default transport, or one that presents the client certificate when the method is mTLS.
-    static func transport(for method: any ClientAuthenticationMethod) throws(HaapiError) -> any HttpTransport {
+    public static func transport(for method: any ClientAuthenticationMethod) throws(HaapiError) -> any HttpTransport {
         guard let tls = method.tlsOptions else { return defaultHttpTransport() }
         do { return try AsyncHTTPClientTransport(tls: tls) } catch { throw .invalidConfiguration(reason: "TLS settings rejected: \(error)") }
     }

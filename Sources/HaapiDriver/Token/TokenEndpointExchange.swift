@@ -54,26 +54,29 @@ public struct TokenEndpointExchange: Sendable {
     }
 }
 
-/// Reads an OAuth JSON response body: the object, or an error that says what was wrong with it.
-func oauthJSON(_ response: HttpResponse) throws(HaapiError) -> JSONObject {
-    guard response.mediaType == MimeTypes.json || response.mediaType.hasSuffix("+json") else {
-        if response.statusCode >= 500 { throw .serverError(error: "server_error", errorDescription: "HTTP \(response.statusCode)", statusCode: response.statusCode) }
-        throw .communication(message: "expected JSON from \(response.url.path), got \"\(response.mediaType)\" (HTTP \(response.statusCode))", cause: nil)
+extension HttpResponse {
+    /// The body as an OAuth JSON object, or the error that says why it is not one (a 5xx page is a
+    /// `serverError`, other media types and broken JSON are `communication`).
+    public func oauthObject() throws(HaapiError) -> JSONObject {
+        guard mediaType == MimeTypes.json || mediaType.hasSuffix("+json") else {
+            if statusCode >= 500 { throw .serverError(error: "server_error", errorDescription: "HTTP \(statusCode)", statusCode: statusCode) }
+            throw .communication(message: "expected JSON from \(url.path), got \"\(mediaType)\" (HTTP \(statusCode))", cause: nil)
+        }
+        let value: JSONValue
+        do { value = try JSONParser(limits: .init(maxBytes: 1024 * 1024, maxDepth: 32)).parse(body) } catch {
+            throw .communication(message: "unreadable JSON from \(url.path) (HTTP \(statusCode))", cause: error)
+        }
+        guard let object = value.objectValue else { throw .communication(message: "the JSON from \(url.path) is not an object", cause: nil) }
+        return object
     }
-    let value: JSONValue
-    do { value = try JSONParser(limits: .init(maxBytes: 1024 * 1024, maxDepth: 32)).parse(response.body) } catch {
-        throw .communication(message: "unreadable JSON from \(response.url.path) (HTTP \(response.statusCode))", cause: error)
-    }
-    guard let object = value.objectValue else { throw .communication(message: "the JSON from \(response.url.path) is not an object", cause: nil) }
-    return object
-}
 
-/// The OAuth error in a non-2xx JSON response, as a `HaapiError.serverError`.
-func oauthError(_ response: HttpResponse) -> HaapiError {
-    guard let object = try? oauthJSON(response), let error = object["error"]?.stringValue else {
-        return response.statusCode >= 500
-            ? .serverError(error: "server_error", errorDescription: "HTTP \(response.statusCode)", statusCode: response.statusCode)
-            : .invalidStatusCode(statusCode: response.statusCode)
+    /// The OAuth error of a failed response, as a `HaapiError`.
+    public var oauthError: HaapiError {
+        guard let object = try? oauthObject(), let error = object["error"]?.stringValue else {
+            return statusCode >= 500
+                ? .serverError(error: "server_error", errorDescription: "HTTP \(statusCode)", statusCode: statusCode)
+                : .invalidStatusCode(statusCode: statusCode)
+        }
+        return .serverError(error: error, errorDescription: object["error_description"]?.stringValue ?? "", statusCode: statusCode)
     }
-    return .serverError(error: error, errorDescription: object["error_description"]?.stringValue ?? "", statusCode: response.statusCode)
 }

@@ -1,0 +1,88 @@
+import Foundation
+
+/// Templatized dynamic client registration, the fallback for devices that cannot attest.
+public struct DCRConfiguration: Sendable {
+    /// The template client the server registers the device's client from (`software_id`).
+    public let templateClientId: String
+    public let clientRegistrationEndpointUrl: URL
+    /// Where the registered client is kept between runs; `nil` keeps it for this process only.
+    public let storage: (any Storage)?
+
+    public init(templateClientId: String, clientRegistrationEndpointUrl: URL, storage: (any Storage)? = nil) {
+        self.templateClientId = templateClientId
+        self.clientRegistrationEndpointUrl = clientRegistrationEndpointUrl
+        self.storage = storage
+    }
+}
+
+/// A client the server registered for this device.
+struct DynamicClient: Sendable, Equatable {
+    let clientId: String
+    let clientSecret: String
+
+    var json: Data {
+        Data(JSONValue.object(["client_id": .string(clientId), "client_secret": .string(clientSecret)]).serialized().utf8)
+    }
+
+    init(clientId: String, clientSecret: String) {
+        self.clientId = clientId
+        self.clientSecret = clientSecret
+    }
+
+    init?(json data: Data) {
+        guard let object = try? JSONParser(limits: .init(maxBytes: 16 * 1024, maxDepth: 4)).parse(data).objectValue,
+            let id = object["client_id"]?.stringValue, let secret = object["client_secret"]?.stringValue
+        else { return nil }
+        self.init(clientId: id, clientSecret: secret)
+    }
+}
+
+/// Registers the device's client: a `dcr`-scoped client-credentials token with the main client's
+/// credentials, then an RFC 7591 registration naming the template in `software_id`.
+struct DynamicClientRegistrar: Sendable {
+    let configuration: any HaapiConfigurable
+    let dcr: DCRConfiguration
+    let exchange: TokenEndpointExchange
+
+    var storageKey: String { "dcr-client." + configuration.name + "." + dcr.templateClientId }
+
+    func stored() throws(HaapiError) -> DynamicClient? {
+        guard let storage = dcr.storage else { return nil }
+        let data: Data?
+        do { data = try storage.read(key: storageKey) } catch { throw .illegalState(message: "the stored dynamic client cannot be read: \(error)") }
+        return data.flatMap(DynamicClient.init(json:))
+    }
+
+    func clear() throws(HaapiError) {
+        do { try dcr.storage?.delete(key: storageKey) } catch { throw .illegalState(message: "the stored dynamic client cannot be removed: \(error)") }
+    }
+
+    func register() async throws(HaapiError) -> DynamicClient {
+        let method = configuration.clientAuthenticationMethod
+        let mainClient = configuration.clientId
+        HaapiLogger.info(SdkFollowUpTag.oauth, "registering a dynamic client from template \(dcr.templateClientId)")
+        let tokenResponse = try await exchange.post(
+            TokenEndpointRequest(url: configuration.tokenEndpointURL, form: [("grant_type", "client_credentials"), ("scope", "dcr")]), dpop: nil
+        ) { request throws(HaapiError) in try method.authenticate(&request, clientId: mainClient) }
+        guard tokenResponse.statusCode == 200 else { throw tokenResponse.oauthError }
+        guard let token = try tokenResponse.oauthObject()["access_token"]?.stringValue else {
+            throw .communication(message: "the dcr token response has no access_token", cause: nil)
+        }
+        var request = HttpRequest(method: "POST", url: dcr.clientRegistrationEndpointUrl,
+                                  body: Data(JSONValue.object(["software_id": .string(dcr.templateClientId)]).serialized().utf8))
+        request.setHeader(HttpHeaderNames.contentType, MimeTypes.json)
+        request.setHeader(HttpHeaderNames.accept, MimeTypes.json)
+        request.setHeader(HttpHeaderNames.authorization, "Bearer " + token)
+        let response = try await exchange.send(request)
+        guard response.statusCode == 200 || response.statusCode == 201 else { throw response.oauthError }
+        let body = try response.oauthObject()
+        guard let clientId = body["client_id"]?.stringValue, let secret = body["client_secret"]?.stringValue else {
+            throw .communication(message: "the registration response has no client_id or client_secret", cause: nil)
+        }
+        let client = DynamicClient(clientId: clientId, clientSecret: secret)
+        do { try dcr.storage?.write(client.json, key: storageKey) } catch {
+            throw .illegalState(message: "the dynamic client cannot be stored: \(error)")
+        }
+        return client
+    }
+}

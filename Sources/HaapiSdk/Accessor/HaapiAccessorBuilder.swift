@@ -1,0 +1,112 @@
+import Foundation
+
+/// Gives access to the OAuth side.
+public protocol OAuthAccessor: Sendable {
+    var oAuthTokenManager: OAuthTokenManager { get }
+}
+
+/// Gives access to HAAPI flows and the OAuth side, both using the same client.
+public protocol HaapiAccessor: OAuthAccessor {
+    var haapiManager: HaapiManager { get }
+}
+
+public typealias HaapiManagerAccessor = HaapiAccessor
+
+public enum HaapiAccessorOption: Sendable {
+    /// A `HaapiManager` and an `OAuthTokenManager`.
+    case all
+    /// An `OAuthTokenManager` only (refreshing and revoking tokens from an earlier flow).
+    case oauth
+}
+
+struct BuiltOAuthAccessor: OAuthAccessor {
+    let oAuthTokenManager: OAuthTokenManager
+}
+
+struct BuiltHaapiAccessor: HaapiAccessor {
+    let haapiManager: HaapiManager
+    let oAuthTokenManager: OAuthTokenManager
+}
+
+/// Builds the managers for this device: attestation when it works, otherwise (when configured) a
+/// dynamic client registered from a template, kept for later runs.
+public final class HaapiAccessorBuilder: @unchecked Sendable {
+    // Used from one place at a time, like any builder.
+    private let configuration: HaapiConfiguration
+    private var option = HaapiAccessorOption.all
+    private var dcrConfiguration: DCRConfiguration?
+
+    public init(haapiConfiguration: HaapiConfiguration) {
+        configuration = haapiConfiguration
+    }
+
+    @discardableResult
+    public func setHaapiAccessorOption(option: HaapiAccessorOption) -> Self {
+        self.option = option
+        return self
+    }
+
+    @discardableResult
+    public func setDCRConfiguration(configuration: DCRConfiguration) -> Self {
+        dcrConfiguration = configuration
+        return self
+    }
+
+    /// Builds a `HaapiManager` and an `OAuthTokenManager` (option `.all`).
+    public func build(shouldClearExistingDCRClient: Bool = false) async throws(HaapiError) -> any HaapiAccessor {
+        guard option == .all else { throw .illegalState(message: "the option is .oauth; call buildOAuthAccessor()") }
+        let (manager, client) = try await resolve(shouldClearExistingDCRClient: shouldClearExistingDCRClient, needsManager: true)
+        guard let manager else { throw .illegalState(message: "no HaapiManager was built") }
+        return BuiltHaapiAccessor(haapiManager: manager, oAuthTokenManager: OAuthTokenManager(oauthTokenConfiguration: client))
+    }
+
+    /// Builds an `OAuthTokenManager` only, with the client a HAAPI flow would use.
+    public func buildOAuthAccessor(shouldClearExistingDCRClient: Bool = false) async throws(HaapiError) -> any OAuthAccessor {
+        let (_, client) = try await resolve(shouldClearExistingDCRClient: shouldClearExistingDCRClient, needsManager: false)
+        return BuiltOAuthAccessor(oAuthTokenManager: OAuthTokenManager(oauthTokenConfiguration: client))
+    }
+
+    private func resolve(shouldClearExistingDCRClient: Bool, needsManager: Bool) async throws(HaapiError) -> (HaapiManager?, HaapiConfiguration) {
+        if dcrConfiguration != nil, !configuration.clientAuthenticationMethod.hasCredentials {
+            throw .invalidConfiguration(reason: "the DCR fallback needs the main client's credentials (a ClientAuthenticationMethod other than None)")
+        }
+        let registrar = dcrConfiguration.map {
+            DynamicClientRegistrar(configuration: configuration, dcr: $0, exchange: TokenEndpointExchange(transport: configuration.transport))
+        }
+        if shouldClearExistingDCRClient { try registrar?.clear() }
+        // A device that already fell back keeps its dynamic client: attestation is not retried on every start.
+        if let registrar, let stored = try registrar.stored() {
+            HaapiLogger.info(SdkFollowUpTag.flow, "using the stored dynamic client")
+            return try dynamicAccess(stored, needsManager: needsManager)
+        }
+        if configuration.attestationConfiguration.useAttestation {
+            guard needsManager else { return (nil, configuration) }
+            let manager = try HaapiManager(haapiConfiguration: configuration)
+            do throws(HaapiError) {
+                _ = try await manager.tokenManager.getHaapiTokenAsync()
+                return (manager, configuration)
+            } catch {
+                await manager.close()
+                guard let registrar, Self.allowsFallback(error) else { throw error }
+                HaapiLogger.warning(SdkFollowUpTag.flow, "attestation unavailable (\(error.error)); using the DCR fallback")
+                return try dynamicAccess(try await registrar.register(), needsManager: needsManager)
+            }
+        }
+        if let registrar { return try dynamicAccess(try await registrar.register(), needsManager: needsManager) }
+        return (needsManager ? try HaapiManager(haapiConfiguration: configuration) : nil, configuration)
+    }
+
+    private func dynamicAccess(_ client: DynamicClient, needsManager: Bool) throws(HaapiError) -> (HaapiManager?, HaapiConfiguration) {
+        let dynamic = configuration.with(clientId: client.clientId, clientAuthenticationMethod: ClientAuthenticationMethodSecret(client.clientSecret),
+                                         useAttestation: false)
+        return (needsManager ? try HaapiManager(haapiConfiguration: dynamic) : nil, dynamic)
+    }
+
+    /// Errors that mean "this device cannot attest here", as opposed to a network failure.
+    static func allowsFallback(_ error: HaapiError) -> Bool {
+        switch error {
+        case .attestationNotSupported, .attestationRefusedByServer, .attestationFailure, .attestationKeyGenFailure: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+/// What `HaapiManager` needs.
+public protocol HaapiConfigurable: Sendable {
+    var name: String { get }
+    var clientId: String { get }
+    var baseURL: URL { get }
+    var tokenEndpointURL: URL { get }
+    var authorizationEndpointURL: URL { get }
+    var appRedirect: String { get }
+    var httpHeadersProvider: HttpHeadersProvider? { get }
+    var authorizationParametersProvider: OAuthAuthorizationParametersProvider? { get }
+    var isAutoRedirect: Bool { get }
+    var transport: any HttpTransport { get }
+    var minTokenTtl: TimeInterval { get }
+    var attestationConfiguration: AttestationConfiguration { get }
+    var attester: any Attester { get }
+    var tokenBoundConfiguration: any TokenBoundConfiguration { get }
+    var clientAuthenticationMethod: any ClientAuthenticationMethod { get }
+}
+
+/// What `OAuthTokenManager` needs.
+public protocol OAuthTokenConfigurable: Sendable {
+    var clientId: String { get }
+    var tokenEndpointURL: URL { get }
+    var revocationEndpointURL: URL? { get }
+    var appRedirect: String { get }
+    var transport: any HttpTransport { get }
+    var tokenBoundConfiguration: any TokenBoundConfiguration { get }
+    var tokenEndpointResponseListener: (any TokenEndpointResponseListener)? { get }
+    var clientAuthenticationMethod: any ClientAuthenticationMethod { get }
+}
+
+/// The configuration of one client against one server, for both managers.
+public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable {
+    public let name: String
+    public let clientId: String
+    /// Resolves relative links in representations. Not the issuer.
+    public let baseURL: URL
+    public let tokenEndpointURL: URL
+    public let authorizationEndpointURL: URL
+    public let revocationEndpointURL: URL?
+    /// The `redirect_uri` registered for the client.
+    public let appRedirect: String
+    public let httpHeadersProvider: HttpHeadersProvider?
+    public let authorizationParametersProvider: OAuthAuthorizationParametersProvider?
+    /// Follow redirection steps without returning them.
+    public let isAutoRedirect: Bool
+    public let transport: any HttpTransport
+    /// The HAAPI access token is renewed when fewer seconds than this remain.
+    public let minTokenTtl: TimeInterval
+    public let attestationConfiguration: AttestationConfiguration
+    public let attester: any Attester
+    public let tokenBoundConfiguration: any TokenBoundConfiguration
+    public let tokenEndpointResponseListener: (any TokenEndpointResponseListener)?
+    public let clientAuthenticationMethod: any ClientAuthenticationMethod
+    /// Where the DPoP key is kept so bound tokens survive a restart; `nil` keeps it in memory only.
+    public let dpopKeyStorage: (any Storage)?
+
+    public init(
+        name: String,
+        clientId: String,
+        baseURL: URL,
+        tokenEndpointURL: URL,
+        authorizationEndpointURL: URL,
+        appRedirect: String,
+        httpHeadersProvider: HttpHeadersProvider? = nil,
+        authorizationParametersProvider: OAuthAuthorizationParametersProvider? = nil,
+        isAutoRedirect: Bool = true,
+        transport: (any HttpTransport)? = nil,
+        revocationEndpointURL: URL? = nil,
+        minTokenTtl: TimeInterval = 10,
+        attestationConfiguration: AttestationConfiguration = AttestationConfiguration(),
+        attester: (any Attester)? = nil,
+        tokenBoundConfiguration: any TokenBoundConfiguration = BoundedTokenConfiguration(),
+        tokenEndpointResponseListener: (any TokenEndpointResponseListener)? = nil,
+        clientAuthenticationMethod: any ClientAuthenticationMethod = ClientAuthenticationMethodNone(),
+        dpopKeyStorage: (any Storage)? = nil
+    ) {
+        self.name = name
+        self.clientId = clientId
+        self.baseURL = baseURL
+        self.tokenEndpointURL = tokenEndpointURL
+        self.authorizationEndpointURL = authorizationEndpointURL
+        self.appRedirect = appRedirect
+        self.httpHeadersProvider = httpHeadersProvider
+        self.authorizationParametersProvider = authorizationParametersProvider
+        self.isAutoRedirect = isAutoRedirect
+        self.transport = transport ?? (try? HaapiTokenManagerBuilder.transport(for: clientAuthenticationMethod)) ?? defaultHttpTransport()
+        self.revocationEndpointURL = revocationEndpointURL
+        self.minTokenTtl = minTokenTtl
+        self.attestationConfiguration = attestationConfiguration
+        self.attester = attester ?? defaultAttester()
+        self.tokenBoundConfiguration = tokenBoundConfiguration
+        self.tokenEndpointResponseListener = tokenEndpointResponseListener
+        self.clientAuthenticationMethod = clientAuthenticationMethod
+        self.dpopKeyStorage = dpopKeyStorage
+    }
+
+    /// The same configuration for another client (what the DCR fallback hands the managers).
+    func with(clientId: String, clientAuthenticationMethod: any ClientAuthenticationMethod, useAttestation: Bool) -> HaapiConfiguration {
+        HaapiConfiguration(
+            name: name, clientId: clientId, baseURL: baseURL, tokenEndpointURL: tokenEndpointURL,
+            authorizationEndpointURL: authorizationEndpointURL, appRedirect: appRedirect, httpHeadersProvider: httpHeadersProvider,
+            authorizationParametersProvider: authorizationParametersProvider, isAutoRedirect: isAutoRedirect, transport: transport,
+            revocationEndpointURL: revocationEndpointURL, minTokenTtl: minTokenTtl,
+            attestationConfiguration: AttestationConfiguration(useAttestation: useAttestation,
+                                                               attestationMaxRetries: attestationConfiguration.attestationMaxRetries),
+            attester: attester, tokenBoundConfiguration: tokenBoundConfiguration, tokenEndpointResponseListener: tokenEndpointResponseListener,
+            clientAuthenticationMethod: clientAuthenticationMethod, dpopKeyStorage: dpopKeyStorage)
+    }
+}

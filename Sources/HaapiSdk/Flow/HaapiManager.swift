@@ -1,0 +1,131 @@
+import Foundation
+
+/// Runs one HAAPI authorization flow: `start()`, then `submitForm` / `followLink` until an
+/// `OAuthAuthorizationResponseStep` carries the code. Every call returns a `HaapiResult`; none throws.
+public final class HaapiManager: Sendable {
+    public let configuration: any HaapiConfigurable
+    public let tokenManager: HaapiTokenManager
+    private let client: HaapiClient
+    /// Redirection steps followed in a row before the manager assumes a loop.
+    static let maxAutoRedirects = 10
+
+    /// The key that signs this flow's proofs; pass it to `OAuthTokenManager.fetchAccessToken(with:dpop:)`.
+    public var dpop: Dpop { tokenManager.dpop }
+
+    /// A manager that obtains its HAAPI token with attestation (or, with attestation off, with the client's
+    /// credentials). Apps that need the DCR fallback use `HaapiAccessorBuilder` instead.
+    public convenience init(haapiConfiguration: any HaapiConfigurable) throws(HaapiError) {
+        try self.init(configuration: haapiConfiguration, dpopKeyStorage: (haapiConfiguration as? HaapiConfiguration)?.dpopKeyStorage)
+    }
+
+    init(configuration: any HaapiConfigurable, dpopKeyStorage: (any Storage)?) throws(HaapiError) {
+        let attestation = configuration.attestationConfiguration
+        if !attestation.useAttestation, !configuration.clientAuthenticationMethod.hasCredentials {
+            throw .invalidConfiguration(reason: "with useAttestation false the client needs a ClientAuthenticationMethod other than None")
+        }
+        let keyType = configuration.tokenBoundConfiguration.keyPairType
+        let key: any SigningKey
+        if let dpopKeyStorage {
+            key = try DeviceKeyStore(storage: dpopKeyStorage, keyType: keyType).loadOrCreate(name: configuration.name + "." + configuration.clientId)
+        } else {
+            key = try DeviceKeyStore.ephemeralKey(keyType)
+        }
+        let builder = HaapiTokenManagerBuilder(tokenEndpoint: configuration.tokenEndpointURL, clientId: configuration.clientId)
+            .setName(configuration.name)
+            .setTransport(configuration.transport)
+            .setHaapiTokenMinTtl(configuration.minTokenTtl)
+            .setDpopKey(key)
+            .setClientAuthenticationMethod(configuration.clientAuthenticationMethod)
+            .setAttestationMaxRetryCount(attestation.attestationMaxRetries)
+        if attestation.useAttestation { builder.setAttester(configuration.attester) } else { builder.disableDeviceCheckAttestation() }
+        self.configuration = configuration
+        tokenManager = try builder.build()
+        client = tokenManager.createClient(headersProvider: configuration.httpHeadersProvider)
+    }
+
+    init(configuration: any HaapiConfigurable, tokenManager: HaapiTokenManager) {
+        self.configuration = configuration
+        self.tokenManager = tokenManager
+        client = tokenManager.createClient(headersProvider: configuration.httpHeadersProvider)
+    }
+
+    /// Sends the authorization request: `client_id`, `response_type=code`, `redirect_uri`, and the
+    /// scopes, acr values and extra parameters of `parameters` (or of the configuration's provider).
+    public func start(parameters: OAuthAuthorizationParameters? = nil) async -> HaapiResult {
+        let chosen = parameters ?? configuration.authorizationParametersProvider?() ?? OAuthAuthorizationParameters()
+        let items = chosen.queryItems(clientId: configuration.clientId, redirectURI: configuration.appRedirect)
+        guard var components = URLComponents(url: configuration.authorizationEndpointURL, resolvingAgainstBaseURL: true) else {
+            return .error(HaapiError.invalidConfiguration(reason: "bad authorization endpoint"))
+        }
+        let existing = components.percentEncodedQuery.map { $0 + "&" } ?? ""
+        components.percentEncodedQuery = existing + FormURLEncoding.encode(items)
+        guard let url = components.url else { return .error(HaapiError.invalidConfiguration(reason: "bad authorization endpoint")) }
+        await client.resetSession()
+        HaapiLogger.info(SdkFollowUpTag.flow, "starting a HAAPI flow for client \(configuration.clientId)")
+        return await send(HaapiRequest(method: "GET", url: url, headers: [:]))
+    }
+
+    /// Submits a form; `parameters` override the fields' values (hidden fields keep the server's).
+    public func submitForm(_ form: FormActionModel, parameters: [String: any Sendable] = [:]) async -> HaapiResult {
+        let request: HaapiRequest
+        do {
+            request = try HaapiRequestBuilder.request(submitting: form, parameters: parameters, baseURL: configuration.baseURL)
+        } catch {
+            return .error(HaapiError.illegalState(message: "the form cannot be submitted: \(error)"))
+        }
+        return await send(request)
+    }
+
+    public func followLink(_ link: Link) async -> HaapiResult {
+        do {
+            return await send(try HaapiRequestBuilder.request(following: link, baseURL: configuration.baseURL))
+        } catch {
+            return .error(HaapiError.illegalState(message: "the link cannot be followed: \(error)"))
+        }
+    }
+
+    /// Ends the flow and the token manager; later calls return `haapiTokenManagerIsClosed`.
+    public func close() async {
+        await tokenManager.close()
+    }
+
+    private func send(_ first: HaapiRequest) async -> HaapiResult {
+        var request = first
+        for _ in 0...Self.maxAutoRedirects {
+            let response: HaapiClientResponse
+            do throws(HaapiError) {
+                response = try await client.send(request)
+            } catch {
+                return .error(error)
+            }
+            switch response.response {
+            case .problem(let problem):
+                return .problem(problem)
+            case .representation(let step):
+                guard configuration.isAutoRedirect, let redirect = step as? RedirectionStep else { return .representation(step) }
+                do {
+                    request = try HaapiRequestBuilder.request(submitting: redirect.action.model, baseURL: configuration.baseURL)
+                } catch {
+                    return .error(HaapiError.communication(message: "the redirection step cannot be followed: \(error)", cause: error))
+                }
+                HaapiLogger.debug(SdkFollowUpTag.flow, "following a redirection step")
+            }
+        }
+        return .error(HaapiError.communication(message: "more than \(Self.maxAutoRedirects) redirection steps in a row", cause: nil))
+    }
+}
+
+// The completion-handler forms. The handler runs on an arbitrary task; UI code hops to the main actor itself.
+extension HaapiManager {
+    public func start(parameters: OAuthAuthorizationParameters? = nil, completionHandler: @escaping HaapiCompletionHandler) {
+        Task { completionHandler(await start(parameters: parameters)) }
+    }
+
+    public func submitForm(_ form: FormActionModel, parameters: [String: any Sendable] = [:], completionHandler: @escaping HaapiCompletionHandler) {
+        Task { completionHandler(await submitForm(form, parameters: parameters)) }
+    }
+
+    public func followLink(_ link: Link, completionHandler: @escaping HaapiCompletionHandler) {
+        Task { completionHandler(await followLink(link)) }
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+
+/// Plain OAuth after the flow: redeem the code, refresh, revoke. With a bound configuration every request
+/// carries a DPoP proof from the flow's key, and refreshes keep using that key.
+public final class OAuthTokenManager: Sendable {
+    public let configuration: any OAuthTokenConfigurable
+    let exchange: TokenEndpointExchange
+    private let state: RefreshState
+
+    public init(oauthTokenConfiguration: any OAuthTokenConfigurable, nonceStore: DpopNonceStore = DpopNonceStore()) {
+        configuration = oauthTokenConfiguration
+        exchange = TokenEndpointExchange(transport: oauthTokenConfiguration.transport, nonces: nonceStore)
+        state = RefreshState()
+    }
+
+    private var isUnbounded: Bool { configuration.tokenBoundConfiguration is UnboundedTokenConfiguration }
+
+    /// Redeems an authorization code. Pass `HaapiManager.dpop` when the configuration is bound; with
+    /// `UnboundedTokenConfiguration` a DPoP is refused (`.invalidConfiguration`).
+    public func fetchAccessToken(with code: String, dpop: Dpop? = nil, codeVerifier: String? = nil,
+                                 additionalParameters: [String: String] = [:]) async -> TokenResponse {
+        if dpop != nil, isUnbounded {
+            return .error(HaapiError.invalidConfiguration(reason: "a DPoP was passed but the configuration is UnboundedTokenConfiguration"))
+        }
+        var form: [(name: String, value: String)] = [("grant_type", "authorization_code"), ("code", code),
+                                                      ("redirect_uri", configuration.appRedirect)]
+        if let codeVerifier { form.append(("code_verifier", codeVerifier)) }
+        for name in additionalParameters.keys.sorted() where !form.contains(where: { $0.name == name }) {
+            form.append((name, additionalParameters[name] ?? ""))
+        }
+        let response = await tokenRequest(form, dpop: dpop, previousRefreshToken: nil)
+        if case .successfulToken = response, let dpop { await state.bind(dpop) }
+        return response
+    }
+
+    /// Refreshes. Concurrent calls with the same refresh token share one request; a token that was already
+    /// rotated is never sent again (its callers get the rotation's result). `dpop` defaults to the key the
+    /// code was redeemed with.
+    public func refreshAccessToken(with refreshToken: String, dpop: Dpop? = nil, additionalParameters: [String: String] = [:]) async -> TokenResponse {
+        if dpop != nil, isUnbounded {
+            return .error(HaapiError.invalidConfiguration(reason: "a DPoP was passed but the configuration is UnboundedTokenConfiguration"))
+        }
+        let bound = await state.boundDpop
+        let proofKey = isUnbounded ? nil : (dpop ?? bound)
+        return await state.refresh(refreshToken) { [self] in
+            var form: [(name: String, value: String)] = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
+            for name in additionalParameters.keys.sorted() where !form.contains(where: { $0.name == name }) {
+                form.append((name, additionalParameters[name] ?? ""))
+            }
+            return await tokenRequest(form, dpop: proofKey, previousRefreshToken: refreshToken)
+        }
+    }
+
+    public func revokeAccessToken(_ accessToken: String) async -> TokenRevocationResponse {
+        await revoke(accessToken, hint: "access_token")
+    }
+
+    public func revokeRefreshToken(_ refreshToken: String) async -> TokenRevocationResponse {
+        await revoke(refreshToken, hint: "refresh_token")
+    }
+
+    private func revoke(_ token: String, hint: String) async -> TokenRevocationResponse {
+        guard let endpoint = configuration.revocationEndpointURL else {
+            return .error(HaapiError.invalidConfiguration(reason: "no revocationEndpointURL in the configuration"))
+        }
+        let method = configuration.clientAuthenticationMethod
+        let clientId = configuration.clientId
+        let request = TokenEndpointRequest(url: endpoint, form: [("token", token), ("token_type_hint", hint)])
+        do throws(HaapiError) {
+            let response = try await exchange.post(request, dpop: nil) { request throws(HaapiError) in
+                try method.authenticate(&request, clientId: clientId)
+            }
+            if response.statusCode == 200 { return .success }
+            if let object = try? response.oauthObject(), let error = ErrorTokenResponse(object) { return .errorToken(error) }
+            return .error(HaapiError.invalidStatusCode(statusCode: response.statusCode))
+        } catch {
+            return .error(error)
+        }
+    }
+
+    private func tokenRequest(_ form: [(name: String, value: String)], dpop: Dpop?, previousRefreshToken: String?) async -> TokenResponse {
+        let method = configuration.clientAuthenticationMethod
+        let clientId = configuration.clientId
+        let listener = configuration.tokenEndpointResponseListener
+        let response: HttpResponse
+        do throws(HaapiError) {
+            response = try await exchange.post(TokenEndpointRequest(url: configuration.tokenEndpointURL, form: form), dpop: dpop) {
+                request throws(HaapiError) in try method.authenticate(&request, clientId: clientId)
+            }
+        } catch {
+            listener?.onError(ErrorHTTPURLResponseContent(nil, error: error))
+            return .error(error)
+        }
+        do throws(HaapiError) {
+            let object = try response.oauthObject()
+            if response.statusCode == 200 {
+                let token = try SuccessfulTokenResponse(object, keepingRefreshToken: previousRefreshToken)
+                HaapiLogger.info(SdkFollowUpTag.oauth, "token response: \(token)")
+                listener?.onSuccess(SuccessTokenHTTPURLResponseContent(response, token))
+                return .successfulToken(token)
+            }
+            if let error = ErrorTokenResponse(object) {
+                HaapiLogger.info(SdkFollowUpTag.oauth, "token endpoint refused: \(error.error)")
+                listener?.onTokenError(ErrorTokenHTTPURLResponseContent(response, error))
+                return .errorToken(error)
+            }
+            throw HaapiError.invalidStatusCode(statusCode: response.statusCode)
+        } catch {
+            listener?.onError(ErrorHTTPURLResponseContent(response, error: error))
+            return .error(error)
+        }
+    }
+}
+
+/// One refresh in flight per refresh token, and a memory of rotations so a replaced token is never sent again.
+actor RefreshState {
+    private(set) var boundDpop: Dpop?
+    private var inflight: [String: Task<TokenResponse, Never>] = [:]
+    private var rotations: [(old: String, result: TokenResponse)] = []
+    private static let rememberedRotations = 32
+
+    func bind(_ dpop: Dpop) { boundDpop = dpop }
+
+    func refresh(_ token: String, perform: @escaping @Sendable () async -> TokenResponse) async -> TokenResponse {
+        if let rotated = rotations.last(where: { $0.old == token }) {
+            HaapiLogger.debug(SdkFollowUpTag.oauth, "refresh token already rotated; returning the rotation's result")
+            return rotated.result
+        }
+        if let running = inflight[token] { return await running.value }
+        let task = Task { await perform() }
+        inflight[token] = task
+        let result = await task.value
+        inflight[token] = nil
+        if case .successfulToken(let success) = result, let next = success.refreshToken, next != token {
+            rotations.append((token, result))
+            if rotations.count > Self.rememberedRotations { rotations.removeFirst() }
+        }
+        return result
+    }
+}
+
+// The completion-handler forms.
+extension OAuthTokenManager {
+    public func fetchAccessToken(with code: String, dpop: Dpop? = nil, completion: @escaping OAuthCompletion) {
+        Task { completion(await fetchAccessToken(with: code, dpop: dpop)) }
+    }
+
+    public func refreshAccessToken(with refreshToken: String, completion: @escaping OAuthCompletion) {
+        Task { completion(await refreshAccessToken(with: refreshToken)) }
+    }
+
+    public func revokeAccessToken(_ accessToken: String, completion: @escaping OAuthRevocationCompletion) {
+        Task { completion(await revokeAccessToken(accessToken)) }
+    }
+
+    public func revokeRefreshToken(_ refreshToken: String, completion: @escaping OAuthRevocationCompletion) {
+        Task { completion(await revokeRefreshToken(refreshToken)) }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// A successful token response (RFC 6749 §5.1).
+public struct SuccessfulTokenResponse: Sendable, CustomStringConvertible {
+    public let accessToken: String
+    public let tokenType: String?
+    public let expiresIn: Int?
+    /// The refresh token to keep. When a refresh response carries none, this is the one that was used,
+    /// because the server left it valid.
+    public let refreshToken: String?
+    public let idToken: String?
+    public let scope: String?
+    public let rawJson: JSONObject
+
+    init(_ object: JSONObject, keepingRefreshToken previous: String? = nil) throws(HaapiError) {
+        guard let accessToken = object["access_token"]?.stringValue, !accessToken.isEmpty else {
+            throw .communication(message: "the token response has no access_token", cause: nil)
+        }
+        self.accessToken = accessToken
+        tokenType = object["token_type"]?.stringValue
+        expiresIn = object["expires_in"]?.numberValue?.intValue
+        refreshToken = object["refresh_token"]?.stringValue ?? previous
+        idToken = object["id_token"]?.stringValue
+        scope = object["scope"]?.stringValue
+        rawJson = object
+    }
+
+    /// Tokens are masked: a response printed in a log shows their presence, not their value.
+    public var description: String {
+        let parts = [
+            "accessToken: *****", tokenType.map { "tokenType: \($0)" }, expiresIn.map { "expiresIn: \($0)" },
+            refreshToken.map { _ in "refreshToken: *****" }, idToken.map { _ in "idToken: *****" }, scope.map { "scope: \($0)" },
+        ]
+        return "SuccessfulTokenResponse(" + parts.compactMap { $0 }.joined(separator: ", ") + ")"
+    }
+}
+
+/// An OAuth error response (RFC 6749 §5.2).
+public struct ErrorTokenResponse: Sendable, Equatable {
+    public let error: String
+    public let errorDescription: String?
+    public let errorUri: String?
+
+    init?(_ object: JSONObject) {
+        guard let error = object["error"]?.stringValue else { return nil }
+        self.error = error
+        errorDescription = object["error_description"]?.stringValue
+        errorUri = object["error_uri"]?.stringValue
+    }
+}
+
+public enum TokenResponse: Sendable {
+    case successfulToken(SuccessfulTokenResponse)
+    case errorToken(ErrorTokenResponse)
+    case error(any Error)
+}
+
+public enum TokenRevocationResponse: Sendable {
+    case success
+    case errorToken(ErrorTokenResponse)
+    case error(any Error)
+}
+
+public typealias OAuthCompletion = @Sendable (TokenResponse) -> Void
+public typealias OAuthRevocationCompletion = @Sendable (TokenRevocationResponse) -> Void
