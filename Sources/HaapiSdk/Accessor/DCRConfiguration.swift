@@ -44,7 +44,8 @@ struct DynamicClientRegistrar: Sendable {
     let dcr: DCRConfiguration
     let exchange: TokenEndpointExchange
 
-    var storageKey: String { "dcr-client." + configuration.name + "." + dcr.templateClientId }
+    // One registration per template, as the seed describes; apps with several servers give each its own storage.
+    var storageKey: String { "dcr-client." + dcr.templateClientId }
 
     func stored() throws(HaapiError) -> DynamicClient? {
         guard let storage = dcr.storage else { return nil }
