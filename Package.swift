@@ -87,7 +87,10 @@ let package = Package(
         ),
         .testTarget(
             name: "HaapiSdkTests",
-            dependencies: ["HaapiSdk", "HaapiServer", "HaapiRawClient", .product(name: "NIOSSL", package: "swift-nio-ssl")]
+            dependencies: [
+                "HaapiSdk", "HaapiServer", "HaapiRawClient", .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         .testTarget(name: "HaapiCLITests", dependencies: ["HaapiCLI", "haapi"]),
     ],
