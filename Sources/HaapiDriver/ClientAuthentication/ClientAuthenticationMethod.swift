@@ -65,18 +65,20 @@ public struct ClientAuthenticationMethodSecret: ClientAuthenticationMethod, Cust
 
 /// Mutual TLS (RFC 8705): the client certificate is the credential; the form names the client.
 public struct ClientAuthenticationMethodMTLS: ClientAuthenticationMethod {
-    public let tlsOptions: TLSOptions?
+    /// The client identity and the server trust (CA or pins) the transport must use.
+    public let tls: TLSOptions
+    public var tlsOptions: TLSOptions? { tls }
 
     /// With a bundled server certificate (PEM) as the only trust anchor.
     public init(pkcs12: Data, pkcs12Passphrase: String, serverPEM: String?, isValidatingHostname: Bool = true) throws(HaapiError) {
-        tlsOptions = TLSOptions(clientIdentity: try Self.identity(pkcs12, pkcs12Passphrase), trustedCertificatesPEM: serverPEM.map { [$0] },
+        tls = TLSOptions(clientIdentity: try Self.identity(pkcs12, pkcs12Passphrase), trustedCertificatesPEM: serverPEM.map { [$0] },
                                 isValidatingHostname: isValidatingHostname)
     }
 
     /// With pinned server keys instead of a CA.
     public init(pkcs12: Data, pkcs12Passphrase: String, serverKeyPinnings: [KeyPinning]) throws(HaapiError) {
         guard !serverKeyPinnings.isEmpty else { throw .invalidConfiguration(reason: "serverKeyPinnings is empty") }
-        tlsOptions = TLSOptions(clientIdentity: try Self.identity(pkcs12, pkcs12Passphrase), keyPinnings: serverKeyPinnings)
+        tls = TLSOptions(clientIdentity: try Self.identity(pkcs12, pkcs12Passphrase), keyPinnings: serverKeyPinnings)
     }
 
     /// The seed's file-based form: the archive and the server certificate are read from `bundle`.

@@ -1,0 +1,80 @@
+import Foundation
+import HaapiSdk
+import Testing
+
+/// mTLS client certificates and server-key pinning in `AsyncHTTPClientTransport`, against an HTTPS server on 127.0.0.1.
+@Suite("TLS: mTLS and key pinning", .enabled(if: TestCertificates.isOpenSSLAvailable, "needs the openssl tool to make test certificates"),
+       .timeLimit(.minutes(1)))
+struct TLSTransportTests {
+    static func client(_ transport: any HttpTransport, _ url: URL) async throws(TransportError) -> String {
+        let response = try await transport.send(HttpRequest(method: "POST", url: url, body: Data("grant_type=client_credentials".utf8)))
+        return (try? JSONParser().parse(response.body))?["client"]?.stringValue ?? ""
+    }
+
+    @Test("mTLS: the PKCS#12 identity is presented; without it the server refuses the handshake; an unknown CA is refused")
+    func mutualTLS() async throws {
+        let certificates = try TestCertificates.make()
+        defer { certificates.remove() }
+        let server = try await TLSTestServer(certificates: certificates, requireClientCertificate: true)
+        defer { Task { await server.stop() } }
+
+        let method = try ClientAuthenticationMethodMTLS(pkcs12: certificates.clientPKCS12, pkcs12Passphrase: TestCertificates.passphrase,
+                                                        serverPEM: certificates.caPEM)
+        let transport = try AsyncHTTPClientTransport(tls: method.tls, timeout: 5)
+        #expect(try await Self.client(transport, server.url) == "haapi-test-client")
+
+        let anonymous = try AsyncHTTPClientTransport(tls: TLSOptions(trustedCertificatesPEM: [certificates.caPEM]), timeout: 5)
+        await #expect(throws: TransportError.self) { try await Self.client(anonymous, server.url) }
+
+        let systemTrust = try AsyncHTTPClientTransport(tls: TLSOptions(clientIdentity: try TLSOptions.ClientIdentity(
+            pkcs12: Array(certificates.clientPKCS12), passphrase: TestCertificates.passphrase)), timeout: 5)
+        await #expect(throws: TransportError.self) { try await Self.client(systemTrust, server.url) }
+    }
+
+    @Test("mTLS: a wrong passphrase is a configuration error at construction")
+    func wrongPassphrase() throws {
+        let certificates = try TestCertificates.make()
+        defer { certificates.remove() }
+        do {
+            _ = try ClientAuthenticationMethodMTLS(pkcs12: certificates.clientPKCS12, pkcs12Passphrase: "wrong", serverPEM: nil)
+            Issue.record("a wrong passphrase opened the archive")
+        } catch {
+            guard case .invalidConfiguration = error else { Issue.record("\(error)"); return }
+        }
+    }
+
+    @Test("pinning: the pinned key is accepted without any CA; another key is refused before the request is sent")
+    func pinning() async throws {
+        let certificates = try TestCertificates.make()
+        defer { certificates.remove() }
+        let server = try await TLSTestServer(certificates: certificates, requireClientCertificate: false)
+        defer { Task { await server.stop() } }
+        let pin = try KeyPinning.publicKeyHash(ofCertificate: Array(certificates.serverPEM.utf8))
+
+        let pinned = try AsyncHTTPClientTransport(tls: TLSOptions(keyPinnings: [KeyPinning(hostname: "127.0.0.1", publicKeyHash: pin)]), timeout: 5)
+        #expect(try await Self.client(pinned, server.url) == "none")
+
+        let wrongPin = try AsyncHTTPClientTransport(tls: TLSOptions(keyPinnings: [
+            KeyPinning(hostname: "127.0.0.1", publicKeyHash: "Kjuy4mT3fbeDozRNP6rTjWRYmbs79Begb5Roq+DUu7s="),
+        ]), timeout: 5)
+        do {
+            _ = try await Self.client(wrongPin, server.url)
+            Issue.record("a connection to an unpinned key succeeded")
+        } catch {
+            guard case .connectionFailed = error else { Issue.record("\(error)"); return }
+        }
+    }
+
+    @Test("pinning with mTLS: the pinned connection presents the client certificate")
+    func pinningWithClientCertificate() async throws {
+        let certificates = try TestCertificates.make()
+        defer { certificates.remove() }
+        let server = try await TLSTestServer(certificates: certificates, requireClientCertificate: true)
+        defer { Task { await server.stop() } }
+        let pin = try KeyPinning.publicKeyHash(ofCertificate: Array(certificates.serverPEM.utf8))
+        let method = try ClientAuthenticationMethodMTLS(pkcs12: certificates.clientPKCS12, pkcs12Passphrase: TestCertificates.passphrase,
+                                                        serverKeyPinnings: [KeyPinning(hostname: "127.0.0.1", publicKeyHash: pin)])
+        let transport = try AsyncHTTPClientTransport(tls: method.tls, timeout: 5)
+        #expect(try await Self.client(transport, server.url) == "haapi-test-client")
+    }
+}
