@@ -56,6 +56,8 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
     public let clientAuthenticationMethod: any ClientAuthenticationMethod
     /// Where the DPoP key is kept so bound tokens survive a restart; `nil` keeps it in memory only.
     public let dpopKeyStorage: (any Storage)?
+    /// A DPoP key the app already holds; it takes precedence over `dpopKeyStorage`.
+    public let dpopKey: (any SigningKey)?
 
     public init(
         name: String,
@@ -75,7 +77,8 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         tokenBoundConfiguration: any TokenBoundConfiguration = BoundedTokenConfiguration(),
         tokenEndpointResponseListener: (any TokenEndpointResponseListener)? = nil,
         clientAuthenticationMethod: any ClientAuthenticationMethod = ClientAuthenticationMethodNone(),
-        dpopKeyStorage: (any Storage)? = nil
+        dpopKeyStorage: (any Storage)? = nil,
+        dpopKey: (any SigningKey)? = nil
     ) {
         self.name = name
         self.clientId = clientId
@@ -95,6 +98,7 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         self.tokenEndpointResponseListener = tokenEndpointResponseListener
         self.clientAuthenticationMethod = clientAuthenticationMethod
         self.dpopKeyStorage = dpopKeyStorage
+        self.dpopKey = dpopKey
     }
 
     /// The same configuration for another client (what the DCR fallback hands the managers).
@@ -107,6 +111,6 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
             attestationConfiguration: AttestationConfiguration(useAttestation: useAttestation,
                                                                attestationMaxRetries: attestationConfiguration.attestationMaxRetries),
             attester: attester, tokenBoundConfiguration: tokenBoundConfiguration, tokenEndpointResponseListener: tokenEndpointResponseListener,
-            clientAuthenticationMethod: clientAuthenticationMethod, dpopKeyStorage: dpopKeyStorage)
+            clientAuthenticationMethod: clientAuthenticationMethod, dpopKeyStorage: dpopKeyStorage, dpopKey: dpopKey)
     }
 }

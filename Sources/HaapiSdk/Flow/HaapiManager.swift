@@ -15,17 +15,20 @@ public final class HaapiManager: Sendable {
     /// A manager that obtains its HAAPI token with attestation (or, with attestation off, with the client's
     /// credentials). Apps that need the DCR fallback use `HaapiAccessorBuilder` instead.
     public convenience init(haapiConfiguration: any HaapiConfigurable) throws(HaapiError) {
-        try self.init(configuration: haapiConfiguration, dpopKeyStorage: (haapiConfiguration as? HaapiConfiguration)?.dpopKeyStorage)
+        let concrete = haapiConfiguration as? HaapiConfiguration
+        try self.init(configuration: haapiConfiguration, dpopKeyStorage: concrete?.dpopKeyStorage, dpopKey: concrete?.dpopKey)
     }
 
-    init(configuration: any HaapiConfigurable, dpopKeyStorage: (any Storage)?) throws(HaapiError) {
+    init(configuration: any HaapiConfigurable, dpopKeyStorage: (any Storage)?, dpopKey: (any SigningKey)?) throws(HaapiError) {
         let attestation = configuration.attestationConfiguration
         if !attestation.useAttestation, !configuration.clientAuthenticationMethod.hasCredentials {
             throw .invalidConfiguration(reason: "with useAttestation false the client needs a ClientAuthenticationMethod other than None")
         }
         let keyType = configuration.tokenBoundConfiguration.keyPairType
         let key: any SigningKey
-        if let dpopKeyStorage {
+        if let dpopKey {
+            key = dpopKey
+        } else if let dpopKeyStorage {
             key = try DeviceKeyStore(storage: dpopKeyStorage, keyType: keyType).loadOrCreate(name: configuration.name + "." + configuration.clientId)
         } else {
             key = try DeviceKeyStore.ephemeralKey(keyType)

@@ -1,0 +1,78 @@
+import Foundation
+import HaapiSdk
+
+/// Walks a HAAPI flow without a person: picks the password authenticator, fills the username and
+/// password fields, accepts consent, and stops at the authorization code. Anything that needs a person
+/// (polling, a browser, a code sent elsewhere) ends with an error that says so.
+struct UnattendedLogin {
+    let manager: HaapiManager
+    let username: String
+    let password: String
+    /// The authenticator to choose from a selector: matched against the option's href, type and title.
+    let authenticator: String
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static let maxSteps = 20
+
+    func run() async throws -> String {
+        var result = await manager.start()
+        for _ in 0..<Self.maxSteps {
+            let step: any HaapiRepresentation
+            switch result {
+            case .representation(let representation): step = representation
+            case .problem(let problem):
+                let details = ([problem.title?.description] + problem.messages.map { $0.text.description }).compactMap { $0 }.joined(separator: "; ")
+                throw Failure(description: "the server reported \(problem.type.rawValue)" + (details.isEmpty ? "" : ": " + details))
+            case .error(let error):
+                throw Failure(description: "\(error)" + ((error as? IdsvrError).map { " [recovery: \($0.recoverySuggestion)]" } ?? ""))
+            }
+            switch step {
+            case let done as OAuthAuthorizationResponseStep:
+                guard let code = done.oauthAuthorizationResponseProperties.code else { throw Failure(description: "the flow ended without a code") }
+                return code
+            case let selector as AuthenticatorSelectorStep:
+                guard let option = choose(from: selector.authenticators) else {
+                    let names = selector.authenticators.map { $0.title?.description ?? $0.action.model.href }.joined(separator: ", ")
+                    throw Failure(description: "no authenticator matches \"\(authenticator)\" (offered: \(names))")
+                }
+                result = await manager.submitForm(option.action.model)
+            case let form as InteractiveFormStep:
+                guard let action = form.formActions.first else { throw Failure(description: "a form step without a form") }
+                result = await manager.submitForm(action.model, parameters: values(for: action.model))
+            case let consent as UserConsentStep:
+                guard let accept = consent.formActions.first else { throw Failure(description: "a consent step without actions") }
+                StandardStreams.printError("haapi login: accepting the consent step")
+                result = await manager.submitForm(accept.model)
+            case let same as ContinueSameStep:
+                guard let action = same.actions.compactMap({ $0 as? FormAction }).first else { throw Failure(description: "a continue-same step without actions") }
+                result = await manager.submitForm(action.model)
+            default:
+                throw Failure(description: "the step \(step.type.rawValue) needs a person; run the interactive login")
+            }
+        }
+        throw Failure(description: "no authorization code after \(Self.maxSteps) steps")
+    }
+
+    private func choose(from options: [AuthenticatorSelectorStep.AuthenticatorOption]) -> AuthenticatorSelectorStep.AuthenticatorOption? {
+        let wanted = authenticator.lowercased()
+        return options.first { $0.action.model.href.lowercased().hasSuffix("/" + wanted) }
+            ?? options.first { ($0.type ?? "").lowercased().contains(wanted) }
+            ?? options.first { ($0.title?.description ?? "").lowercased().contains(wanted) }
+    }
+
+    private func values(for form: FormActionModel) -> [String: any Sendable] {
+        var values: [String: any Sendable] = [:]
+        for field in form.fields {
+            switch field {
+            case is PasswordFormField: values[field.name] = password
+            case is UsernameFormField: values[field.name] = username
+            default:
+                if ["username", "user", "login", "email"].contains(field.name.lowercased()) { values[field.name] = username }
+            }
+        }
+        return values
+    }
+}

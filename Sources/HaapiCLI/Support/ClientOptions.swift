@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import HaapiSdk
+
+/// How the CLI's client authenticates at the token endpoint; shared by `login` and `token`.
+struct ClientOptions: ParsableArguments {
+    @Option(name: .long, help: "The OAuth client id.")
+    var clientId: String
+
+    @Option(name: .long, help: "Client secret (client_secret_basic, or client_secret_post with --secret-in-body).")
+    var clientSecret: String?
+
+    @Flag(name: .long, help: "Send the client secret in the form body instead of the Authorization header.")
+    var secretInBody = false
+
+    @Option(name: .long, help: "PEM file with the client's private key (private_key_jwt).")
+    var clientKey: String?
+
+    @Option(name: .long, help: "Algorithm for --client-key: RS256…512, PS256…512, ES256…512 (default: RS256 for RSA keys, ES256 for EC keys).")
+    var clientKeyAlg: String?
+
+    @Option(name: .long, help: "Shared secret for client_secret_jwt.")
+    var clientJwtSecret: String?
+
+    @Option(name: .long, help: "Algorithm for --client-jwt-secret: HS256, HS384 or HS512.")
+    var clientJwtAlg = "HS256"
+
+    func validate() throws {
+        let chosen = [clientSecret != nil, clientKey != nil, clientJwtSecret != nil].filter { $0 }.count
+        guard chosen <= 1 else { throw ValidationError("choose one of --client-secret, --client-key and --client-jwt-secret") }
+    }
+
+    func authenticationMethod() throws -> any ClientAuthenticationMethod {
+        if let clientSecret { return ClientAuthenticationMethodSecret(clientSecret, placement: secretInBody ? .post : .basic) }
+        if let clientJwtSecret {
+            guard let algorithm = JWTSymmetricAlgorithm(rawValue: clientJwtAlg.uppercased()) else {
+                throw ValidationError("--client-jwt-alg must be HS256, HS384 or HS512")
+            }
+            return ClientAuthenticationMethodJWTSymmetric(signatureAlgorithm: algorithm, secretKey: clientJwtSecret)
+        }
+        if let clientKey {
+            let pem = String(decoding: try StandardStreams.read(clientKey), as: UTF8.self)
+            let fallback = pem.contains("EC PRIVATE KEY") || !pem.contains("RSA") && pem.count < 400 ? "ES256" : "RS256"
+            guard let algorithm = JWTAsymmetricAlgorithm(rawValue: (clientKeyAlg ?? fallback).uppercased()) else {
+                throw ValidationError("--client-key-alg must be one of RS/PS/ES 256, 384 or 512")
+            }
+            return try ClientAuthenticationMethodJWTAsymmetric(pem: pem, signatureAlgorithm: algorithm)
+        }
+        return ClientAuthenticationMethodNone()
+    }
+}
+
+/// Token output: tokens are masked unless the user asks to see them.
+enum TokenOutput {
+    static let tokenMembers: Set<String> = ["access_token", "refresh_token", "id_token"]
+
+    static func json(_ object: JSONObject, showTokens: Bool) -> String {
+        guard !showTokens else { return JSONValue.object(object).serialized() }
+        var masked = object
+        for name in tokenMembers where masked[name] != nil { masked[name] = .string(mask(masked[name]?.stringValue ?? "")) }
+        return JSONValue.object(masked).serialized()
+    }
+
+    /// The first 6 characters and the length: enough to tell tokens apart, not enough to use one.
+    static func mask(_ token: String) -> String {
+        token.count <= 12 ? "*****" : String(token.prefix(6)) + "…(\(token.count) chars, masked; --show-tokens to print)"
+    }
+
+    static func errorJSON(_ error: ErrorTokenResponse) -> String {
+        var object: JSONObject = ["error": .string(error.error)]
+        if let description = error.errorDescription { object["error_description"] = .string(description) }
+        if let uri = error.errorUri { object["error_uri"] = .string(uri) }
+        return JSONValue.object(object).serialized()
+    }
+}
