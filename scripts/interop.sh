@@ -18,3 +18,10 @@ haapi="$(swift build --show-bin-path)/haapi"
 
 echo "interop: JOSE and DPoP made by haapi, checked with joserfc $("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("joserfc"))')"
 "$venv/bin/python" "$root/scripts/interop/verify_jose.py" --haapi "$haapi"
+
+echo "interop: the SDK's OAuth side against glewlwyd 2.7.5 (Debian), an OAuth server we did not write"
+work="$root/.glewlwyd"
+mkdir -p "$work"
+bash "$root/scripts/interop/glewlwyd-start.sh" "$work" >/dev/null
+trap 'kill "$(cat "$work/pid")" 2>/dev/null || true' EXIT
+"$venv/bin/python" "$root/scripts/interop/glewlwyd_sdk.py" --haapi "$haapi" --work "$work"

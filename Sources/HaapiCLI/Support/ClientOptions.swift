@@ -19,6 +19,9 @@ struct ClientOptions: ParsableArguments {
     @Option(name: .long, help: "Algorithm for --client-key: RS256…512, PS256…512, ES256…512 (default: RS256 for RSA keys, ES256 for EC keys).")
     var clientKeyAlg: String?
 
+    @Option(name: .long, help: "The kid the server registered --client-key under (sent in the assertion's header).")
+    var clientKeyId: String?
+
     @Option(name: .long, help: "Shared secret for client_secret_jwt.")
     var clientJwtSecret: String?
 
@@ -44,7 +47,7 @@ struct ClientOptions: ParsableArguments {
             guard let algorithm = JWTAsymmetricAlgorithm(rawValue: (clientKeyAlg ?? fallback).uppercased()) else {
                 throw ValidationError("--client-key-alg must be one of RS/PS/ES 256, 384 or 512")
             }
-            return try ClientAuthenticationMethodJWTAsymmetric(pem: pem, signatureAlgorithm: algorithm)
+            return try ClientAuthenticationMethodJWTAsymmetric(pem: pem, signatureAlgorithm: algorithm, keyId: clientKeyId)
         }
         return ClientAuthenticationMethodNone()
     }

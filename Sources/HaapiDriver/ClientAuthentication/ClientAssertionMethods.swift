@@ -21,14 +21,17 @@ public enum JWTSymmetricAlgorithm: String, Sendable, CaseIterable {
 struct ClientAssertion {
     static let type = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
-    static func add(to request: inout TokenEndpointRequest, clientId: String, signer: any JWSSigner, now: Date = Date()) throws(HaapiError) {
+    static func add(to request: inout TokenEndpointRequest, clientId: String, signer: any JWSSigner, keyId: String? = nil,
+                    now: Date = Date()) throws(HaapiError) {
         let iat = Int(now.timeIntervalSince1970)
         let claims: JSONObject = [
             "iss": .string(clientId), "sub": .string(clientId), "aud": .string(request.url.absoluteString),
             "jti": .string(SecureRandom.token(byteCount: 16)), "iat": .number(JSONNumber(iat)), "exp": .number(JSONNumber(iat + 60)),
         ]
         let assertion: String
-        do { assertion = try JWS.sign(claims: claims, header: ["typ": "JWT"], signer: signer) } catch {
+        var header: JSONObject = ["typ": "JWT"]
+        if let keyId { header["kid"] = .string(keyId) }
+        do { assertion = try JWS.sign(claims: claims, header: header, signer: signer) } catch {
             throw .assertionFailure(cause: error)
         }
         request.form.append(("client_id", clientId))
@@ -41,9 +44,12 @@ struct ClientAssertion {
 public struct ClientAuthenticationMethodJWTAsymmetric: ClientAuthenticationMethod {
     private let signer: any JWSSigner
     public let signatureAlgorithm: JWTAsymmetricAlgorithm
+    /// The `kid` of the key as the server registered it; servers that hold several keys per client need it.
+    public let keyId: String?
 
-    public init(pem: String, signatureAlgorithm: JWTAsymmetricAlgorithm) throws(HaapiError) {
+    public init(pem: String, signatureAlgorithm: JWTAsymmetricAlgorithm, keyId: String? = nil) throws(HaapiError) {
         self.signatureAlgorithm = signatureAlgorithm
+        self.keyId = keyId
         let algorithm = signatureAlgorithm.jws
         do {
             switch algorithm.family {
@@ -68,13 +74,13 @@ public struct ClientAuthenticationMethodJWTAsymmetric: ClientAuthenticationMetho
     }
 
     /// The seed's form: the PEM file is read from `bundle` (or from an absolute path).
-    public init(pemFilename: String, signatureAlgorithm: JWTAsymmetricAlgorithm, bundle: Bundle = .main) throws(HaapiError) {
+    public init(pemFilename: String, signatureAlgorithm: JWTAsymmetricAlgorithm, keyId: String? = nil, bundle: Bundle = .main) throws(HaapiError) {
         let data = try ClientAuthenticationMethodMTLS.read(pemFilename, bundle)
-        try self.init(pem: String(decoding: data, as: UTF8.self), signatureAlgorithm: signatureAlgorithm)
+        try self.init(pem: String(decoding: data, as: UTF8.self), signatureAlgorithm: signatureAlgorithm, keyId: keyId)
     }
 
     public func authenticate(_ request: inout TokenEndpointRequest, clientId: String) throws(HaapiError) {
-        try ClientAssertion.add(to: &request, clientId: clientId, signer: signer)
+        try ClientAssertion.add(to: &request, clientId: clientId, signer: signer, keyId: keyId)
     }
 }
 
