@@ -72,7 +72,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "haapi-bench",
-            dependencies: ["HaapiRawClient", "HaapiDriver", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "HaapiRawClient", "HaapiDriver", "HaapiSdk", "HaapiServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(name: "HaapiModelTests", dependencies: ["HaapiModel"]),
         .testTarget(

@@ -8,7 +8,7 @@ struct HaapiBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "haapi-bench",
         abstract: "Benchmarks for swift-haapi.",
-        subcommands: [ServerBenchmark.self]
+        subcommands: [ServerBenchmark.self, SdkBenchmark.self]
     )
 }
 

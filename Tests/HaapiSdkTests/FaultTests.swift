@@ -6,10 +6,12 @@ import Testing
 /// right recovery suggestion, quickly, and never hang.
 @Suite("SDK faults", .timeLimit(.minutes(1)))
 struct FaultTests {
-    static let base = URL(string: "https://login.example")!
+    /// A host of its own per use: nonces are remembered per origin, and tests run in parallel.
+    static var base: URL { URL(string: "https://login-\(UUID().uuidString.lowercased()).example")! }
 
     static func configuration(_ transport: any HttpTransport) -> HaapiConfiguration {
-        HaapiConfiguration(
+        let base = Self.base
+        return HaapiConfiguration(
             name: "fault-" + UUID().uuidString, clientId: "haapi-demo", baseURL: base, tokenEndpointURL: base.appendingPathComponent("oauth/token"),
             authorizationEndpointURL: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://haapi", transport: transport,
             revocationEndpointURL: base.appendingPathComponent("oauth/revoke"), attester: SoftwareAttester(),
@@ -88,9 +90,10 @@ struct FaultTests {
         let stub = StubTransport()
         let listener = RecordingListener()
         let counter = Counter()
+        let base = Self.base
         let configuration = HaapiConfiguration(
-            name: "fault-" + UUID().uuidString, clientId: "c", baseURL: Self.base, tokenEndpointURL: Self.base.appendingPathComponent("oauth/token"),
-            authorizationEndpointURL: Self.base, appRedirect: "app://x", transport: stub, tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256),
+            name: "fault-" + UUID().uuidString, clientId: "c", baseURL: base, tokenEndpointURL: base.appendingPathComponent("oauth/token"),
+            authorizationEndpointURL: base, appRedirect: "app://x", transport: stub, tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256),
             tokenEndpointResponseListener: listener)
         let oauth = OAuthTokenManager(oauthTokenConfiguration: configuration)
         let dpop = Dpop(key: SoftwareP256SigningKey())

@@ -4,6 +4,10 @@ import Foundation
 /// the next proof to that origin carries the fresh nonce and the steady state needs no
 /// `use_dpop_nonce` round trip.
 public actor DpopNonceStore {
+    /// The process-wide store the managers use unless given another: a nonce belongs to the server, so the
+    /// HAAPI flow's token manager and the OAuth token manager that redeems its code share what they learn.
+    public static let shared = DpopNonceStore()
+
     private var nonces: [String: String] = [:]
 
     public init() {}

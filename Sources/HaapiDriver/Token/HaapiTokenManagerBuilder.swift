@@ -13,7 +13,7 @@ public final class HaapiTokenManagerBuilder: @unchecked Sendable {
     private var keyType: CryptoKeyType = .p256
     private var dpopKey: (any SigningKey)?
     private var clientAuthentication: any ClientAuthenticationMethod = ClientAuthenticationMethodNone()
-    private var nonces = DpopNonceStore()
+    private var nonces = DpopNonceStore.shared
     private var clock: @Sendable () -> Date = { Date() }
 
     public init(tokenEndpoint: URL, clientId: String) {

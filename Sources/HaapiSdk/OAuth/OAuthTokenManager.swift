@@ -7,7 +7,7 @@ public final class OAuthTokenManager: Sendable {
     let exchange: TokenEndpointExchange
     private let state: RefreshState
 
-    public init(oauthTokenConfiguration: any OAuthTokenConfigurable, nonceStore: DpopNonceStore = DpopNonceStore()) {
+    public init(oauthTokenConfiguration: any OAuthTokenConfigurable, nonceStore: DpopNonceStore = .shared) {
         configuration = oauthTokenConfiguration
         exchange = TokenEndpointExchange(transport: oauthTokenConfiguration.transport, nonces: nonceStore)
         state = RefreshState()
