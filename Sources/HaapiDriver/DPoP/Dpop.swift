@@ -12,6 +12,8 @@ public struct Dpop: Sendable {
     public let key: any SigningKey
     private let clock: @Sendable () -> Date
     private let makeJTI: @Sendable () -> String
+    /// The proof header's `jwk`, computed once: it is the same in every proof.
+    private let publicJWKJSON: JSONValue?
 
     /// - Parameters:
     ///   - clock: the time for `iat`; injectable for tests.
@@ -24,6 +26,7 @@ public struct Dpop: Sendable {
         self.key = key
         self.clock = clock
         self.makeJTI = jtiGenerator
+        publicJWKJSON = try? key.publicJWK.publicKey().json
     }
 
     /// The RFC 7638 thumbprint of the proof key (`jkt`, what `cnf.jkt` in a bound token holds).
@@ -40,7 +43,7 @@ public struct Dpop: Sendable {
         if let accessToken { claims["ath"] = .string(Self.accessTokenHash(accessToken)) }
         let header: JSONObject = [
             "typ": .string(Self.proofType),
-            "jwk": try key.publicJWK.publicKey().json,
+            "jwk": try publicJWKJSON ?? key.publicJWK.publicKey().json,
         ]
         return try JWS.sign(claims: claims, header: header, signer: key)
     }
