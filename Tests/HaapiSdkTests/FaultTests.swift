@@ -153,6 +153,35 @@ struct FaultTests {
         #expect(stub.sentCount == 2)
     }
 
+    @Test("a HAAPI token with less than minTokenTtl left is renewed; one with more is reused")
+    func minTokenTtl() async throws {
+        for (lifetime, expectedRequests) in [(5, 3), (600, 1)] {
+            let stub = StubTransport()
+            stub.serveHaapiToken(lifetime: lifetime)
+            let manager = try HaapiTokenManagerBuilder(tokenEndpoint: Self.base.appendingPathComponent("oauth/token"), clientId: "c")
+                .setName("ttl-" + UUID().uuidString).setTransport(stub).setAttester(SoftwareAttester()).setHaapiTokenMinTtl(10).build()
+            for _ in 0..<3 { _ = try await manager.getHaapiTokenAsync() }
+            #expect(stub.sent.filter { $0.url.path == "/oauth/token" }.count == expectedRequests, "lifetime \(lifetime)")
+            await manager.close()
+        }
+    }
+
+    @Test("a non-DPoP HAAPI token is refused: the SDK never sends a bearer HAAPI token")
+    func bearerHaapiToken() async throws {
+        let stub = StubTransport()
+        stub.serveHaapiToken()
+        stub.on(path: "/oauth/token", method: "POST") { StubTransport.json($0, 200, ["access_token": "t", "token_type": "Bearer", "expires_in": 600]) }
+        let manager = try HaapiTokenManagerBuilder(tokenEndpoint: Self.base.appendingPathComponent("oauth/token"), clientId: "c")
+            .setName("bearer-" + UUID().uuidString).setTransport(stub).setAttester(SoftwareAttester()).build()
+        do {
+            _ = try await manager.getHaapiTokenAsync()
+            Issue.record("a bearer HAAPI token was accepted")
+        } catch {
+            guard case .dpopProofFailure = error else { Issue.record("\(error)"); return }
+        }
+        await manager.close()
+    }
+
     @Test("the real transports time out against a server that never answers", arguments: [true, false])
     func realTimeout(useURLSession: Bool) async throws {
         let silent = try await RawSocketServer(reply: "", thenClose: false)

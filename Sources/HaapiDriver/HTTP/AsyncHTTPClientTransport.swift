@@ -44,7 +44,9 @@ public final class AsyncHTTPClientTransport: HttpTransport, @unchecked Sendable 
     }
 
     deinit {
-        if ownsClient { try? client.syncShutdown() }
+        // Non-blocking: the last reference may be dropped on an event-loop thread, where a synchronous
+        // shutdown would deadlock.
+        if ownsClient { _ = client.shutdown() }
     }
 
     public func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {

@@ -5,20 +5,23 @@ import FoundationNetworking
 
 /// `HttpTransport` over URLSession. Redirects are not followed: a HAAPI server answers with steps, and a
 /// 3xx must reach the caller as it is. Every exchange has a deadline even if the session never calls back.
-public final class URLSessionTransport: NSObject, HttpTransport, URLSessionTaskDelegate, @unchecked Sendable {
-    // URLSession is thread-safe; the instance holds no other state.
-    private var session: URLSession!
+public final class URLSessionTransport: HttpTransport, @unchecked Sendable {
+    // URLSession is thread-safe; everything else is immutable.
+    private let session: URLSession
     public let timeout: TimeInterval
     public let maxResponseBytes: Int
 
     public init(configuration: URLSessionConfiguration = .ephemeral, timeout: TimeInterval = 30, maxResponseBytes: Int = 4 * 1024 * 1024) {
         self.timeout = timeout
         self.maxResponseBytes = maxResponseBytes
-        super.init()
         configuration.timeoutIntervalForRequest = timeout
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
-        session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+        session = URLSession(configuration: configuration, delegate: RedirectRefuser(), delegateQueue: nil)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
     }
 
     public func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
@@ -40,10 +43,9 @@ public final class URLSessionTransport: NSObject, HttpTransport, URLSessionTaskD
     /// Runs one data task. The answer comes from whichever happens first: the task's completion, the
     /// deadline, or cancellation. The deadline does not rely on URLSession calling back, because on Linux
     /// it sometimes never does.
-    private static func exchange(_ session: URLSession?, _ request: URLRequest, deadline: TimeInterval)
+    private static func exchange(_ session: URLSession, _ request: URLRequest, deadline: TimeInterval)
         async -> Result<(Data, HTTPURLResponse), TransportError>
     {
-        guard let session else { return .failure(.connectionFailed("session released")) }
         let pending = PendingExchange()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<(Data, HTTPURLResponse), TransportError>, Never>) in
@@ -68,9 +70,12 @@ public final class URLSessionTransport: NSObject, HttpTransport, URLSessionTaskD
             pending.finish(.failure(.cancelled))
         }
     }
+}
 
-    public func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                           newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+/// Hands 3xx responses to the caller instead of following them.
+private final class RedirectRefuser: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
         completionHandler(nil)
     }
 }

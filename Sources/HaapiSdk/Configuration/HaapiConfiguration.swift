@@ -89,7 +89,15 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         self.httpHeadersProvider = httpHeadersProvider
         self.authorizationParametersProvider = authorizationParametersProvider
         self.isAutoRedirect = isAutoRedirect
-        self.transport = transport ?? (try? HaapiTokenManagerBuilder.transport(for: clientAuthenticationMethod)) ?? defaultHttpTransport()
+        if let transport {
+            self.transport = transport
+        } else {
+            // mTLS needs a transport that presents the certificate. If its TLS settings are unusable, every
+            // request fails with the reason: falling back to a plain transport would hide the mistake.
+            do { self.transport = try HaapiTokenManagerBuilder.transport(for: clientAuthenticationMethod) } catch {
+                self.transport = UnusableTransport(reason: error.errorDescription)
+            }
+        }
         self.revocationEndpointURL = revocationEndpointURL
         self.minTokenTtl = minTokenTtl
         self.attestationConfiguration = attestationConfiguration
@@ -112,5 +120,14 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
                                                                attestationMaxRetries: attestationConfiguration.attestationMaxRetries),
             attester: attester, tokenBoundConfiguration: tokenBoundConfiguration, tokenEndpointResponseListener: tokenEndpointResponseListener,
             clientAuthenticationMethod: clientAuthenticationMethod, dpopKeyStorage: dpopKeyStorage, dpopKey: dpopKey)
+    }
+}
+
+/// Stands in for a transport whose configuration was rejected; every request fails with the reason.
+struct UnusableTransport: HttpTransport {
+    let reason: String
+
+    func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
+        throw .connectionFailed(reason)
     }
 }
