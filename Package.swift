@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "HaapiModel", targets: ["HaapiModel"]),
         .library(name: "HaapiDriver", targets: ["HaapiDriver"]),
         .library(name: "HaapiSdk", targets: ["HaapiSdk"]),
+        .library(name: "HaapiUI", targets: ["HaapiUI"]),
         .library(name: "HaapiServer", targets: ["HaapiServer"]),
         .executable(name: "haapi", targets: ["haapi"]),
     ],
@@ -20,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
     ],
     targets: [
         // The wire format: no networking, no crypto.
@@ -41,6 +43,12 @@ let package = Package(
         ),
         // What apps use: configuration, HaapiManager, OAuthTokenManager, the accessor builder with DCR fallback.
         .target(name: "HaapiSdk", dependencies: ["HaapiDriver"]),
+        // The UI kit: a headless flow view model (Combine on Apple, OpenCombine elsewhere), theming, and
+        // SwiftUI/UIKit screens where those frameworks exist.
+        .target(
+            name: "HaapiUI",
+            dependencies: ["HaapiSdk", .product(name: "OpenCombineShim", package: "OpenCombine")]
+        ),
         // The dev identity server: HAAPI flows, OAuth with DPoP, attestation, DCR, SQLite.
         .target(
             name: "HaapiServer",
@@ -60,6 +68,7 @@ let package = Package(
                 "HaapiModel",
                 "HaapiDriver",
                 "HaapiSdk",
+                "HaapiUI",
                 "HaapiServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -95,6 +104,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "HaapiUITests", dependencies: ["HaapiUI", "HaapiServer"]),
         .testTarget(name: "HaapiCLITests", dependencies: ["HaapiCLI", "haapi"]),
     ],
     swiftLanguageModes: [.v6]

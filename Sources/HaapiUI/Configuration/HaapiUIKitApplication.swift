@@ -1,0 +1,79 @@
+import Foundation
+
+/// What the UI kit needs for every flow of one app: the configuration, the theme, and the device's DPoP
+/// key (shared by flows and by `OAuthLifecycle` refreshes of the tokens they produced).
+public final class HaapiUIKitApplication: Sendable {
+    public let haapiUIKitConfiguration: HaapiUIKitConfiguration
+    public let theme: ThemeRegistry
+    public let dpopKey: any SigningKey
+
+    init(configuration: HaapiUIKitConfiguration, theme: ThemeRegistry, dpopKey: any SigningKey) {
+        haapiUIKitConfiguration = configuration
+        self.theme = theme
+        self.dpopKey = dpopKey
+    }
+
+    /// Managers for one flow: attestation first, the DCR fallback when configured.
+    func accessor() async throws(HaapiError) -> any HaapiAccessor {
+        let configuration = haapiUIKitConfiguration.haapiConfiguration(name: "haapi-ui-" + SecureRandom.token(byteCount: 6), dpopKey: dpopKey)
+        let builder = HaapiAccessorBuilder(haapiConfiguration: configuration)
+        if let dcr = haapiUIKitConfiguration.dcrConfiguration { builder.setDCRConfiguration(configuration: dcr) }
+        return try await builder.build()
+    }
+
+    func oauthTokenManager() -> OAuthTokenManager {
+        OAuthTokenManager(oauthTokenConfiguration: haapiUIKitConfiguration.haapiConfiguration(name: "haapi-ui-oauth", dpopKey: dpopKey))
+    }
+}
+
+public final class HaapiUIKitApplicationBuilder: @unchecked Sendable {
+    // Used from one place at a time.
+    private let configuration: HaapiUIKitConfiguration
+    private var themingPlistFileName: String?
+    private var themingBundle: Bundle = .main
+    private var themingPlistURL: URL?
+    private var keyStorage: (any Storage)?
+
+    public init(haapiUIKitConfiguration: HaapiUIKitConfiguration) {
+        configuration = haapiUIKitConfiguration
+    }
+
+    /// The app's theme overrides: `name`.plist in `bundle`.
+    @discardableResult
+    public func setThemingPlistFileName(_ name: String, bundle: Bundle = .main) -> Self {
+        themingPlistFileName = name
+        themingBundle = bundle
+        return self
+    }
+
+    /// Theme overrides from a file anywhere (Linux apps, tests).
+    @discardableResult
+    public func setThemingPlistURL(_ url: URL) -> Self {
+        themingPlistURL = url
+        return self
+    }
+
+    /// Keeps the DPoP key in `storage` so bound tokens can be refreshed after a restart.
+    @discardableResult
+    public func setDpopKeyStorage(_ storage: any Storage) -> Self {
+        keyStorage = storage
+        return self
+    }
+
+    public func build() throws(HaapiError) -> HaapiUIKitApplication {
+        var overrides: URL? = themingPlistURL
+        if overrides == nil, let name = themingPlistFileName {
+            overrides = themingBundle.url(forResource: name, withExtension: "plist")
+            if overrides == nil { HaapiLogger.error(UIKitFollowUpTag.theming, "\(name).plist was not found; using the built-in theme") }
+        }
+        let theme = ThemeRegistry(overridesAt: overrides)
+        let keyType = configuration.tokenBoundConfiguration.keyPairType
+        let key: any SigningKey
+        if let keyStorage {
+            key = try DeviceKeyStore(storage: keyStorage, keyType: keyType).loadOrCreate(name: "haapi-ui." + configuration.clientId)
+        } else {
+            key = try DeviceKeyStore.ephemeralKey(keyType)
+        }
+        return HaapiUIKitApplication(configuration: configuration, theme: theme, dpopKey: key)
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+public enum PresentationMode: Sendable { case modal, stack }
+public enum AuthenticatorSelectionPresentation: Sendable { case list, tabs }
+
+/// How the UI kit runs a flow: the client and server (passed on to the SDK) and the UI behaviour.
+public struct HaapiUIKitConfiguration: Sendable {
+    public let clientId: String
+    public let baseUrl: URL
+    public let tokenEndpointUrl: URL
+    public let authorizationEndpointUrl: URL
+    public let revocationEndpointUrl: URL?
+    public let appRedirect: String
+    public let scopes: [String]
+    public let acrValues: [String]
+    /// Seconds between automatic polls; 0 or less turns automatic polling off. Default 3.
+    public let autoPollingDuration: TimeInterval
+    /// Automatic polling stops after this many seconds and reports a timeout. Default 300.
+    public let pollingTimeout: TimeInterval
+    public let shouldAutoHandleFlowErrorFeedback: Bool
+    public let presentationMode: PresentationMode
+    public let authenticationSelectionPresentation: AuthenticatorSelectionPresentation
+    public let shouldConfirmFlowInterruption: Bool
+    public let useDefaultExternalBrowser: Bool
+    public let attestationConfiguration: AttestationConfiguration
+    public let attester: (any Attester)?
+    public let clientAuthenticationMethod: any ClientAuthenticationMethod
+    public let dcrConfiguration: DCRConfiguration?
+    public let tokenBoundConfiguration: any TokenBoundConfiguration
+    public let transport: (any HttpTransport)?
+
+    /// The SDK configuration this UI configuration describes; every flow shares the application's DPoP key.
+    func haapiConfiguration(name: String, dpopKey: any SigningKey) -> HaapiConfiguration {
+        let scopes = scopes
+        let acrValues = acrValues
+        return HaapiConfiguration(
+            name: name, clientId: clientId, baseURL: baseUrl, tokenEndpointURL: tokenEndpointUrl, authorizationEndpointURL: authorizationEndpointUrl,
+            appRedirect: appRedirect, authorizationParametersProvider: { OAuthAuthorizationParameters(scopes: scopes, acrValues: acrValues) },
+            transport: transport, revocationEndpointURL: revocationEndpointUrl, attestationConfiguration: attestationConfiguration,
+            attester: attester, tokenBoundConfiguration: tokenBoundConfiguration, clientAuthenticationMethod: clientAuthenticationMethod,
+            dpopKey: dpopKey)
+    }
+}
+
+/// Builds a `HaapiUIKitConfiguration` with the seed's defaults.
+public final class HaapiUIKitConfigurationBuilder: @unchecked Sendable {
+    // Builders are used from one place at a time.
+    private let clientId: String
+    private let baseUrl: URL
+    private let tokenEndpointUrl: URL
+    private let authorizationEndpointUrl: URL
+    private let appRedirect: String
+    private var revocationEndpointUrl: URL?
+    private var scopes: [String] = []
+    private var acrValues: [String] = []
+    private var autoPollingDuration: TimeInterval = 3
+    private var pollingTimeout: TimeInterval = 300
+    private var shouldAutoHandleFlowErrorFeedback = true
+    private var presentationMode = PresentationMode.modal
+    private var authenticationSelectionPresentation = AuthenticatorSelectionPresentation.list
+    private var shouldConfirmFlowInterruption = true
+    private var useDefaultExternalBrowser = false
+    private var attestationConfiguration = AttestationConfiguration()
+    private var attester: (any Attester)?
+    private var clientAuthenticationMethod: any ClientAuthenticationMethod = ClientAuthenticationMethodNone()
+    private var dcrConfiguration: DCRConfiguration?
+    private var tokenBoundConfiguration: any TokenBoundConfiguration = BoundedTokenConfiguration()
+    private var transport: (any HttpTransport)?
+
+    public init(clientId: String, baseUrl: URL, tokenEndpointUrl: URL, authorizationEndpointUrl: URL, appRedirect: String) {
+        self.clientId = clientId
+        self.baseUrl = baseUrl
+        self.tokenEndpointUrl = tokenEndpointUrl
+        self.authorizationEndpointUrl = authorizationEndpointUrl
+        self.appRedirect = appRedirect
+    }
+
+    @discardableResult public func setRevocationEndpointUrl(_ url: URL) -> Self { revocationEndpointUrl = url; return self }
+    @discardableResult public func setScopes(_ scopes: [String]) -> Self { self.scopes = scopes; return self }
+    @discardableResult public func setAcrValues(_ values: [String]) -> Self { acrValues = values; return self }
+    @discardableResult public func setAutoPollingDuration(_ seconds: TimeInterval) -> Self { autoPollingDuration = seconds; return self }
+    @discardableResult public func setPollingTimeout(_ seconds: TimeInterval) -> Self { pollingTimeout = seconds; return self }
+    @discardableResult public func setShouldAutoHandleFlowErrorFeedback(_ value: Bool) -> Self { shouldAutoHandleFlowErrorFeedback = value; return self }
+    @discardableResult public func setPresentationMode(_ mode: PresentationMode) -> Self { presentationMode = mode; return self }
+    @discardableResult public func setAuthenticationSelectionPresentation(_ value: AuthenticatorSelectionPresentation) -> Self {
+        authenticationSelectionPresentation = value
+        return self
+    }
+    @discardableResult public func setShouldConfirmFlowInterruption(_ value: Bool) -> Self { shouldConfirmFlowInterruption = value; return self }
+    @discardableResult public func setUseDefaultExternalBrowser(_ value: Bool) -> Self { useDefaultExternalBrowser = value; return self }
+    @discardableResult public func setAttestationConfiguration(_ value: AttestationConfiguration) -> Self { attestationConfiguration = value; return self }
+    @discardableResult public func setAttester(_ value: any Attester) -> Self { attester = value; return self }
+    @discardableResult public func setClientAuthenticationMethod(_ value: any ClientAuthenticationMethod) -> Self { clientAuthenticationMethod = value; return self }
+    @discardableResult public func setDCRConfiguration(_ value: DCRConfiguration) -> Self { dcrConfiguration = value; return self }
+    @discardableResult public func setTokenBoundConfiguration(_ value: any TokenBoundConfiguration) -> Self { tokenBoundConfiguration = value; return self }
+    @discardableResult public func setTransport(_ value: any HttpTransport) -> Self { transport = value; return self }
+
+    public func build() -> HaapiUIKitConfiguration {
+        HaapiUIKitConfiguration(
+            clientId: clientId, baseUrl: baseUrl, tokenEndpointUrl: tokenEndpointUrl, authorizationEndpointUrl: authorizationEndpointUrl,
+            revocationEndpointUrl: revocationEndpointUrl, appRedirect: appRedirect, scopes: scopes, acrValues: acrValues,
+            autoPollingDuration: autoPollingDuration, pollingTimeout: pollingTimeout,
+            shouldAutoHandleFlowErrorFeedback: shouldAutoHandleFlowErrorFeedback, presentationMode: presentationMode,
+            authenticationSelectionPresentation: authenticationSelectionPresentation, shouldConfirmFlowInterruption: shouldConfirmFlowInterruption,
+            useDefaultExternalBrowser: useDefaultExternalBrowser, attestationConfiguration: attestationConfiguration, attester: attester,
+            clientAuthenticationMethod: clientAuthenticationMethod, dcrConfiguration: dcrConfiguration,
+            tokenBoundConfiguration: tokenBoundConfiguration, transport: transport)
+    }
+}

@@ -1,0 +1,2 @@
+@_exported import HaapiSdk
+@_exported import OpenCombineShim

@@ -1,0 +1,75 @@
+import Foundation
+
+/// What the flow's view model publishes when it ends.
+public protocol OAuthModel: Sendable {}
+
+/// The tokens a finished flow produced. Descriptions mask the tokens.
+public struct OAuthTokenModel: OAuthModel, CustomStringConvertible {
+    public let accessToken: String
+    public let tokenType: String?
+    public let expiresIn: Int?
+    public let refreshToken: String?
+    public let idToken: String?
+    public let scope: String?
+    public let rawJson: JSONObject
+
+    init(_ response: SuccessfulTokenResponse) {
+        accessToken = response.accessToken
+        tokenType = response.tokenType
+        expiresIn = response.expiresIn
+        refreshToken = response.refreshToken
+        idToken = response.idToken
+        scope = response.scope
+        rawJson = response.rawJson
+    }
+
+    /// The ID token's claims, decoded but not verified (the token came straight from the token endpoint over TLS).
+    public var idTokenClaims: JSONObject? {
+        guard let idToken, let jws = try? CompactJWS(parsing: idToken) else { return nil }
+        return try? jws.payloadObject()
+    }
+
+    public var description: String {
+        "OAuthTokenModel(tokenType: \(tokenType ?? "-"), expiresIn: \(expiresIn.map(String.init) ?? "-"), scope: \(scope ?? "-"), tokens: *****)"
+    }
+}
+
+/// Told how a flow ended.
+public protocol HaapiFlowResult {
+    func didReceiveOAuthTokenModel(_ oAuthTokenModel: OAuthTokenModel)
+    func didReceiveError(_ error: Error)
+}
+
+/// Told how a refresh ended.
+public protocol OAuthLifecycleResultListener {
+    func refreshTokenSucceeded(_ oAuthTokenModel: OAuthTokenModel)
+    func refreshTokenFailed(_ error: Error)
+}
+
+/// Token upkeep after a flow, with the application's DPoP key.
+public enum OAuthLifecycle {
+    /// Refreshes and tells `lifecycleResultListener` on the main actor.
+    @MainActor
+    public static func refreshToken(refreshToken: String, haapiUIKitApplication: HaapiUIKitApplication,
+                                    lifecycleResultListener: any OAuthLifecycleResultListener) {
+        Task { @MainActor in
+            switch await OAuthLifecycle.refreshToken(refreshToken, haapiUIKitApplication: haapiUIKitApplication) {
+            case .success(let model): lifecycleResultListener.refreshTokenSucceeded(model)
+            case .failure(let error): lifecycleResultListener.refreshTokenFailed(error)
+            }
+        }
+    }
+
+    /// The `async` form.
+    public static func refreshToken(_ refreshToken: String, haapiUIKitApplication: HaapiUIKitApplication) async -> Result<OAuthTokenModel, any Error> {
+        guard !refreshToken.isEmpty else { return .failure(HaapiError.illegalState(message: "the refresh token is empty")) }
+        let manager = haapiUIKitApplication.oauthTokenManager()
+        let bound = !(haapiUIKitApplication.haapiUIKitConfiguration.tokenBoundConfiguration is UnboundedTokenConfiguration)
+        switch await manager.refreshAccessToken(with: refreshToken, dpop: bound ? Dpop(key: haapiUIKitApplication.dpopKey) : nil) {
+        case .successfulToken(let token): return .success(OAuthTokenModel(token))
+        case .errorToken(let error):
+            return .failure(HaapiError.serverError(error: error.error, errorDescription: error.errorDescription ?? "", statusCode: 400))
+        case .error(let error): return .failure(error)
+        }
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+
+/// Drives a HAAPI flow for any renderer: it publishes what to show (`uiModel`), whether a request is
+/// running (`isLoading`), how the flow failed (`error`) and the tokens it produced (`oAuthModel`), and
+/// takes the user's choices. Polling steps are polled automatically (configurable), with a timeout.
+@MainActor
+public final class HaapiFlowViewModel: ObservableObject {
+    @Published public private(set) var isLoading = false
+    @Published public private(set) var uiModel: HaapiUIModel?
+    @Published public private(set) var error: (any Error)?
+    @Published public private(set) var oAuthModel: (any OAuthModel)?
+
+    public let haapiUIKitApplication: HaapiUIKitApplication
+    private let flowResult: (any HaapiFlowResult)?
+    private let clock: @Sendable () -> Date
+    private var accessor: (any HaapiAccessor)?
+    private var pollingTask: Task<Void, Never>?
+    private var pollingDeadline: Date?
+    private var isFinished = false
+
+    public init(haapiUIKitApplication: HaapiUIKitApplication, flowResult: (any HaapiFlowResult)? = nil,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.haapiUIKitApplication = haapiUIKitApplication
+        self.flowResult = flowResult
+        self.clock = clock
+    }
+
+    private var configuration: HaapiUIKitConfiguration { haapiUIKitApplication.haapiUIKitConfiguration }
+
+    /// Whether automatic polling is waiting for its next poll.
+    public var isPolling: Bool { pollingTask != nil }
+
+    // MARK: - What the user can do
+
+    public func start() async {
+        stopPolling()
+        isFinished = false
+        error = nil
+        oAuthModel = nil
+        uiModel = nil
+        isLoading = true
+        if accessor == nil {
+            do throws(HaapiError) {
+                accessor = try await haapiUIKitApplication.accessor()
+            } catch {
+                fail(error)
+                return
+            }
+        }
+        guard let manager = accessor?.haapiManager else { return }
+        await handle(await manager.start())
+    }
+
+    public func select(_ option: SelectorOptionUIModel) async {
+        await send { await $0.submitForm(option.model) }
+    }
+
+    /// Submits a form with the user's values (by field name); hidden fields keep the server's values.
+    public func submit(_ form: FormUIModel, values: [String: any Sendable] = [:]) async {
+        await send { await $0.submitForm(form.model, parameters: values) }
+    }
+
+    public func followLink(_ link: LinkUIModel) async {
+        guard !link.isDataImage else { return }
+        await send { await $0.followLink(link.link) }
+    }
+
+    /// Continues a client operation with the values it produced (a credential, a resume nonce, …).
+    public func continueClientOperation(parameters: [String: any Sendable]) async {
+        guard case .clientOperation(let operation)? = uiModel?.content, let form = operation.continueForm else { return }
+        await send { await $0.submitForm(form, parameters: parameters) }
+    }
+
+    /// Continues an external-browser operation with the URL the browser came back to.
+    public func resumeExternalBrowser(with url: URL) async -> Bool {
+        guard case .clientOperation(let operation)? = uiModel?.content, let browser = operation.step as? ExternalBrowserClientOperationStep,
+            let parameters = browser.formattedParametersFromURL(url)
+        else { return false }
+        await continueClientOperation(parameters: parameters)
+        return true
+    }
+
+    /// Polls once now (also used when automatic polling is off).
+    public func poll() async {
+        stopPolling()
+        guard case .polling(let polling)? = uiModel?.content, let action = polling.pollAction else { return }
+        await send(showLoading: false) { await $0.submitForm(action) }
+    }
+
+    /// Stops polling and tells the server the user gave up waiting.
+    public func cancelPolling() async {
+        stopPolling()
+        guard case .polling(let polling)? = uiModel?.content, let cancel = polling.cancelAction else {
+            cancel()
+            return
+        }
+        await send { await $0.submitForm(cancel) }
+    }
+
+    /// Leaves the flow.
+    public func cancel() {
+        stopPolling()
+        guard !isFinished else { return }
+        fail(HaapiUIError.flowCancelled)
+    }
+
+    public func close() async {
+        stopPolling()
+        await accessor?.haapiManager.close()
+        accessor = nil
+    }
+
+    // MARK: - Results
+
+    private func send(showLoading: Bool = true, _ operation: @escaping @Sendable (HaapiManager) async -> HaapiResult) async {
+        guard let manager = accessor?.haapiManager, !isFinished else { return }
+        if showLoading { isLoading = true }
+        await handle(await operation(manager))
+    }
+
+    private func handle(_ result: HaapiResult) async {
+        switch result {
+        case .representation(let step as OAuthAuthorizationResponseStep):
+            stopPolling()
+            await redeem(step)
+        case .representation(let step):
+            show(step)
+        case .problem(let problem):
+            isLoading = false
+            guard let current = uiModel else {
+                fail(HaapiUIError.problem(type: problem.type.rawValue, title: problem.title?.description))
+                return
+            }
+            uiModel = UIModelMapper.attach(problem, to: current)
+            if case .polling = current.content { stopPolling() }
+        case .error(let error):
+            fail(error)
+        }
+    }
+
+    private func show(_ step: any HaapiRepresentation) {
+        let isPollingStep = step is PollingStep
+        if !isPollingStep { pollingDeadline = nil }
+        if isPollingStep, pollingDeadline == nil { pollingDeadline = clock().addingTimeInterval(configuration.pollingTimeout) }
+        let model = UIModelMapper.model(for: step, configuration: configuration, now: clock(), pollingDeadline: pollingDeadline)
+        HaapiLogger.debug(UIKitFollowUpTag.layout, "showing \(step.type.rawValue) (\(model.viewName ?? "no view name"))")
+        uiModel = model
+        isLoading = false
+        if case .polling(let polling) = model.content { schedulePolling(polling, step: step) }
+    }
+
+    private func schedulePolling(_ polling: PollingUIModel, step: any HaapiRepresentation) {
+        stopPolling()
+        guard configuration.autoPollingDuration > 0 else { return }
+        if polling.status == .done, let main = (step as? PollingStep)?.mainAction?.model {
+            // The wait is over: continue with the action the server offers, as a poll would.
+            pollingTask = Task { [weak self] in
+                await self?.continueAfterPolling(main)
+            }
+            return
+        }
+        guard polling.status == .pending, let action = polling.pollAction else { return }
+        let interval = max(polling.interval, 0.2)
+        let deadline = polling.deadline
+        pollingTask = Task { [weak self, clock] in
+            try? await Task.sleep(nanoseconds: UInt64(interval * 1_000_000_000))
+            guard !Task.isCancelled, let self else { return }
+            if let deadline, clock() >= deadline {
+                await self.pollingTimedOut()
+                return
+            }
+            await self.autoPoll(action)
+        }
+    }
+
+    private func autoPoll(_ action: FormActionModel) async {
+        pollingTask = nil
+        await send(showLoading: false) { await $0.submitForm(action) }
+    }
+
+    private func continueAfterPolling(_ action: FormActionModel) async {
+        pollingTask = nil
+        await send { await $0.submitForm(action) }
+    }
+
+    private func pollingTimedOut() async {
+        pollingTask = nil
+        if case .polling(let polling)? = uiModel?.content, let cancel = polling.cancelAction, let manager = accessor?.haapiManager {
+            _ = await manager.submitForm(cancel)
+        }
+        fail(HaapiUIError.pollingTimedOut(after: configuration.pollingTimeout))
+    }
+
+    private func stopPolling() {
+        pollingTask?.cancel()
+        pollingTask = nil
+    }
+
+    private func redeem(_ step: OAuthAuthorizationResponseStep) async {
+        guard let code = step.oauthAuthorizationResponseProperties.code, let accessor else {
+            fail(HaapiUIError.unsupportedStep("authorization response without a code"))
+            return
+        }
+        let bound = !(configuration.tokenBoundConfiguration is UnboundedTokenConfiguration)
+        switch await accessor.oAuthTokenManager.fetchAccessToken(with: code, dpop: bound ? accessor.haapiManager.dpop : nil) {
+        case .successfulToken(let token):
+            let model = OAuthTokenModel(token)
+            isFinished = true
+            isLoading = false
+            oAuthModel = model
+            HaapiLogger.info(UIKitFollowUpTag.component, "flow finished: \(model)")
+            flowResult?.didReceiveOAuthTokenModel(model)
+        case .errorToken(let error):
+            fail(HaapiError.serverError(error: error.error, errorDescription: error.errorDescription ?? "", statusCode: 400))
+        case .error(let error):
+            fail(error)
+        }
+    }
+
+    private func fail(_ error: any Error) {
+        stopPolling()
+        isLoading = false
+        isFinished = true
+        self.error = error
+        HaapiLogger.warning(UIKitFollowUpTag.component, "flow ended with an error: \(String(describing: error))")
+        flowResult?.didReceiveError(error)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+
+/// A step as a screen sees it, with no UI framework in it: what to show and what the user can do.
+/// Renderers (SwiftUI, the terminal) draw it; the view model acts on what the user chose.
+public struct HaapiUIModel: Sendable {
+    public enum Content: Sendable {
+        /// One or more forms (login, code entry, consent actions, registration, …).
+        case forms([FormUIModel])
+        /// A choice between authenticators.
+        case selector([SelectorOptionUIModel])
+        /// Waiting for something elsewhere (approval on another device, BankID, …).
+        case polling(PollingUIModel)
+        /// The user must consent; the forms are the choices (accept, decline, …).
+        case consent([FormUIModel])
+        /// The app must do something outside the flow (open a browser, run a passkey ceremony, …).
+        case clientOperation(ClientOperationUIModel)
+        /// A step this kit has no screen for; its raw JSON is kept.
+        case unsupported(rawJson: String)
+    }
+
+    public let title: String?
+    public let messages: [MessageUIModel]
+    public let links: [LinkUIModel]
+    public let content: Content
+    /// The step as decoded, for renderers that need more than this model.
+    public let step: any HaapiRepresentation
+    /// A problem the server reported about the last submission that is not tied to one field.
+    public var problemMessages: [MessageUIModel] = []
+
+    public var viewName: String? { step.metadata?.viewName }
+}
+
+public struct MessageUIModel: Sendable, Hashable {
+    public enum Kind: String, Sendable { case info, warning, error, heading, other }
+
+    public let text: String
+    public let classList: [String]
+
+    public var kind: Kind {
+        for name in classList {
+            switch name.lowercased() {
+            case "error": return .error
+            case "warning", "warn": return .warning
+            case "heading": return .heading
+            case "info", "success": return .info
+            default: continue
+            }
+        }
+        return classList.isEmpty ? .info : .other
+    }
+}
+
+public struct LinkUIModel: Sendable {
+    public let title: String
+    public let rel: String
+    public let href: String
+    /// A `data:` image (a QR code for signing in on another device): show it, do not follow it.
+    public let isDataImage: Bool
+    public let link: Link
+
+    public var isQRCode: Bool { isDataImage || rel.lowercased().contains("qr") }
+}
+
+public struct FormUIModel: Sendable {
+    public let title: String?
+    public let kind: String
+    public let fields: [FieldUIModel]
+    public let submitTitle: String
+    public let model: FormActionModel
+    /// The fields the user fills in (hidden and context fields are the kit's business).
+    public var visibleFields: [FieldUIModel] { fields.filter(\.isVisible) }
+}
+
+public struct FieldUIModel: Sendable {
+    public enum Kind: Sendable, Equatable {
+        case text(TextKind)
+        case username
+        case password
+        case select([SelectOption])
+        case checkbox(checked: Bool, readonly: Bool)
+        case hidden
+        case context
+    }
+
+    public enum TextKind: String, Sendable { case plain, email, tel, number, url, other }
+
+    public struct SelectOption: Sendable, Equatable {
+        public let label: String
+        public let value: String
+        public let selected: Bool
+    }
+
+    public let name: String
+    public let label: String?
+    public let placeholder: String?
+    public let value: String?
+    public let kind: Kind
+    /// What the server said was wrong with this field after the last submission.
+    public var problem: String?
+
+    public var isVisible: Bool { kind != .hidden && kind != .context }
+    public var isSecret: Bool { kind == .password }
+}
+
+public struct SelectorOptionUIModel: Sendable {
+    public let title: String
+    public let type: String?
+    public let model: FormActionModel
+}
+
+public struct PollingUIModel: Sendable {
+    public let status: PollingStatus
+    public let recipient: String?
+    /// Seconds between polls: the server's value when it sends one, else the configured duration.
+    public let interval: TimeInterval
+    public let pollAction: FormActionModel?
+    public let cancelAction: FormActionModel?
+    /// When automatic polling gives up (`HaapiUIKitConfiguration.pollingTimeout` after the first poll step).
+    public let deadline: Date?
+}
+
+public struct ClientOperationUIModel: Sendable {
+    public let name: String
+    /// For external-browser operations: the URL to open (with the app's redirect URI filled in).
+    public let launchURL: URL?
+    public let continueForm: FormActionModel?
+    public let errorForms: [FormUIModel]
+    public let step: any ClientOperationStep
+}
