@@ -12,7 +12,8 @@ enum UIModelMapper {
                 SelectorOptionUIModel(title: $0.title?.description ?? $0.action.model.href, type: $0.type, model: $0.action.model)
             })
         case let polling as PollingStep:
-            let serverInterval = polling.pollingProperties.interval.map(TimeInterval.init)
+            // The server's recommendation is in milliseconds (docs/WIRE-DECISIONS.md); it wins over the configured default.
+            let serverInterval = polling.pollingProperties.interval.map { TimeInterval($0) / 1000 }
             content = .polling(PollingUIModel(
                 status: polling.status, recipient: polling.pollingProperties.recipientOfCommunication,
                 interval: serverInterval ?? configuration.autoPollingDuration,

@@ -111,7 +111,7 @@ public struct SelectorOptionUIModel: Sendable {
 public struct PollingUIModel: Sendable {
     public let status: PollingStatus
     public let recipient: String?
-    /// Seconds between polls: the server's value when it sends one, else the configured duration.
+    /// Seconds between polls: the server's `interval` when it sends one, else `autoPollingDuration`.
     public let interval: TimeInterval
     public let pollAction: FormActionModel?
     public let cancelAction: FormActionModel?
