@@ -49,6 +49,14 @@ public struct TextAppearance: Sendable, Equatable {
     public let symbolicTrait: String
     public let alignment: String
     public let colorName: String
+
+    public init(fontName: String, fontSize: Double, symbolicTrait: String, alignment: String, colorName: String) {
+        self.fontName = fontName
+        self.fontSize = fontSize
+        self.symbolicTrait = symbolicTrait
+        self.alignment = alignment
+        self.colorName = colorName
+    }
 }
 
 /// The style registry: the built-in definitions, overridden key by key from the app's property list.
