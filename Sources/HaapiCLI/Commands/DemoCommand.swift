@@ -1,68 +1,146 @@
 import ArgumentParser
 import Foundation
-import HaapiDriver
+import HaapiServer
+import HaapiUI
 
-/// The quick start. Until the dev server lands, it shows offline what the toolkit does to one login step.
-struct DemoCommand: ParsableCommand {
+/// The quick start: the dev server in-process on a random loopback port, then an interactive login in the
+/// terminal through the UI kit's view model, then what an app does with the tokens.
+struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "The quick start: a guided tour of an API-driven login.",
+        abstract: "The quick start: a dev identity server in-process and an interactive login in your terminal.",
         discussion: """
-            Coming next: the embedded dev identity server started in-process and an interactive login in \
-            the terminal (the SDK and UI milestones). Today the demo runs offline: it decodes a login \
-            step, builds the form submission and signs the DPoP proof that would go with it. The dev \
-            server itself already runs: `haapi serve`.
-            """
-    )
-
-    static let sampleStep = """
-        {"type":"authentication-step","metadata":{"viewName":"authenticator/html-form/authenticate/get"},
-         "actions":[{"template":"form","kind":"login","title":"Sign in","model":{"href":"/authn/authenticate/password",
-           "method":"POST","actionTitle":"Sign in","fields":[{"name":"userName","type":"username","label":"Username"},
-           {"name":"password","type":"password","label":"Password"},{"name":"_csrf","type":"hidden","value":"c2VydmVy"}]}}],
-         "links":[{"href":"/authn/register","rel":"register-create","title":"Create account"}]}
-        """
-
-    func run() throws {
-        print("""
-            swift-haapi demo
-            ────────────────
-            The interactive terminal login arrives with the SDK and UI milestones (docs/ARCHITECTURE.md).
-            The dev identity server already runs on its own: `swift run haapi serve`. This tour runs offline:
-
-            1. A HAAPI server answers the authorize request with a step like this one, decoded into a typed value:
+            Every authenticator of the dev server is offered: password (demouser / Password1), a code by e-mail \
+            (the demo shows the inbox), approval on another device (the demo offers to approve), and an external \
+            browser (the URL is printed; the demo can sign in through it for you). After the login it shows the \
+            ID token's claims, refreshes once and revokes. Without a terminal on stdin, or with --non-interactive, \
+            it runs the password path unattended.
             """)
-        guard let baseURL = URL(string: "http://127.0.0.1:8443/") else { return }
-        let response = try HaapiDecoder().decode(Data(Self.sampleStep.utf8))
-        print(indent(InspectReport.text(for: response)))
 
-        guard case .representation(let step) = response, let form = (step as? InteractiveFormStep)?.formActions.first else { return }
-        let request = try HaapiRequestBuilder.request(
-            submitting: form.model, parameters: ["userName": "demouser", "password": "Pass word+1&"], baseURL: baseURL)
-        let body = String(decoding: request.body ?? Data(), as: UTF8.self)
-        print("\n2. Submitting it with userName=demouser and a password builds this request (the password is masked here):")
-        print(indent("\(request.method) \(request.url.absoluteString)\nContent-Type: \(request.headers["Content-Type"] ?? "")\n\n\(maskPassword(in: body))"))
+    @Flag(name: .long, help: "Run the password path unattended (for CI).")
+    var nonInteractive = false
 
-        let key = SoftwareP256SigningKey()
-        let proof = try Dpop(key: key).createProof(
-            httpMethod: request.method, url: request.url, nonce: "server-nonce", accessToken: "haapi-access-token")
-        let parsed = try DPoPProof(parsing: proof)
-        print("\n3. Every HAAPI request carries a DPoP proof from a device key (thumbprint \(key.thumbprint)):")
-        print(indent("header: \(JSONValue.object(parsed.jws.header).serialized())\nclaims: \(JSONValue.object(parsed.claims).serialized())"))
-        print("""
+    @Option(name: .long, help: "Scripted answers for the flow (JSON; see `haapi login --help`).")
+    var answers: String?
 
-            Try the tools:
-              swift run haapi serve                      # the dev identity server on 127.0.0.1:8443
-              swift run haapi inspect --json response.json
-              swift run haapi dpop --method POST --url https://idp.example/token --key device-key.json
-            """)
+    @Flag(name: .long, help: "Print tokens in full instead of masked.")
+    var showTokens = false
+
+    static let passwordPath = #"[{"choose":"password"},{"fields":{"userName":"demouser","password":"Password1"}}]"#
+
+    @MainActor
+    func run() async throws {
+        let io = TerminalIO()
+        let unattended = nonInteractive || answers == nil && !io.isInteractive
+        let script: FlowAnswers?
+        if let answers {
+            script = try FlowAnswers(file: answers)
+        } else if unattended {
+            script = FlowAnswers(try JSONParser().parse(Self.passwordPath).arrayValue?.compactMap(\.objectValue) ?? [])
+        } else {
+            script = nil
+        }
+
+        HaapiLogger.followUpTags = []
+        let server = try DevServer(configuration: try ServerConfiguration.embeddedDefault, store: try ServerStore(path: nil))
+        let running = try await server.start(port: 0)
+        let base = running.baseURL
+        io.say(io.paint("swift-haapi demo", .bold))
+        io.say("A dev identity server is running in this process at \(base.absoluteString).")
+        io.say("Sign in as \(io.paint("demouser", .bold)) with password \(io.paint("Password1", .bold)); every authenticator works.")
+        if unattended { io.say(io.paint("(unattended: the password path with scripted answers)", .dim)) }
+
+        let configuration = HaapiUIKitConfigurationBuilder(
+            clientId: "haapi-demo", baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
+            authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://haapi")
+            .setRevocationEndpointUrl(base.appendingPathComponent("oauth/revoke"))
+            .setScopes(["openid", "profile", "email"])
+            .setAttester(SoftwareAttester())
+            .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
+            .build()
+        let application = try HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).build()
+        let viewModel = HaapiFlowViewModel(haapiUIKitApplication: application)
+        var flow: TerminalFlow?
+        let hooks = TerminalFlowHooks(
+            beforeStep: { model in await Self.showInbox(model, server: server, userName: flow?.lastUserName, io: io) },
+            pollingOffer: (after: 3, prompt: "The other device is waiting. Press Enter to approve this sign-in there (the demo plays that device).",
+                           act: { await Self.approve(server: base, userName: flow?.lastUserName ?? "demouser", io: io) }),
+            browserSignIn: { url, userName, password in await Self.signInThroughPage(url, userName: userName, password: password) })
+        flow = TerminalFlow(viewModel: viewModel, io: io, answers: script, hooks: hooks)
+        let outcome = await flow?.run() ?? .cancelled
+        var exitCode: Int32 = 0
+        switch outcome {
+        case .cancelled:
+            io.say(io.paint("Sign-in cancelled.", .yellow))
+            exitCode = 130
+        case .failed(let error):
+            io.say(io.paint("The sign-in failed: \(error)", .red))
+            exitCode = 1
+        case .tokens(let tokens):
+            io.say()
+            io.say(io.paint("✓ Signed in. Tokens (DPoP-bound to this device's key):", .green))
+            TokenSummary.lines(tokens, showTokens: showTokens).forEach { io.say($0) }
+            io.say(io.paint("ID token claims:", .bold))
+            TokenSummary.claims(tokens).forEach { io.say($0) }
+            if !(await afterLogin(tokens, application: application, io: io)) { exitCode = 1 }
+        }
+        await viewModel.close()
+        await running.stop()
+        if exitCode != 0 { throw ExitCode(exitCode) }
     }
 
-    private func indent(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { "   " + $0 }.joined(separator: "\n")
+    /// What an app does next: refresh once (with the same DPoP key), then revoke (log out).
+    @MainActor
+    private func afterLogin(_ tokens: OAuthTokenModel, application: HaapiUIKitApplication, io: TerminalIO) async -> Bool {
+        guard let refreshToken = tokens.refreshToken else { return true }
+        switch await OAuthLifecycle.refreshToken(refreshToken, haapiUIKitApplication: application) {
+        case .success(let refreshed):
+            io.say(io.paint("✓ Refreshed:", .green) + " a new access token \(showTokens ? refreshed.accessToken : TokenOutput.mask(refreshed.accessToken))"
+                + (refreshed.refreshToken != refreshToken ? ", and the refresh token was rotated" : ""))
+            let configuration = application.haapiUIKitConfiguration
+            let oauth = OAuthTokenManager(oauthTokenConfiguration: HaapiConfiguration(
+                name: "demo-revoke", clientId: configuration.clientId, baseURL: configuration.baseUrl,
+                tokenEndpointURL: configuration.tokenEndpointUrl, authorizationEndpointURL: configuration.authorizationEndpointUrl,
+                appRedirect: configuration.appRedirect, revocationEndpointURL: configuration.revocationEndpointUrl))
+            guard case .success = await oauth.revokeRefreshToken(refreshed.refreshToken ?? refreshToken) else {
+                io.say(io.paint("Revocation failed.", .red))
+                return false
+            }
+            io.say(io.paint("✓ Revoked", .green) + " the refresh token (logged out). Done.")
+            return true
+        case .failure(let error):
+            io.say(io.paint("The refresh failed: \(error)", .red))
+            return false
+        }
     }
 
-    private func maskPassword(in body: String) -> String {
-        body.split(separator: "&").map { $0.hasPrefix("password=") ? "password=****" : String($0) }.joined(separator: "&")
+    /// The demo's inbox: when a step asks for the e-mailed code, show the message the server "sent".
+    @MainActor
+    static func showInbox(_ model: HaapiUIModel, server: DevServer, userName: String?, io: TerminalIO) async {
+        guard case .forms(let forms) = model.content, forms.flatMap(\.visibleFields).contains(where: { $0.name == "otp" }) else { return }
+        guard let message = await server.outbox.messages.last(where: { $0.code != nil && (userName == nil || $0.username == userName || $0.to == userName) })
+        else { return }
+        io.say()
+        io.say(io.paint("📬 Inbox of \(message.to) — \(message.subject): your code is \(message.code ?? "?")", .cyan))
+    }
+
+    @MainActor
+    static func approve(server base: URL, userName: String, io: TerminalIO) async {
+        let response = try? await AsyncHTTPClientTransport.shared().send(HttpRequest(
+            method: "POST", url: base.appendingPathComponent("admin/approve"),
+            headers: [("Content-Type", "application/x-www-form-urlencoded")],
+            body: Data(FormURLEncoding.encode([("user", userName)]).utf8)))
+        io.write(io.useColor ? "\r\u{1B}[K" : "")
+        io.say(response?.statusCode == 200 ? "  📱 Approved on the other device." : "  📱 Nothing to approve for \(userName).")
+    }
+
+    /// Plays the browser: posts the page's sign-in form and returns where it redirects.
+    static func signInThroughPage(_ url: URL, userName: String, password: String) async -> URL? {
+        let body = FormURLEncoding.encode([("userName", userName), ("password", password), ("redirect_uri", "app://haapi")])
+        guard let response = try? await AsyncHTTPClientTransport.shared().send(HttpRequest(
+            method: "POST", url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data(body.utf8))),
+            response.statusCode == 302
+        else { return nil }
+        return response.header("Location").flatMap(URL.init(string:))
     }
 }

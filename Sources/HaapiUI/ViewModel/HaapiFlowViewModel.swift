@@ -27,6 +27,10 @@ public final class HaapiFlowViewModel: ObservableObject {
 
     private var configuration: HaapiUIKitConfiguration { haapiUIKitApplication.haapiUIKitConfiguration }
 
+    /// Goes up by one whenever `uiModel` is replaced or a problem is attached to it, so a renderer that
+    /// waits (during polling) can tell that something new arrived.
+    public private(set) var revision = 0
+
     /// Whether automatic polling is waiting for its next poll.
     public var isPolling: Bool { pollingTask != nil }
 
@@ -132,6 +136,7 @@ public final class HaapiFlowViewModel: ObservableObject {
                 return
             }
             uiModel = UIModelMapper.attach(problem, to: current)
+            revision += 1
             if case .polling = current.content { stopPolling() }
         case .error(let error):
             fail(error)
@@ -145,6 +150,7 @@ public final class HaapiFlowViewModel: ObservableObject {
         let model = UIModelMapper.model(for: step, configuration: configuration, now: clock(), pollingDeadline: pollingDeadline)
         HaapiLogger.debug(UIKitFollowUpTag.layout, "showing \(step.type.rawValue) (\(model.viewName ?? "no view name"))")
         uiModel = model
+        revision += 1
         isLoading = false
         if case .polling(let polling) = model.content { schedulePolling(polling, step: step) }
     }

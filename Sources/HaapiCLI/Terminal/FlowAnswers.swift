@@ -1,0 +1,66 @@
+import Foundation
+import HaapiUI
+
+/// Scripted answers for an unattended run (`--answers FILE`): a JSON array, one object per step that
+/// needs input, used in order.
+///
+/// - `{"choose": "password"}`: an authenticator or an action, by href suffix, type, title or 1-based number;
+/// - `{"fields": {"userName": "demouser", "password": "Password1"}, "action": "Sign in"}`: fill a form
+///   (`action` picks among several forms, as `choose` does);
+/// - `{"resumeUrl": "app://haapi?_resume_nonce=…"}`: the URL an external browser came back to;
+/// - `{"browserLogin": {"userName": "…", "password": "…"}}`: let the demo sign in through the browser page;
+/// - `{"approve": true}` / `{"cancel": true}`: during polling, approve (demo) or give up.
+final class FlowAnswers: @unchecked Sendable {
+    // Used from the main actor only.
+    private var remaining: [JSONObject]
+
+    init(_ answers: [JSONObject]) {
+        remaining = answers
+    }
+
+    convenience init(file: String) throws {
+        let value = try JSONParser().parse(try StandardStreams.read(file))
+        guard let array = value.arrayValue else { throw FlowAnswersError.notAnArray }
+        var answers: [JSONObject] = []
+        for (index, item) in array.enumerated() {
+            guard let object = item.objectValue else { throw FlowAnswersError.notAnObject(index) }
+            answers.append(object)
+        }
+        self.init(answers)
+    }
+
+    var isEmpty: Bool { remaining.isEmpty }
+
+    func next() -> JSONObject? {
+        remaining.isEmpty ? nil : remaining.removeFirst()
+    }
+
+    /// Takes the next answer only if it is of this kind (so a polling step does not consume a form's answer).
+    func next(ifHas key: String) -> JSONObject? {
+        guard let first = remaining.first, first[key] != nil else { return nil }
+        return remaining.removeFirst()
+    }
+}
+
+enum FlowAnswersError: Error, CustomStringConvertible {
+    case notAnArray
+    case notAnObject(Int)
+
+    var description: String {
+        switch self {
+        case .notAnArray: "the answers file must hold a JSON array"
+        case .notAnObject(let index): "answer \(index + 1) is not a JSON object"
+        }
+    }
+}
+
+/// Matches a user's or a script's choice against numbered items.
+enum Choice {
+    static func pick<Item>(_ wanted: String, from items: [Item], keys: (Item) -> [String]) -> Item? {
+        let text = wanted.trimmingCharacters(in: .whitespaces).lowercased()
+        if let number = Int(text), items.indices.contains(number - 1) { return items[number - 1] }
+        guard !text.isEmpty else { return nil }
+        return items.first { keys($0).contains { $0.lowercased().hasSuffix("/" + text) || $0.lowercased() == text } }
+            ?? items.first { keys($0).contains { $0.lowercased().contains(text) } }
+    }
+}

@@ -1,0 +1,306 @@
+import Dispatch
+import Foundation
+import HaapiUI
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Things `haapi demo` adds to a flow: showing the e-mail it "sent", approving on the "other device",
+/// signing in through the browser page.
+struct TerminalFlowHooks {
+    /// Runs before the step is drawn.
+    var beforeStep: (@MainActor (HaapiUIModel) async -> Void)?
+    /// During polling: after `after` seconds, `prompt` is shown and Enter (or an `approve` answer) runs `act`.
+    var pollingOffer: (after: TimeInterval, prompt: String, act: @MainActor () async -> Void)?
+    /// For an external-browser step: signs in through the page and returns the URL it redirects to.
+    var browserSignIn: (@MainActor (URL, _ userName: String, _ password: String) async -> URL?)?
+}
+
+/// The terminal renderer of `HaapiFlowViewModel`: draws each step, asks for what it needs (or takes it
+/// from scripted answers), and returns how the flow ended.
+@MainActor
+final class TerminalFlow {
+    enum Outcome {
+        case tokens(OAuthTokenModel)
+        case failed(any Error)
+        case cancelled
+    }
+
+    let viewModel: HaapiFlowViewModel
+    let io: TerminalIO
+    let answers: FlowAnswers?
+    let hooks: TerminalFlowHooks
+    /// The last user name typed, for hooks that act on the user's behalf.
+    private(set) var lastUserName: String?
+
+    init(viewModel: HaapiFlowViewModel, io: TerminalIO = TerminalIO(), answers: FlowAnswers?, hooks: TerminalFlowHooks = TerminalFlowHooks()) {
+        self.viewModel = viewModel
+        self.io = io
+        self.answers = answers
+        self.hooks = hooks
+    }
+
+    struct NeedsInput: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    func run() async -> Outcome {
+        await viewModel.start()
+        var drawnRevision = -1
+        while true {
+            if let tokens = viewModel.oAuthModel as? OAuthTokenModel { return .tokens(tokens) }
+            if let error = viewModel.error {
+                if case .flowCancelled? = error as? HaapiUIError { return .cancelled }
+                return .failed(error)
+            }
+            guard let model = viewModel.uiModel else { return .failed(HaapiUIError.unsupportedStep("nothing to show")) }
+            if drawnRevision != viewModel.revision {
+                drawnRevision = viewModel.revision
+                await hooks.beforeStep?(model)
+                draw(model)
+            }
+            do {
+                switch model.content {
+                case .selector(let options): try await choose(options)
+                case .forms(let forms), .consent(let forms): try await fill(forms)
+                case .polling(let polling):
+                    switch polling.status {
+                    case .pending:
+                        if await waitWhilePolling() == .cancelled { return .cancelled }
+                    case .done:
+                        // The view model continues by itself; wait for what comes next.
+                        await waitForChange(from: viewModel.revision)
+                    default:
+                        let reason = (model.messages + model.problemMessages).map(\.text).joined(separator: " ")
+                        return .failed(HaapiUIError.problem(type: "polling \(polling.status.rawValue)", title: reason.isEmpty ? nil : reason))
+                    }
+                case .clientOperation(let operation): try await clientOperation(operation)
+                case .unsupported(let raw): return .failed(HaapiUIError.unsupportedStep(String(raw.prefix(200))))
+                }
+            } catch {
+                viewModel.cancel()
+                return .failed(error)
+            }
+        }
+    }
+
+    // MARK: - Drawing
+
+    private func draw(_ model: HaapiUIModel) {
+        io.say()
+        if let title = model.title { io.say(io.paint(title, .bold)) }
+        for message in model.messages + model.problemMessages { io.say(paint(message)) }
+        let links = model.links
+        let followable = links.filter { !$0.isDataImage }
+        for link in links where link.isQRCode {
+            let size = link.href.count * 3 / 4 / 1024
+            io.say(io.paint("  ▣ \(link.title): a QR code (\(link.link.mediaType ?? "image"), about \(max(size, 1)) KB) for signing in with another "
+                + "device. A terminal cannot show it; scan it from the app or web page, or choose another way to sign in.", .dim))
+        }
+        if !followable.isEmpty {
+            io.say(io.paint("  Links: " + followable.map { "\($0.title) (\($0.href))" }.joined(separator: "; "), .dim))
+        }
+        if case .forms(let forms) = model.content {
+            for field in forms.flatMap(\.fields) where field.problem != nil {
+                io.say(io.paint("  ✗ \(field.label ?? field.name): \(field.problem ?? "")", .red))
+            }
+        }
+    }
+
+    private func paint(_ message: MessageUIModel) -> String {
+        switch message.kind {
+        case .error: io.paint("  ✗ " + message.text, .red)
+        case .warning: io.paint("  ! " + message.text, .yellow)
+        case .heading: io.paint(message.text, .bold)
+        case .info, .other: "  " + message.text
+        }
+    }
+
+    // MARK: - Input
+
+    private func ask(_ prompt: String, secret: Bool = false) async throws -> String {
+        guard io.isInteractive || answers == nil else { throw NeedsInput(description: "the answers file has no answer for: \(prompt)") }
+        guard let line = await io.readLine(prompt: prompt, secret: secret) else { throw NeedsInput(description: "input ended at: \(prompt)") }
+        return line
+    }
+
+    private func choose(_ options: [SelectorOptionUIModel]) async throws {
+        for (index, option) in options.enumerated() {
+            io.say("  \(io.paint("\(index + 1))", .cyan)) \(option.title)")
+        }
+        let keys: (SelectorOptionUIModel) -> [String] = { [$0.model.href, $0.type ?? "", $0.title] }
+        if let scripted = answers?.next(ifHas: "choose")?["choose"]?.stringValue {
+            guard let option = Choice.pick(scripted, from: options, keys: keys) else { throw NeedsInput(description: "no authenticator matches \"\(scripted)\"") }
+            io.say("  → \(option.title)")
+            await viewModel.select(option)
+            return
+        }
+        while true {
+            let line = try await ask("Choose 1–\(options.count): ")
+            if let option = Choice.pick(line, from: options, keys: keys) {
+                await viewModel.select(option)
+                return
+            }
+            io.say(io.paint("  Type a number from the list.", .yellow))
+        }
+    }
+
+    private func fill(_ forms: [FormUIModel]) async throws {
+        let scripted = answers?.next(ifHas: "fields") ?? answers?.next(ifHas: "action")
+        var form = forms.first
+        if forms.count > 1 {
+            for (index, candidate) in forms.enumerated() { io.say("  \(io.paint("\(index + 1))", .cyan)) \(candidate.submitTitle)") }
+            let keys: (FormUIModel) -> [String] = { [$0.submitTitle, $0.kind, $0.title ?? ""] }
+            if let wanted = scripted?["action"]?.stringValue ?? scripted?["choose"]?.stringValue {
+                form = Choice.pick(wanted, from: forms, keys: keys)
+            } else if scripted == nil {
+                form = nil
+                while form == nil {
+                    form = Choice.pick(try await ask("Choose 1–\(forms.count): "), from: forms, keys: keys)
+                }
+            }
+        }
+        guard let form else { throw NeedsInput(description: "no form matches the scripted action") }
+        var values: [String: any Sendable] = [:]
+        let scriptedFields = scripted?["fields"]?.objectValue
+        for field in form.visibleFields {
+            if let scriptedFields {
+                if let value = scriptedFields[field.name] { values[field.name] = value.stringValue ?? value.boolValue.map { $0 ? "true" : "" } ?? value.serialized() }
+                continue
+            }
+            values[field.name] = try await prompt(field)
+        }
+        if let name = values["userName"] as? String ?? values["username"] as? String { lastUserName = name }
+        if scriptedFields != nil || forms.count > 1 || form.visibleFields.isEmpty { io.say("  → \(form.submitTitle)") }
+        await viewModel.submit(form, values: values)
+    }
+
+    private func prompt(_ field: FieldUIModel) async throws -> (any Sendable)? {
+        let label = field.label ?? field.name
+        switch field.kind {
+        case .select(let options):
+            for (index, option) in options.enumerated() { io.say("    \(index + 1)) \(option.label)\(option.selected ? " (default)" : "")") }
+            let line = try await ask("  \(label) [1–\(options.count)]: ")
+            if line.isEmpty { return options.first(where: \.selected)?.value }
+            return Choice.pick(line, from: options, keys: { [$0.label, $0.value] })?.value
+        case .checkbox(let checked, let readonly):
+            if readonly { return checked ? "on" : nil }
+            let line = try await ask("  \(label) [\(checked ? "Y/n" : "y/N")]: ")
+            let yes = line.isEmpty ? checked : line.lowercased().hasPrefix("y")
+            return yes ? "on" : nil
+        case .password:
+            return try await ask("  \(label): ", secret: true)
+        default:
+            let hint = field.value.map { " [\($0)]" } ?? ""
+            let line = try await ask("  \(label)\(hint): ")
+            return line.isEmpty ? field.value : line
+        }
+    }
+
+    private enum PollingEnd { case changed, cancelled }
+
+    private func waitForChange(from revision: Int) async {
+        while viewModel.revision == revision, viewModel.oAuthModel == nil, viewModel.error == nil {
+            try? await Task.sleep(nanoseconds: 50_000_000)
+        }
+    }
+
+    /// Whether the view model is still waiting on a pending polling step (new poll answers keep it so).
+    private var isStillPolling: Bool {
+        guard viewModel.oAuthModel == nil, viewModel.error == nil, case .polling(let polling)? = viewModel.uiModel?.content else { return false }
+        return polling.status == .pending && viewModel.uiModel?.problemMessages.isEmpty != false
+    }
+
+    /// Shows a spinner while the step stays a pending poll; Ctrl-C sends the cancel action.
+    private func waitWhilePolling() async -> PollingEnd {
+        let interrupted = InterruptFlag()
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
+        source.setEventHandler { interrupted.set() }
+        source.resume()
+        defer {
+            source.cancel()
+            signal(SIGINT, SIG_DFL)
+        }
+        let began = Date()
+        var offered = false
+        var frame = 0
+        if !io.useColor { io.say("  Waiting… (Ctrl-C cancels)") }
+        if answers?.next(ifHas: "cancel") != nil {
+            await viewModel.cancelPolling()
+            return .cancelled
+        }
+        while isStillPolling {
+            if interrupted.isSet {
+                io.write(io.useColor ? "\r\u{1B}[K" : "")
+                io.say(io.paint("  Cancelling…", .yellow))
+                await viewModel.cancelPolling()
+                return .cancelled
+            }
+            if let offer = hooks.pollingOffer, !offered, Date().timeIntervalSince(began) >= offer.after {
+                offered = true
+                if answers?.next(ifHas: "approve") != nil {
+                    await offer.act()
+                } else if io.isInteractive {
+                    io.write(io.useColor ? "\r\u{1B}[K" : "")
+                    io.say("  " + offer.prompt)
+                }
+            }
+            if offered, io.isInteractive, let offer = hooks.pollingOffer, await LineReader.shared.poll() != nil {
+                await offer.act()
+            }
+            if io.useColor {
+                var remaining = ""
+                if case .polling(let polling)? = viewModel.uiModel?.content, let deadline = polling.deadline {
+                    remaining = " \(max(0, Int(deadline.timeIntervalSinceNow))) s left"
+                }
+                io.write("\r\u{1B}[K  \(io.paint(TerminalIO.spinnerFrames[frame % TerminalIO.spinnerFrames.count], .cyan)) Waiting…\(remaining) (Ctrl-C cancels)")
+                frame += 1
+            }
+            try? await Task.sleep(nanoseconds: 100_000_000)
+        }
+        if io.useColor { io.write("\r\u{1B}[K") }
+        return .changed
+    }
+
+    private func clientOperation(_ operation: ClientOperationUIModel) async throws {
+        guard let url = operation.launchURL else {
+            throw HaapiUIError.unsupportedStep("client operation \(operation.name) (a terminal cannot run it)")
+        }
+        io.say("  Open this address in a browser and sign in:")
+        io.say("    " + io.paint(url.absoluteString, .cyan))
+        if let scripted = answers?.next(ifHas: "resumeUrl")?["resumeUrl"]?.stringValue {
+            guard let resume = URL(string: scripted), await viewModel.resumeExternalBrowser(with: resume) else {
+                throw NeedsInput(description: "the scripted resumeUrl does not resume this flow")
+            }
+            return
+        }
+        if let login = answers?.next(ifHas: "browserLogin")?["browserLogin"], let signIn = hooks.browserSignIn {
+            guard let resume = await signIn(url, login["userName"]?.stringValue ?? "", login["password"]?.stringValue ?? ""),
+                await viewModel.resumeExternalBrowser(with: resume)
+            else { throw NeedsInput(description: "the browser sign-in did not succeed") }
+            return
+        }
+        while true {
+            let hint = hooks.browserSignIn == nil ? "" : " (or press Enter and the demo signs in through that page as demouser)"
+            let line = try await ask("  Paste the address the browser was sent to\(hint): ")
+            if line.isEmpty, let signIn = hooks.browserSignIn, let resume = await signIn(url, "demouser", "Password1") {
+                io.say("  → signed in through the page; it sent the browser to \(resume.scheme ?? "app")://…")
+                if await viewModel.resumeExternalBrowser(with: resume) { return }
+            }
+            if let resume = URL(string: line.trimmingCharacters(in: .whitespaces)), await viewModel.resumeExternalBrowser(with: resume) { return }
+            io.say(io.paint("  That address does not carry the flow's resume nonce; try again.", .yellow))
+        }
+    }
+}
+
+/// A flag set from a signal handler and read by the polling loop.
+final class InterruptFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}

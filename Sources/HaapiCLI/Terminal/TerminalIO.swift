@@ -1,0 +1,111 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The terminal: prompts (with hidden entry for secrets), colours when stdout is a terminal and
+/// NO_COLOR is unset, and a spinner line that rewrites itself.
+struct TerminalIO: Sendable {
+    let isInteractive: Bool
+    let useColor: Bool
+
+    init() {
+        isInteractive = isatty(STDIN_FILENO) == 1
+        useColor = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    }
+
+    enum Style: String {
+        case red = "31", yellow = "33", green = "32", cyan = "36", dim = "2", bold = "1"
+    }
+
+    func paint(_ text: String, _ style: Style) -> String {
+        useColor ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+    }
+
+    func say(_ text: String = "") {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    /// One line from standard input; `nil` at end of input. With `secret` the terminal does not echo it.
+    func readLine(prompt: String, secret: Bool = false) async -> String? {
+        write(prompt)
+        let hide = secret && isInteractive
+        if hide { Self.setEcho(false) }
+        let line = await LineReader.shared.next()
+        if hide {
+            Self.setEcho(true)
+            write("\n")
+        }
+        return line
+    }
+
+    /// Turns terminal echo off (for passwords) or back on.
+    private static func setEcho(_ on: Bool) {
+        var settings = termios()
+        guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return }
+        if on { settings.c_lflag |= tcflag_t(ECHO) } else { settings.c_lflag &= ~tcflag_t(ECHO) }
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+    }
+
+    static let spinnerFrames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+}
+
+/// Reads standard input on one background thread and hands out lines. Every prompt takes from it, so a
+/// question that is abandoned (an offer during polling) never leaves a blocked read behind to steal the
+/// next answer.
+actor LineReader {
+    static let shared = LineReader()
+
+    private var buffered: [String] = []
+    private var waiters: [CheckedContinuation<String?, Never>] = []
+    private var ended = false
+    private var started = false
+
+    private func startIfNeeded() {
+        guard !started else { return }
+        started = true
+        let thread = Thread {
+            // One hand-off at a time, so lines arrive in the order they were typed.
+            let delivered = DispatchSemaphore(value: 0)
+            while let line = Swift.readLine(strippingNewline: true) {
+                Task {
+                    await LineReader.shared.deliver(line)
+                    delivered.signal()
+                }
+                delivered.wait()
+            }
+            Task { await LineReader.shared.finish() }
+        }
+        thread.start()
+    }
+
+    func next() async -> String? {
+        startIfNeeded()
+        if !buffered.isEmpty { return buffered.removeFirst() }
+        if ended { return nil }
+        return await withCheckedContinuation { waiters.append($0) }
+    }
+
+    /// A line typed since the last call, without waiting.
+    func poll() -> String? {
+        startIfNeeded()
+        return buffered.isEmpty ? nil : buffered.removeFirst()
+    }
+
+    private func deliver(_ line: String) {
+        if waiters.isEmpty { buffered.append(line) } else { waiters.removeFirst().resume(returning: line) }
+    }
+
+    private func finish() {
+        ended = true
+        for waiter in waiters { waiter.resume(returning: nil) }
+        waiters = []
+    }
+}
