@@ -78,10 +78,12 @@ public final class DevServer: Sendable {
     }
 
     /// Starts serving on `host`:`port` (0 picks a free port) and returns once the socket is bound.
-    public func start(host: String = "127.0.0.1", port: Int = 0, publicURL: String? = nil) async throws -> RunningDevServer {
+    /// `logLevel` is the HTTP server's own logging (the demo, which shares the terminal, keeps it quiet).
+    public func start(host: String = "127.0.0.1", port: Int = 0, publicURL: String? = nil,
+                      logLevel: Logger.Level = .warning) async throws -> RunningDevServer {
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "haapi.devserver")
-        logger.logLevel = .warning
+        logger.logLevel = logLevel
         let application = Application(
             router: router(),
             configuration: .init(address: .hostname(host, port: port), serverName: "swift-haapi-dev"),

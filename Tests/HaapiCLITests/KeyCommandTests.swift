@@ -62,11 +62,26 @@ struct KeyCommandTests {
         #expect(try CLIRunner.run(["jws", "verify", "--key", otherKey.path, "--alg", "ES256", token]).status == 1)
     }
 
-    @Test("demo runs offline and exits 0")
+    @Test("demo without a terminal runs the password path unattended and exits 0")
     func demo() throws {
         let result = try CLIRunner.run(["demo"])
-        #expect(result.status == 0)
-        #expect(result.stdout.contains("InteractiveFormStep") && result.stdout.contains("dpop+jwt"))
-        #expect(!result.stdout.contains("Pass word"))
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("unattended"))
+        #expect(result.stdout.contains("sub: demouser") && result.stdout.contains("Revoked"))
+        #expect(!result.stdout.contains("Password1\n"))
+    }
+
+    @Test("demo --answers runs a scripted flow; a script that runs out is a clear failure")
+    func demoAnswers() throws {
+        let directory = try CLIRunner.temporaryDirectory()
+        let script = directory.appendingPathComponent("answers.json")
+        try Data(#"[{"choose":"browser"},{"browserLogin":{"userName":"demouser","password":"Password1"}}]"#.utf8).write(to: script)
+        let browser = try CLIRunner.run(["demo", "--answers", script.path])
+        #expect(browser.status == 0, "\(browser.stdout) \(browser.stderr)")
+        let short = directory.appendingPathComponent("short.json")
+        try Data(#"[{"choose":"password"}]"#.utf8).write(to: short)
+        let stuck = try CLIRunner.run(["demo", "--answers", short.path])
+        #expect(stuck.status == 1)
+        #expect(stuck.stdout.contains("no answer"))
     }
 }

@@ -43,7 +43,7 @@ struct DemoCommand: AsyncParsableCommand {
 
         HaapiLogger.followUpTags = []
         let server = try DevServer(configuration: try ServerConfiguration.embeddedDefault, store: try ServerStore(path: nil))
-        let running = try await server.start(port: 0)
+        let running = try await server.start(port: 0, logLevel: .critical)
         let base = running.baseURL
         io.say(io.paint("swift-haapi demo", .bold))
         io.say("A dev identity server is running in this process at \(base.absoluteString).")

@@ -149,32 +149,61 @@ final class TerminalFlow {
     }
 
     private func fill(_ forms: [FormUIModel]) async throws {
-        let scripted = answers?.next(ifHas: "fields") ?? answers?.next(ifHas: "action")
-        var form = forms.first
-        if forms.count > 1 {
-            for (index, candidate) in forms.enumerated() { io.say("  \(io.paint("\(index + 1))", .cyan)) \(candidate.submitTitle)") }
-            let keys: (FormUIModel) -> [String] = { [$0.submitTitle, $0.kind, $0.title ?? ""] }
-            if let wanted = scripted?["action"]?.stringValue ?? scripted?["choose"]?.stringValue {
-                form = Choice.pick(wanted, from: forms, keys: keys)
-            } else if scripted == nil {
-                form = nil
-                while form == nil {
-                    form = Choice.pick(try await ask("Choose 1–\(forms.count): "), from: forms, keys: keys)
-                }
+        if let scripted = answers?.next(ifHas: "fields") ?? answers?.next(ifHas: "action") {
+            return try await fillScripted(forms, scripted)
+        }
+        guard let primary = forms.first(where: { !$0.visibleFields.isEmpty }) else {
+            // Only buttons (consent, a "continue"): one is pressed for the user, several are a menu.
+            if forms.count == 1, let only = forms.first {
+                io.say("  → \(only.submitTitle)")
+                await viewModel.submit(only)
+                return
             }
+            for (index, form) in forms.enumerated() { io.say("  \(io.paint("\(index + 1))", .cyan)) \(form.submitTitle)") }
+            var chosen: FormUIModel?
+            while chosen == nil {
+                chosen = Choice.pick(try await ask("Choose 1–\(forms.count): "), from: forms, keys: { [$0.submitTitle, $0.kind, $0.title ?? ""] })
+            }
+            if let chosen { await viewModel.submit(chosen) }
+            return
+        }
+        // The form with fields is asked for; the other actions (resend, back, …) can be taken instead with ":N".
+        let others = forms.enumerated().filter { $0.element.model.href != primary.model.href || $0.element.submitTitle != primary.submitTitle }
+        if !others.isEmpty {
+            io.say(io.paint("  Or instead: " + others.map { ":\($0.offset + 1) \($0.element.submitTitle)" }.joined(separator: ", "), .dim))
+        }
+        var values: [String: any Sendable] = [:]
+        for field in primary.visibleFields {
+            let value = try await prompt(field)
+            if let text = value as? String, text.hasPrefix(":"), let number = Int(text.dropFirst()), forms.indices.contains(number - 1) {
+                let alternative = forms[number - 1]
+                io.say("  → \(alternative.submitTitle)")
+                var alternativeValues: [String: any Sendable] = [:]
+                for field in alternative.visibleFields { alternativeValues[field.name] = try await prompt(field) }
+                await viewModel.submit(alternative, values: alternativeValues)
+                return
+            }
+            values[field.name] = value
+        }
+        if let name = values["userName"] as? String ?? values["username"] as? String { lastUserName = name }
+        await viewModel.submit(primary, values: values)
+    }
+
+    private func fillScripted(_ forms: [FormUIModel], _ scripted: JSONObject) async throws {
+        var form = forms.first
+        if forms.count > 1, let wanted = scripted["action"]?.stringValue ?? scripted["choose"]?.stringValue {
+            form = Choice.pick(wanted, from: forms, keys: { [$0.submitTitle, $0.kind, $0.title ?? ""] })
+        } else if forms.count > 1 {
+            form = forms.first { !$0.visibleFields.isEmpty } ?? forms.first
         }
         guard let form else { throw NeedsInput(description: "no form matches the scripted action") }
         var values: [String: any Sendable] = [:]
-        let scriptedFields = scripted?["fields"]?.objectValue
+        let fields = scripted["fields"]?.objectValue ?? [:]
         for field in form.visibleFields {
-            if let scriptedFields {
-                if let value = scriptedFields[field.name] { values[field.name] = value.stringValue ?? value.boolValue.map { $0 ? "true" : "" } ?? value.serialized() }
-                continue
-            }
-            values[field.name] = try await prompt(field)
+            if let value = fields[field.name] { values[field.name] = value.stringValue ?? value.boolValue.map { $0 ? "on" : "" } ?? value.serialized() }
         }
         if let name = values["userName"] as? String ?? values["username"] as? String { lastUserName = name }
-        if scriptedFields != nil || forms.count > 1 || form.visibleFields.isEmpty { io.say("  → \(form.submitTitle)") }
+        io.say("  → \(form.submitTitle)")
         await viewModel.submit(form, values: values)
     }
 

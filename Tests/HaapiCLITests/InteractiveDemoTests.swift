@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// `haapi demo` as a person uses it, on a pseudo-terminal.
+@Suite("haapi demo on a terminal", .enabled(if: PseudoTerminal.isAvailable, "needs util-linux script and a built haapi"), .timeLimit(.minutes(2)))
+struct InteractiveDemoTests {
+    @Test("password login: numbered choice, hidden password, tokens masked, claims, refresh, revoke, exit 0")
+    func passwordLogin() async throws {
+        let terminal = try PseudoTerminal(["demo"])
+        try await terminal.waitFor("Choose 1–4")
+        #expect(terminal.screen.contains("1) Username and password"))
+        terminal.type("1\n")
+        try await terminal.waitFor("Username: ")
+        terminal.type("demouser\n")
+        try await terminal.waitFor("Password: ")
+        terminal.type("Password1\n")
+        try await terminal.waitFor("\\[exit (\\d+)\\]")
+        let screen = terminal.screen
+        #expect(screen.contains("[exit 0]"), "\(screen.suffix(1500))")
+        #expect(!screen.contains("Password1\r\n") && !screen.contains("Password: Password1"))  // not echoed
+        #expect(screen.contains("sub: demouser"))
+        #expect(screen.contains("masked; --show-tokens to print"))
+        #expect(screen.contains("Refreshed") && screen.contains("Revoked"))
+    }
+
+    @Test("e-mail code: the demo shows the inbox; a wrong code is reported and the right one signs in")
+    func emailCode() async throws {
+        let terminal = try PseudoTerminal(["demo"])
+        try await terminal.waitFor("Choose 1–4")
+        terminal.type("2\n")
+        try await terminal.waitFor("Username or e-mail: ")
+        terminal.type("demouser\n")
+        let code = try await terminal.waitFor("your code is (\\d{6})")
+        try await terminal.waitFor("Code: |OTP: |otp: |code: ")
+        terminal.type((code == "000000" ? "111111" : "000000") + "\n")
+        try await terminal.waitFor("✗")
+        terminal.type(code + "\n")
+        try await terminal.waitFor("\\[exit (\\d+)\\]")
+        #expect(terminal.screen.contains("[exit 0]"), "\(terminal.screen.suffix(1500))")
+    }
+
+    @Test("approval by polling: Ctrl-C while waiting sends the cancel action and ends cleanly with 130")
+    func pollingCtrlC() async throws {
+        let terminal = try PseudoTerminal(["demo"])
+        try await terminal.waitFor("Choose 1–4")
+        terminal.type("3\n")
+        try await terminal.waitFor("Username: ")
+        terminal.type("demouser\n")
+        try await terminal.waitFor("s left \\(Ctrl-C cancels\\)")
+        terminal.type("\u{3}")
+        try await terminal.waitFor("\\[exit (\\d+)\\]")
+        let screen = terminal.screen
+        #expect(screen.contains("Cancelling…") && screen.contains("Sign-in cancelled."), "\(screen.suffix(1500))")
+        #expect(screen.contains("[exit 130]"))
+    }
+
+    @Test("approval by polling: the demo offers to approve, Enter approves, the flow finishes by itself")
+    func pollingApproved() async throws {
+        let terminal = try PseudoTerminal(["demo"])
+        try await terminal.waitFor("Choose 1–4")
+        terminal.type("3\n")
+        try await terminal.waitFor("Username: ")
+        terminal.type("demouser\n")
+        try await terminal.waitFor("Press Enter to approve")
+        terminal.type("\n")
+        try await terminal.waitFor("\\[exit (\\d+)\\]")
+        let screen = terminal.screen
+        #expect(screen.contains("Approved on the other device") && screen.contains("[exit 0]"), "\(screen.suffix(1500))")
+    }
+
+    @Test("external browser: the URL is printed; Enter lets the demo sign in through the page")
+    func externalBrowser() async throws {
+        let terminal = try PseudoTerminal(["demo"])
+        try await terminal.waitFor("Choose 1–4")
+        terminal.type("4\n")
+        try await terminal.waitFor("Paste the address")
+        #expect(terminal.screen.contains("http://127.0.0.1:"))
+        terminal.type("\n")
+        try await terminal.waitFor("\\[exit (\\d+)\\]")
+        #expect(terminal.screen.contains("[exit 0]"), "\(terminal.screen.suffix(1500))")
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Runs `haapi` on a pseudo-terminal through util-linux `script`, types into it and reads what it draws,
+/// as a person at a terminal would: the program sees a TTY (hidden password entry, colours, spinner),
+/// and a typed Ctrl-C becomes SIGINT through the terminal's line discipline.
+final class PseudoTerminal {
+    static var isAvailable: Bool {
+        #if os(Linux)
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/script") && CLIRunner.executable != nil
+        #else
+        false  // BSD script takes other flags
+        #endif
+    }
+
+    let process = Process()
+    private let input = Pipe()
+    private let output: URL
+
+    init(_ arguments: [String]) throws {
+        guard let executable = CLIRunner.executable else { throw CocoaError(.fileNoSuchFile) }
+        output = try CLIRunner.temporaryDirectory().appendingPathComponent("tty.txt")
+        guard FileManager.default.createFile(atPath: output.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        let command = ([executable.path] + arguments).map { "'\($0)'" }.joined(separator: " ") + "; echo \"[exit $?]\""
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qfec", command, "/dev/null"]
+        process.standardInput = input
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        var environment = ProcessInfo.processInfo.environment
+        environment["TERM"] = "xterm"
+        environment.removeValue(forKey: "NO_COLOR")
+        process.environment = environment
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    /// Everything drawn so far, with colour codes removed.
+    var screen: String {
+        let raw = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        return raw.replacingOccurrences(of: "\u{1B}\\[[0-9;]*[A-Za-z]", with: "", options: .regularExpression)
+    }
+
+    func type(_ text: String) {
+        input.fileHandleForWriting.write(Data(text.utf8))
+    }
+
+    /// Waits until the screen matches `pattern` (a regular expression); returns the first capture group, or the match.
+    @discardableResult
+    func waitFor(_ pattern: String, timeout: TimeInterval = 60) async throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        let expression = try NSRegularExpression(pattern: pattern)
+        while Date() < deadline {
+            let text = screen
+            if let match = expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) {
+                let range = match.numberOfRanges > 1 ? match.range(at: 1) : match.range
+                if let swiftRange = Range(range, in: text) { return String(text[swiftRange]) }
+            }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        throw PseudoTerminalTimeout(pattern: pattern, screen: String(screen.suffix(1500)))
+    }
+}
+
+struct PseudoTerminalTimeout: Error, CustomStringConvertible {
+    let pattern: String
+    let screen: String
+    var description: String { "nothing matched /\(pattern)/; the screen ends with:\n\(screen)" }
+}
