@@ -79,4 +79,20 @@ struct InteractiveDemoTests {
         try await terminal.waitFor("\\[exit (\\d+)\\]")
         #expect(terminal.screen.contains("[exit 0]"), "\(terminal.screen.suffix(1500))")
     }
+
+    @Test("haapi login is interactive on a terminal: against haapi serve, to a token summary")
+    func interactiveLogin() async throws {
+        let (server, base) = try await LoginAndTokenCommandTests.startServer()
+        defer { server.terminate() }
+        let terminal = try PseudoTerminal(["login", "--server", base, "--client-id", "haapi-demo"])
+        try await terminal.waitFor("Choose 1–4")
+        terminal.type("password\n")
+        try await terminal.waitFor("Username: ")
+        terminal.type("demouser\n")
+        try await terminal.waitFor("Password: ")
+        terminal.type("Password1\n")
+        try await terminal.waitFor("\\[exit (\\d+)\\]")
+        let screen = terminal.screen
+        #expect(screen.contains("[exit 0]") && screen.contains("token_type: DPoP") && screen.contains("masked"), "\(screen.suffix(1500))")
+    }
 }

@@ -62,4 +62,47 @@ struct LoginAndTokenCommandTests {
         #expect(wrong.status == 1)
         #expect(wrong.stderr.contains("incorrect-credentials"))
     }
+
+    @Test("login --save-session, then token introspect|refresh|revoke --session use the saved endpoints, tokens and DPoP key")
+    func savedSession() async throws {
+        let (server, base) = try await Self.startServer()
+        defer { server.terminate() }
+        let session = try CLIRunner.temporaryDirectory().appendingPathComponent("session").path
+        let login = try CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "Password1",
+                                       "--save-session", session])
+        #expect(login.status == 0, "\(login.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: session)
+        for file in files {
+            let mode = try FileManager.default.attributesOfItem(atPath: session + "/" + file)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(file)")
+        }
+        let sealed = try files.map { try Data(contentsOf: URL(fileURLWithPath: session + "/" + $0)) }
+        #expect(!sealed.contains { String(decoding: $0, as: UTF8.self).contains("refresh_token") })  // sealed, not plain JSON
+
+        let introspection = try CLIRunner.run(["token", "introspect", "--session", session])
+        #expect(introspection.status == 0, "\(introspection.stderr)")
+        let answer = try JSONParser().parse(introspection.stdout)
+        #expect(answer["active"] == true && answer["sub"] == "demouser" && answer["cnf"]?["jkt"]?.stringValue != nil)
+
+        let refreshed = try CLIRunner.run(["token", "refresh", "--session", session, "--show-tokens"])
+        #expect(refreshed.status == 0, "\(refreshed.stdout) \(refreshed.stderr)")
+        let again = try CLIRunner.run(["token", "refresh", "--session", session])  // uses the rotated token saved by the first refresh
+        #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
+        #expect(try CLIRunner.run(["token", "revoke", "--session", session]).status == 0)
+        let dead = try CLIRunner.run(["token", "refresh", "--session", session])
+        #expect(dead.status == 1 && dead.stdout.contains("invalid_grant"))
+    }
+
+    @Test("login without --username and without a terminal asks for --answers; --answers runs the flow")
+    func scriptedLogin() async throws {
+        let (server, base) = try await Self.startServer()
+        defer { server.terminate() }
+        let refused = try CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo"])
+        #expect(refused.status != 0 && refused.stderr.contains("--answers"))
+        let script = try CLIRunner.temporaryDirectory().appendingPathComponent("answers.json")
+        try Data(#"[{"choose":"password"},{"fields":{"userName":"demouser","password":"Password1"}}]"#.utf8).write(to: script)
+        let scripted = try CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--answers", script.path, "--json"])
+        #expect(scripted.status == 0, "\(scripted.stdout) \(scripted.stderr)")
+        #expect(scripted.stdout.contains(#""token_type":"DPoP""#))
+    }
 }

@@ -1,17 +1,23 @@
 import ArgumentParser
 import Foundation
-import HaapiSdk
+import HaapiUI
 
 /// `haapi login`: a whole HAAPI flow against any server, through the SDK, ending in the token response.
 struct LoginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
-        abstract: "Log in through a HAAPI server with username and password and print the token response.",
+        abstract: "Log in through a HAAPI server and print the token response.",
         discussion: """
+            With --username and --password the password authenticator runs unattended. Without them, the login is \
+            interactive when standard input is a terminal (every step is drawn and asked for), or scripted with \
+            --answers FILE: a JSON array of answers used in order, e.g. \
+            [{"choose":"password"},{"fields":{"userName":"demouser","password":"Password1"}}]; other answers are \
+            {"resumeUrl":"…"} for an external browser and {"cancel":true} during polling.
             Attestation (software, the dev server's policy) is tried unless --attestation none; then the client's own \
-            credentials (--client-secret, --client-key or --client-jwt-secret) obtain the HAAPI token. With --dcr-template \
-            and --dcr-endpoint a refused attestation falls back to a dynamically registered client. Tokens are DPoP-bound \
-            and masked in the output unless --show-tokens.
+            credentials (--client-secret, --client-key or --client-jwt-secret) obtain the HAAPI token. With \
+            --dcr-template and --dcr-endpoint a refused attestation falls back to a dynamically registered client. \
+            Tokens are DPoP-bound and masked in the output unless --show-tokens. --save-session DIR keeps the tokens \
+            and the DPoP key (sealed, 0600) for `haapi token refresh|revoke|introspect --session DIR`.
             """)
 
     @Option(name: .long, help: "The server's base URL (its discovery document names the endpoints).")
@@ -34,14 +40,23 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Registration endpoint for the DCR fallback.")
     var dcrEndpoint: String?
 
-    @Option(name: .long, help: "Which authenticator to choose when the server offers several (href suffix, type or title).")
+    @Option(name: .long, help: "Which authenticator to choose unattended when the server offers several (href suffix, type or title).")
     var authenticator = "password"
 
-    @Option(name: .long) var username: String
-    @Option(name: .long) var password: String
+    @Option(name: .long, help: "With --password: log in unattended.")
+    var username: String?
 
-    @Option(name: .long, help: "Private EC P-256 JWK file for the flow's DPoP key (created mode 0600 if missing), so `haapi token refresh --dpop-key` can use the bound tokens later.")
+    @Option(name: .long, help: "With --username: log in unattended.")
+    var password: String?
+
+    @Option(name: .long, help: "Scripted answers (JSON array) instead of a terminal.")
+    var answers: String?
+
+    @Option(name: .long, help: "Private EC P-256 JWK file for the flow's DPoP key (created mode 0600 if missing).")
     var dpopKey: String?
+
+    @Option(name: .long, help: "Folder to keep the session in (tokens and DPoP key, sealed) for `haapi token … --session`.")
+    var saveSession: String?
 
     @Flag(name: .long, help: "Print the RFC 6749 token response as JSON.")
     var json = false
@@ -50,27 +65,79 @@ struct LoginCommand: AsyncParsableCommand {
     var showTokens = false
 
     func validate() throws {
+        guard client.clientId != nil else { throw ValidationError("--client-id is required") }
         guard ["software", "none"].contains(attestation) else { throw ValidationError("--attestation must be software or none") }
         guard (dcrTemplate == nil) == (dcrEndpoint == nil) else { throw ValidationError("--dcr-template and --dcr-endpoint go together") }
+        guard (username == nil) == (password == nil) else { throw ValidationError("--username and --password go together") }
     }
 
+    @MainActor
     func run() async throws {
         guard let base = URL(string: server), base.scheme == "http" || base.scheme == "https" else { throw ValidationError("--server must be an http(s) URL") }
+        let clientId = client.clientId ?? ""
         let transport = defaultHttpTransport()
         let endpoints = await ServerEndpoints.discover(base, transport: transport)
-        let configuration = HaapiConfiguration(
-            name: "haapi-cli-login", clientId: client.clientId, baseURL: base, tokenEndpointURL: endpoints.token,
+        let key: SoftwareP256SigningKey = try dpopKey.map { try KeyFile.loadOrCreateP256(at: $0).key } ?? SoftwareP256SigningKey()
+        let method = try client.authenticationMethod()
+        let dcr = try dcrTemplate.map { template -> DCRConfiguration in
+            guard let endpoint = dcrEndpoint.flatMap(URL.init(string:)) else { throw ValidationError("--dcr-endpoint must be a URL") }
+            return DCRConfiguration(templateClientId: template, clientRegistrationEndpointUrl: endpoint,
+                                    storage: try saveSession.map { try SavedSession.storage($0) })
+        }
+        let outcome: (tokens: JSONObject, clientId: String, jkt: String)
+        if let username, let password {
+            outcome = try await unattended(base: base, endpoints: endpoints, transport: transport, key: key, method: method, dcr: dcr,
+                                           username: username, password: password)
+        } else {
+            let io = TerminalIO()
+            guard io.isInteractive || answers != nil else {
+                throw ValidationError("standard input is not a terminal: give --username and --password, or --answers FILE")
+            }
+            outcome = try await interactive(base: base, endpoints: endpoints, transport: transport, key: key, method: method, dcr: dcr, io: io)
+        }
+        if let saveSession {
+            try SavedSession(tokenEndpoint: endpoints.token, revocationEndpoint: endpoints.revocation, introspectionEndpoint: endpoints.introspection,
+                             clientId: outcome.clientId, clientSecret: outcome.clientId == clientId ? client.clientSecret : dynamicSecret(dcr),
+                             redirectURI: redirectUri, tokens: outcome.tokens, dpopKey: key).save(to: saveSession)
+            StandardStreams.printError("haapi login: session saved in \(saveSession)")
+        }
+        if json {
+            print(TokenOutput.json(outcome.tokens, showTokens: showTokens))
+        } else {
+            print("Logged in (client \(outcome.clientId))")
+            for name in ["token_type", "expires_in", "scope"] {
+                if let value = outcome.tokens[name] { print("  \(name): \(value.stringValue ?? value.serialized())") }
+            }
+            for name in ["access_token", "refresh_token", "id_token"] {
+                if let value = outcome.tokens[name]?.stringValue { print("  \(name): \(showTokens ? value : TokenOutput.mask(value))") }
+            }
+            print("  dpop_jkt: \(outcome.jkt)")
+        }
+    }
+
+    /// The dynamic client's secret, read back from where the DCR fallback stored it.
+    private func dynamicSecret(_ dcr: DCRConfiguration?) -> String? {
+        guard let dcr, let data = try? dcr.storage?.read(key: "dcr-client." + dcr.templateClientId) else { return nil }
+        return (try? JSONParser().parse(data))?["client_secret"]?.stringValue
+    }
+
+    private func haapiConfiguration(base: URL, endpoints: ServerEndpoints, transport: any HttpTransport, key: any SigningKey,
+                                    method: any ClientAuthenticationMethod) -> HaapiConfiguration {
+        HaapiConfiguration(
+            name: "haapi-cli-login", clientId: client.clientId ?? "", baseURL: base, tokenEndpointURL: endpoints.token,
             authorizationEndpointURL: endpoints.authorization, appRedirect: redirectUri,
             authorizationParametersProvider: { [scope] in OAuthAuthorizationParameters(scopes: scope.split(separator: " ").map(String.init)) },
-            transport: transport, revocationEndpointURL: endpoints.revocation,
+            transport: transport, revocationEndpointURL: endpoints.revocation, introspectionEndpointURL: endpoints.introspection,
             attestationConfiguration: AttestationConfiguration(useAttestation: attestation == "software"), attester: SoftwareAttester(),
-            tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256), clientAuthenticationMethod: try client.authenticationMethod(),
-            dpopKey: try dpopKey.map { try KeyFile.loadOrCreateP256(at: $0).key })
-        let builder = HaapiAccessorBuilder(haapiConfiguration: configuration)
-        if let dcrTemplate, let dcrEndpoint {
-            guard let endpoint = URL(string: dcrEndpoint) else { throw ValidationError("--dcr-endpoint must be a URL") }
-            builder.setDCRConfiguration(configuration: DCRConfiguration(templateClientId: dcrTemplate, clientRegistrationEndpointUrl: endpoint))
-        }
+            tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256), clientAuthenticationMethod: method, dpopKey: key)
+    }
+
+    private func unattended(base: URL, endpoints: ServerEndpoints, transport: any HttpTransport, key: any SigningKey,
+                            method: any ClientAuthenticationMethod, dcr: DCRConfiguration?, username: String, password: String)
+        async throws -> (tokens: JSONObject, clientId: String, jkt: String)
+    {
+        let builder = HaapiAccessorBuilder(haapiConfiguration: haapiConfiguration(base: base, endpoints: endpoints, transport: transport, key: key, method: method))
+        if let dcr { builder.setDCRConfiguration(configuration: dcr) }
         let accessor: any HaapiAccessor
         do {
             accessor = try await builder.build()
@@ -89,22 +156,44 @@ struct LoginCommand: AsyncParsableCommand {
         }
         switch await accessor.oAuthTokenManager.fetchAccessToken(with: code, dpop: manager.dpop) {
         case .successfulToken(let token):
-            if json {
-                print(TokenOutput.json(token.rawJson, showTokens: showTokens))
-            } else {
-                print("Logged in as \(username) (client \(manager.configuration.clientId))")
-                for name in ["token_type", "expires_in", "scope"] {
-                    if let value = token.rawJson[name] { print("  \(name): \(value.stringValue ?? value.serialized())") }
-                }
-                for name in ["access_token", "refresh_token", "id_token"] {
-                    if let value = token.rawJson[name]?.stringValue { print("  \(name): \(showTokens ? value : TokenOutput.mask(value))") }
-                }
-                print("  dpop_jkt: \(manager.dpop.jwkThumbprint)")
-            }
+            return (token.rawJson, manager.configuration.clientId, manager.dpop.jwkThumbprint)
         case .errorToken(let error):
             print(TokenOutput.errorJSON(error))
             throw ExitCode(1)
         case .error(let error):
+            StandardStreams.printError("haapi login: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    @MainActor
+    private func interactive(base: URL, endpoints: ServerEndpoints, transport: any HttpTransport, key: any SigningKey,
+                             method: any ClientAuthenticationMethod, dcr: DCRConfiguration?, io: TerminalIO)
+        async throws -> (tokens: JSONObject, clientId: String, jkt: String)
+    {
+        let builder = HaapiUIKitConfigurationBuilder(clientId: client.clientId ?? "", baseUrl: base, tokenEndpointUrl: endpoints.token,
+                                                     authorizationEndpointUrl: endpoints.authorization, appRedirect: redirectUri)
+            .setScopes(scope.split(separator: " ").map(String.init))
+            .setAttestationConfiguration(AttestationConfiguration(useAttestation: attestation == "software"))
+            .setAttester(SoftwareAttester())
+            .setClientAuthenticationMethod(method)
+            .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
+            .setTransport(transport)
+        if let revocation = endpoints.revocation { builder.setRevocationEndpointUrl(revocation) }
+        if let dcr { builder.setDCRConfiguration(dcr) }
+        let application = try HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: builder.build()).setDpopKey(key).build()
+        let viewModel = HaapiFlowViewModel(haapiUIKitApplication: application)
+        let flow = TerminalFlow(viewModel: viewModel, io: io, answers: try answers.map { try FlowAnswers(file: $0) })
+        let outcome = await flow.run()
+        let clientId = viewModel.flowClientId ?? (client.clientId ?? "")
+        await viewModel.close()
+        switch outcome {
+        case .tokens(let tokens):
+            return (tokens.rawJson, clientId, key.thumbprint)
+        case .cancelled:
+            StandardStreams.printError("haapi login: cancelled")
+            throw ExitCode(130)
+        case .failed(let error):
             StandardStreams.printError("haapi login: \(error)")
             throw ExitCode(1)
         }

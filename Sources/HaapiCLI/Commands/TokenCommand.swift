@@ -2,16 +2,17 @@ import ArgumentParser
 import Foundation
 import HaapiSdk
 
-/// `haapi token exchange|refresh|revoke`: plain OAuth against any server, through `OAuthTokenManager`.
+/// `haapi token exchange|refresh|revoke|introspect`: plain OAuth against any server, through `OAuthTokenManager`.
 struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
-        abstract: "Exchange a code, refresh or revoke tokens at any OAuth server (DPoP when --dpop-key is given).",
-        subcommands: [Exchange.self, Refresh.self, Revoke.self])
+        abstract: "Exchange a code, refresh, revoke or introspect tokens at any OAuth server (DPoP when a key is given).",
+        discussion: "With --session DIR (made by `haapi login --save-session DIR`) the endpoints, client, tokens and DPoP key come from the saved session, and a refresh updates it.",
+        subcommands: [Exchange.self, Refresh.self, Revoke.self, Introspect.self])
 
     struct Common: ParsableArguments {
         @Option(name: .long, help: "The token endpoint URL.")
-        var tokenEndpoint: String
+        var tokenEndpoint: String?
 
         @OptionGroup var client: ClientOptions
 
@@ -19,10 +20,16 @@ struct TokenCommand: AsyncParsableCommand {
         var dpopKey: String?
 
         @Option(name: .long, help: "The redirect URI the code was issued for.")
-        var redirectUri = "app://haapi"
+        var redirectUri: String?
 
         @Option(name: .long, help: "The revocation endpoint (default: the token endpoint's /revoke sibling).")
         var revocationEndpoint: String?
+
+        @Option(name: .long, help: "The introspection endpoint (default: the token endpoint's /introspect sibling).")
+        var introspectionEndpoint: String?
+
+        @Option(name: .long, help: "A session folder saved by `haapi login --save-session`.")
+        var session: String?
 
         @Flag(name: .long, help: "Print tokens in full instead of masked.")
         var showTokens = false
@@ -34,23 +41,40 @@ struct TokenCommand: AsyncParsableCommand {
             return url
         }
 
-        func manager() throws -> (OAuthTokenManager, Dpop?) {
-            let tokenURL = try url(tokenEndpoint, "--token-endpoint")
+        func loadSession() throws -> SavedSession? {
+            try session.map { try SavedSession.load(from: $0) }
+        }
+
+        func manager(_ saved: SavedSession?) throws -> (OAuthTokenManager, Dpop?) {
+            guard let tokenText = tokenEndpoint ?? saved?.tokenEndpoint.absoluteString else {
+                throw ValidationError("--token-endpoint (or --session) is required")
+            }
+            guard let clientId = client.clientId ?? saved?.clientId else { throw ValidationError("--client-id (or --session) is required") }
+            let tokenURL = try url(tokenText, "--token-endpoint")
             let revocation = try revocationEndpoint.map { try url($0, "--revocation-endpoint") }
-                ?? tokenURL.deletingLastPathComponent().appendingPathComponent("revoke")
-            let dpop = try dpopKey.map { Dpop(key: try KeyFile.loadOrCreateP256(at: $0).key) }
+                ?? saved?.revocationEndpoint ?? tokenURL.deletingLastPathComponent().appendingPathComponent("revoke")
+            let introspection = try introspectionEndpoint.map { try url($0, "--introspection-endpoint") }
+                ?? saved?.introspectionEndpoint ?? tokenURL.deletingLastPathComponent().appendingPathComponent("introspect")
+            let key: SoftwareP256SigningKey? = try dpopKey.map { try KeyFile.loadOrCreateP256(at: $0).key } ?? saved?.dpopKey
+            let dpop = key.map { Dpop(key: $0) }
+            var method = try client.authenticationMethod()
+            if method is ClientAuthenticationMethodNone, let secret = saved?.clientSecret { method = ClientAuthenticationMethodSecret(secret) }
             let configuration = HaapiConfiguration(
-                name: "haapi-cli-token", clientId: client.clientId, baseURL: tokenURL, tokenEndpointURL: tokenURL, authorizationEndpointURL: tokenURL,
-                appRedirect: redirectUri, revocationEndpointURL: revocation,
+                name: "haapi-cli-token", clientId: clientId, baseURL: tokenURL, tokenEndpointURL: tokenURL, authorizationEndpointURL: tokenURL,
+                appRedirect: redirectUri ?? saved?.redirectURI ?? "app://haapi", revocationEndpointURL: revocation, introspectionEndpointURL: introspection,
                 tokenBoundConfiguration: dpop == nil ? UnboundedTokenConfiguration() : BoundedTokenConfiguration(keyPairType: .p256),
-                clientAuthenticationMethod: try client.authenticationMethod())
+                clientAuthenticationMethod: method)
             return (OAuthTokenManager(oauthTokenConfiguration: configuration), dpop)
         }
 
         /// Prints the response as JSON; errors go to stdout too (they are the server's answer) and exit 1.
-        func report(_ response: TokenResponse) throws {
+        func report(_ response: TokenResponse, saving saved: SavedSession? = nil) throws {
             switch response {
             case .successfulToken(let token):
+                if var saved, let session {
+                    saved.update(with: token.rawJson)
+                    try saved.save(to: session)
+                }
                 print(TokenOutput.json(token.rawJson, showTokens: showTokens))
             case .errorToken(let error):
                 print(TokenOutput.errorJSON(error))
@@ -69,30 +93,36 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(name: .long, help: "The PKCE code verifier.") var codeVerifier: String?
 
         func run() async throws {
-            let (manager, dpop) = try common.manager()
+            let (manager, dpop) = try common.manager(nil)
             try common.report(await manager.fetchAccessToken(with: code, dpop: dpop, codeVerifier: codeVerifier))
         }
     }
 
     struct Refresh: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Refresh (grant_type=refresh_token); DPoP-bound tokens need the same --dpop-key.")
+        static let configuration = CommandConfiguration(abstract: "Refresh (grant_type=refresh_token); DPoP-bound tokens need the same key.")
         @OptionGroup var common: Common
-        @Option(name: .long, help: "The refresh token.") var refreshToken: String
+        @Option(name: .long, help: "The refresh token (default: the session's).") var refreshToken: String?
 
         func run() async throws {
-            let (manager, dpop) = try common.manager()
-            try common.report(await manager.refreshAccessToken(with: refreshToken, dpop: dpop))
+            let saved = try common.loadSession()
+            guard let token = refreshToken ?? saved?.tokens["refresh_token"]?.stringValue else {
+                throw ValidationError("--refresh-token (or a --session with one) is required")
+            }
+            let (manager, dpop) = try common.manager(saved)
+            try common.report(await manager.refreshAccessToken(with: token, dpop: dpop), saving: saved)
         }
     }
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Revoke a token (RFC 7009).")
         @OptionGroup var common: Common
-        @Option(name: .long, help: "The token to revoke.") var token: String
+        @Option(name: .long, help: "The token to revoke (default: the session's refresh token).") var token: String?
         @Option(name: .long, help: "access_token or refresh_token.") var tokenTypeHint = "refresh_token"
 
         func run() async throws {
-            let (manager, _) = try common.manager()
+            let saved = try common.loadSession()
+            guard let token = token ?? saved?.tokens[tokenTypeHint]?.stringValue else { throw ValidationError("--token (or a --session) is required") }
+            let (manager, _) = try common.manager(saved)
             let response = tokenTypeHint == "access_token" ? await manager.revokeAccessToken(token) : await manager.revokeRefreshToken(token)
             switch response {
             case .success: print(#"{"revoked":true}"#)
@@ -101,6 +131,24 @@ struct TokenCommand: AsyncParsableCommand {
                 throw ExitCode(1)
             case .error(let error):
                 StandardStreams.printError("haapi token revoke: \(error)")
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    struct Introspect: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Ask the server about a token (RFC 7662).")
+        @OptionGroup var common: Common
+        @Option(name: .long, help: "The token (default: the session's access token).") var token: String?
+
+        func run() async throws {
+            let saved = try common.loadSession()
+            guard let token = token ?? saved?.tokens["access_token"]?.stringValue else { throw ValidationError("--token (or a --session) is required") }
+            let (manager, _) = try common.manager(saved)
+            switch await manager.introspect(token) {
+            case .success(let answer): print(JSONValue.object(answer).serialized())
+            case .failure(let error):
+                StandardStreams.printError("haapi token introspect: \(error)")
                 throw ExitCode(1)
             }
         }

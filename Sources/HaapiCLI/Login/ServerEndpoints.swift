@@ -8,12 +8,14 @@ struct ServerEndpoints {
     let authorization: URL
     let token: URL
     let revocation: URL?
+    let introspection: URL?
     let registration: URL?
 
     static func discover(_ base: URL, transport: any HttpTransport) async -> ServerEndpoints {
         let fallback = ServerEndpoints(
             base: base, authorization: base.appendingPathComponent("oauth/authorize"), token: base.appendingPathComponent("oauth/token"),
-            revocation: base.appendingPathComponent("oauth/revoke"), registration: base.appendingPathComponent("oauth/register"))
+            revocation: base.appendingPathComponent("oauth/revoke"), introspection: base.appendingPathComponent("oauth/introspect"),
+            registration: base.appendingPathComponent("oauth/register"))
         let wellKnown = base.appendingPathComponent(".well-known/openid-configuration")
         guard let response = try? await transport.send(HttpRequest(method: "GET", url: wellKnown, headers: [("Accept", "application/json")], timeout: 10)),
             response.statusCode == 200, let document = try? response.oauthObject()
@@ -21,6 +23,7 @@ struct ServerEndpoints {
         func url(_ name: String) -> URL? { document[name]?.stringValue.flatMap(URL.init(string:)) }
         return ServerEndpoints(
             base: base, authorization: url("authorization_endpoint") ?? fallback.authorization, token: url("token_endpoint") ?? fallback.token,
-            revocation: url("revocation_endpoint") ?? fallback.revocation, registration: url("registration_endpoint") ?? fallback.registration)
+            revocation: url("revocation_endpoint") ?? fallback.revocation, introspection: url("introspection_endpoint") ?? fallback.introspection,
+            registration: url("registration_endpoint") ?? fallback.registration)
     }
 }

@@ -4,8 +4,8 @@ import HaapiSdk
 
 /// How the CLI's client authenticates at the token endpoint; shared by `login` and `token`.
 struct ClientOptions: ParsableArguments {
-    @Option(name: .long, help: "The OAuth client id.")
-    var clientId: String
+    @Option(name: .long, help: "The OAuth client id (for `haapi token`, it may come from --session instead).")
+    var clientId: String?
 
     @Option(name: .long, help: "Client secret (client_secret_basic, or client_secret_post with --secret-in-body).")
     var clientSecret: String?

@@ -29,6 +29,12 @@ public protocol OAuthTokenConfigurable: Sendable {
     var tokenBoundConfiguration: any TokenBoundConfiguration { get }
     var tokenEndpointResponseListener: (any TokenEndpointResponseListener)? { get }
     var clientAuthenticationMethod: any ClientAuthenticationMethod { get }
+    /// RFC 7662; `nil` when the server has none or the app does not introspect.
+    var introspectionEndpointURL: URL? { get }
+}
+
+extension OAuthTokenConfigurable {
+    public var introspectionEndpointURL: URL? { nil }
 }
 
 /// The configuration of one client against one server, for both managers.
@@ -40,6 +46,7 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
     public let tokenEndpointURL: URL
     public let authorizationEndpointURL: URL
     public let revocationEndpointURL: URL?
+    public let introspectionEndpointURL: URL?
     /// The `redirect_uri` registered for the client.
     public let appRedirect: String
     public let httpHeadersProvider: HttpHeadersProvider?
@@ -71,6 +78,7 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         isAutoRedirect: Bool = true,
         transport: (any HttpTransport)? = nil,
         revocationEndpointURL: URL? = nil,
+        introspectionEndpointURL: URL? = nil,
         minTokenTtl: TimeInterval = 10,
         attestationConfiguration: AttestationConfiguration = AttestationConfiguration(),
         attester: (any Attester)? = nil,
@@ -99,6 +107,7 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
             }
         }
         self.revocationEndpointURL = revocationEndpointURL
+        self.introspectionEndpointURL = introspectionEndpointURL
         self.minTokenTtl = minTokenTtl
         self.attestationConfiguration = attestationConfiguration
         self.attester = attester ?? defaultAttester()
@@ -115,7 +124,7 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
             name: name, clientId: clientId, baseURL: baseURL, tokenEndpointURL: tokenEndpointURL,
             authorizationEndpointURL: authorizationEndpointURL, appRedirect: appRedirect, httpHeadersProvider: httpHeadersProvider,
             authorizationParametersProvider: authorizationParametersProvider, isAutoRedirect: isAutoRedirect, transport: transport,
-            revocationEndpointURL: revocationEndpointURL, minTokenTtl: minTokenTtl,
+            revocationEndpointURL: revocationEndpointURL, introspectionEndpointURL: introspectionEndpointURL, minTokenTtl: minTokenTtl,
             attestationConfiguration: AttestationConfiguration(useAttestation: useAttestation,
                                                                attestationMaxRetries: attestationConfiguration.attestationMaxRetries),
             attester: attester, tokenBoundConfiguration: tokenBoundConfiguration, tokenEndpointResponseListener: tokenEndpointResponseListener,

@@ -59,6 +59,24 @@ public final class OAuthTokenManager: Sendable {
         await revoke(refreshToken, hint: "refresh_token")
     }
 
+    /// RFC 7662 introspection with the client's credentials: the server's JSON answer (`active`, …).
+    public func introspect(_ token: String) async -> Result<JSONObject, HaapiError> {
+        guard let endpoint = configuration.introspectionEndpointURL else {
+            return .failure(.invalidConfiguration(reason: "no introspectionEndpointURL in the configuration"))
+        }
+        let method = configuration.clientAuthenticationMethod
+        let clientId = configuration.clientId
+        do throws(HaapiError) {
+            let response = try await exchange.post(TokenEndpointRequest(url: endpoint, form: [("token", token)]), dpop: nil) { request throws(HaapiError) in
+                try method.authenticate(&request, clientId: clientId)
+            }
+            guard response.statusCode == 200 else { throw response.oauthError }
+            return .success(try response.oauthObject())
+        } catch {
+            return .failure(error)
+        }
+    }
+
     private func revoke(_ token: String, hint: String) async -> TokenRevocationResponse {
         guard let endpoint = configuration.revocationEndpointURL else {
             return .error(HaapiError.invalidConfiguration(reason: "no revocationEndpointURL in the configuration"))

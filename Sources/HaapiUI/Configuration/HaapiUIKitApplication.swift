@@ -33,6 +33,7 @@ public final class HaapiUIKitApplicationBuilder: @unchecked Sendable {
     private var themingBundle: Bundle = .main
     private var themingPlistURL: URL?
     private var keyStorage: (any Storage)?
+    private var dpopKey: (any SigningKey)?
 
     public init(haapiUIKitConfiguration: HaapiUIKitConfiguration) {
         configuration = haapiUIKitConfiguration
@@ -53,6 +54,13 @@ public final class HaapiUIKitApplicationBuilder: @unchecked Sendable {
         return self
     }
 
+    /// Uses a key the app already holds for DPoP.
+    @discardableResult
+    public func setDpopKey(_ key: any SigningKey) -> Self {
+        dpopKey = key
+        return self
+    }
+
     /// Keeps the DPoP key in `storage` so bound tokens can be refreshed after a restart.
     @discardableResult
     public func setDpopKeyStorage(_ storage: any Storage) -> Self {
@@ -69,7 +77,9 @@ public final class HaapiUIKitApplicationBuilder: @unchecked Sendable {
         let theme = ThemeRegistry(overridesAt: overrides)
         let keyType = configuration.tokenBoundConfiguration.keyPairType
         let key: any SigningKey
-        if let keyStorage {
+        if let dpopKey {
+            key = dpopKey
+        } else if let keyStorage {
             key = try DeviceKeyStore(storage: keyStorage, keyType: keyType).loadOrCreate(name: "haapi-ui." + configuration.clientId)
         } else {
             key = try DeviceKeyStore.ephemeralKey(keyType)

@@ -31,6 +31,9 @@ public final class HaapiFlowViewModel: ObservableObject {
     /// waits (during polling) can tell that something new arrived.
     public private(set) var revision = 0
 
+    /// The client the flow runs as (a dynamic client after the DCR fallback); `nil` before `start()`.
+    public var flowClientId: String? { accessor?.haapiManager.configuration.clientId }
+
     /// Whether automatic polling is waiting for its next poll.
     public var isPolling: Bool { pollingTask != nil }
 
