@@ -1,0 +1,249 @@
+#if canImport(SwiftUI) && canImport(UIKit)
+import AuthenticationServices
+import SwiftUI
+import UIKit
+
+/// The flow screen: draws the view model's current step and sends the user's choices back to it.
+public struct HaapiFlowView: View {
+    @ObservedObject var viewModel: HaapiFlowViewModel
+    let deepLinks: any HaapiDeepLinkManageable
+    @State private var started = false
+
+    public var body: some View {
+        let theme = viewModel.haapiUIKitApplication.theme
+        ZStack {
+            theme.color(theme.string("backgroundColorName", in: "HaapiFlowViewController") ?? "hui_background", fallback: Color(.systemBackground))
+                .ignoresSafeArea()
+            ScrollView {
+                VStack(alignment: .leading, spacing: 16) {
+                    if let model = viewModel.uiModel {
+                        StepHeader(model: model, theme: theme)
+                        StepContent(model: model, viewModel: viewModel, deepLinks: deepLinks)
+                        LinksView(links: model.links, theme: theme) { link in Task { await viewModel.followLink(link) } }
+                    }
+                }
+                .padding()
+            }
+            if viewModel.isLoading { ProgressView().progressViewStyle(.circular) }
+        }
+        .task {
+            guard !started else { return }
+            started = true
+            await viewModel.start()
+        }
+    }
+}
+
+struct StepHeader: View {
+    let model: HaapiUIModel
+    let theme: ThemeRegistry
+
+    var body: some View {
+        VStack(alignment: .leading, spacing: 8) {
+            if let title = model.title { Text(title).themed(theme, "HaapiFlowViewController", key: "titleTextAppearance") }
+            ForEach(Array((model.messages + model.problemMessages).enumerated()), id: \.offset) { _, message in
+                Text(message.text).themed(theme, Self.style(for: message.kind))
+            }
+        }
+    }
+
+    static func style(for kind: MessageUIModel.Kind) -> String {
+        switch kind {
+        case .error: "MessageView.Error"
+        case .warning: "MessageView.Warning"
+        default: "MessageView.Info"
+        }
+    }
+}
+
+struct StepContent: View {
+    let model: HaapiUIModel
+    @ObservedObject var viewModel: HaapiFlowViewModel
+    let deepLinks: any HaapiDeepLinkManageable
+
+    var body: some View {
+        let theme = viewModel.haapiUIKitApplication.theme
+        switch model.content {
+        case .selector(let options):
+            SelectorView(options: options, theme: theme) { option in Task { await viewModel.select(option) } }
+        case .forms(let forms), .consent(let forms):
+            ForEach(Array(forms.enumerated()), id: \.offset) { index, form in
+                FormView(form: form, isPrimary: index == 0, theme: theme) { values in Task { await viewModel.submit(form, values: values) } }
+            }
+        case .polling(let polling):
+            PollingView(polling: polling, theme: theme) { Task { await viewModel.cancelPolling() } }
+        case .clientOperation(let operation):
+            ClientOperationView(operation: operation, viewModel: viewModel, deepLinks: deepLinks)
+        case .unsupported:
+            Text("This step cannot be shown.").themed(theme, "MessageView.Error")
+        }
+    }
+}
+
+struct SelectorView: View {
+    let options: [SelectorOptionUIModel]
+    let theme: ThemeRegistry
+    let choose: (SelectorOptionUIModel) -> Void
+
+    var body: some View {
+        VStack(spacing: CGFloat(theme.number("spacing", in: "SelectorView") ?? 12)) {
+            ForEach(Array(options.enumerated()), id: \.offset) { _, option in
+                Button { choose(option) } label: {
+                    Label(option.title, image: theme.string("iconName", in: "SelectorView") ?? "hui_ic_authenticator_user")
+                        .frame(maxWidth: .infinity, alignment: .leading)
+                }
+                .buttonStyle(ThemedButtonStyle(theme: theme, style: "ActionableButton.Secondary"))
+            }
+        }
+    }
+}
+
+struct FormView: View {
+    let form: FormUIModel
+    let isPrimary: Bool
+    let theme: ThemeRegistry
+    let submit: ([String: any Sendable]) -> Void
+    @State private var values: [String: String] = [:]
+    @State private var checked: [String: Bool] = [:]
+
+    var body: some View {
+        VStack(alignment: .leading, spacing: 12) {
+            ForEach(Array(form.visibleFields.enumerated()), id: \.offset) { _, field in
+                VStack(alignment: .leading, spacing: 4) {
+                    fieldView(field)
+                    if let problem = field.problem { Text(problem).themed(theme, "MessageView.Error") }
+                }
+            }
+            Button(form.submitTitle) {
+                var sent: [String: any Sendable] = [:]
+                for (name, value) in values { sent[name] = value }
+                for (name, on) in checked where on { sent[name] = "on" }
+                submit(sent)
+            }
+            .buttonStyle(ThemedButtonStyle(theme: theme, style: isPrimary ? "ActionableButton.Primary" : "ActionableButton.Secondary"))
+        }
+    }
+
+    @ViewBuilder
+    private func fieldView(_ field: FieldUIModel) -> some View {
+        let label = field.label ?? field.name
+        let binding = Binding(get: { values[field.name] ?? field.value ?? "" }, set: { values[field.name] = $0 })
+        switch field.kind {
+        case .password:
+            SecureField(label, text: binding).textContentType(.password).textFieldStyle(.roundedBorder)
+        case .username:
+            TextField(label, text: binding).textContentType(.username).textInputAutocapitalization(.never).textFieldStyle(.roundedBorder)
+        case .select(let options):
+            Picker(label, selection: binding) {
+                ForEach(Array(options.enumerated()), id: \.offset) { _, option in Text(option.label).tag(option.value) }
+            }
+        case .checkbox(let isChecked, let readonly):
+            Toggle(label, isOn: Binding(get: { checked[field.name] ?? isChecked }, set: { checked[field.name] = $0 })).disabled(readonly)
+        case .text(let kind):
+            TextField(field.placeholder ?? label, text: binding)
+                .keyboardType(kind == .email ? .emailAddress : kind == .number ? .numberPad : kind == .tel ? .phonePad : kind == .url ? .URL : .default)
+                .textInputAutocapitalization(.never)
+                .textFieldStyle(.roundedBorder)
+        case .hidden, .context:
+            EmptyView()
+        }
+    }
+}
+
+struct PollingView: View {
+    let polling: PollingUIModel
+    let theme: ThemeRegistry
+    let cancel: () -> Void
+
+    var body: some View {
+        VStack(spacing: 16) {
+            ProgressView()
+                .tint(theme.color(theme.string("spinnerColorName", in: "PollingView") ?? "hui_primary", fallback: .accentColor))
+            if let deadline = polling.deadline {
+                Text(deadline, style: .timer).themed(theme, "PollingView")
+            }
+            if polling.cancelAction != nil {
+                Button("Cancel", action: cancel).buttonStyle(ThemedButtonStyle(theme: theme, style: "ActionableButton.Secondary"))
+            }
+        }
+        .frame(maxWidth: .infinity)
+    }
+}
+
+/// Runs the operation the step asks for: the external browser (an in-app browser session or the system
+/// browser, as configured), resuming the flow when the app's redirect URI comes back.
+struct ClientOperationView: View {
+    let operation: ClientOperationUIModel
+    @ObservedObject var viewModel: HaapiFlowViewModel
+    let deepLinks: any HaapiDeepLinkManageable
+
+    var body: some View {
+        let theme = viewModel.haapiUIKitApplication.theme
+        VStack(spacing: 12) {
+            if let url = operation.launchURL {
+                Button("Continue in the browser") { open(url) }
+                    .buttonStyle(ThemedButtonStyle(theme: theme, style: "ActionableButton.Primary"))
+            } else {
+                Text("This device cannot run \(operation.name).").themed(theme, "MessageView.Error")
+            }
+            ForEach(Array(operation.errorForms.enumerated()), id: \.offset) { _, form in
+                FormView(form: form, isPrimary: false, theme: theme) { values in Task { await viewModel.submit(form, values: values) } }
+            }
+        }
+    }
+
+    private func open(_ url: URL) {
+        let configuration = viewModel.haapiUIKitApplication.haapiUIKitConfiguration
+        let model = viewModel
+        deepLinks.expect(urlWithPrefix: configuration.appRedirect) { returned in
+            Task { @MainActor in _ = await model.resumeExternalBrowser(with: returned) }
+        }
+        if configuration.useDefaultExternalBrowser {
+            UIApplication.shared.open(url)
+        } else {
+            let scheme = URL(string: configuration.appRedirect)?.scheme
+            let session = ASWebAuthenticationSession(url: url, callbackURLScheme: scheme) { returned, _ in
+                if let returned { _ = HaapiDeepLinkManager.shared.handle(url: returned) }
+            }
+            session.presentationContextProvider = PresentationAnchor.shared
+            session.start()
+        }
+    }
+}
+
+struct LinksView: View {
+    let links: [LinkUIModel]
+    let theme: ThemeRegistry
+    let follow: (LinkUIModel) -> Void
+
+    var body: some View {
+        VStack(alignment: .leading, spacing: 8) {
+            ForEach(Array(links.enumerated()), id: \.offset) { _, link in
+                if link.isDataImage, let image = Self.image(link.href) {
+                    Image(uiImage: image).interpolation(.none).resizable().scaledToFit().frame(maxWidth: 240)
+                        .accessibilityLabel(link.title)
+                } else if !link.isDataImage {
+                    Button(link.title) { follow(link) }.buttonStyle(ThemedButtonStyle(theme: theme, style: "ActionableButton.Link"))
+                }
+            }
+        }
+    }
+
+    /// A `data:image/…;base64,…` link as an image (a QR code to scan with another device).
+    static func image(_ href: String) -> UIImage? {
+        guard let comma = href.firstIndex(of: ","), href[..<comma].hasSuffix(";base64"),
+            let data = Data(base64Encoded: String(href[href.index(after: comma)...]))
+        else { return nil }
+        return UIImage(data: data)
+    }
+}
+
+@MainActor
+private final class PresentationAnchor: NSObject, ASWebAuthenticationPresentationContextProviding {
+    static let shared = PresentationAnchor()
+
+    func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor {
+        UIApplication.shared.connectedScenes.compactMap { ($0 as? UIWindowScene)?.keyWindow }.first ?? ASPresentationAnchor()
+    }
+}
+#endif
