@@ -4,6 +4,16 @@ import Testing
 /// `haapi demo` as a person uses it, on a pseudo-terminal.
 @Suite("haapi demo on a terminal", .enabled(if: PseudoTerminal.isAvailable, "needs util-linux script and a built haapi"), .timeLimit(.minutes(2)))
 struct InteractiveDemoTests {
+    /// `haapi demo` with "approve on another device" chosen for demouser: the terminal is polling.
+    static func demoWaitingForApproval() async throws -> PseudoTerminal {
+        let terminal = try PseudoTerminal(["demo"])
+        try await terminal.waitFor("Choose 1–4")
+        terminal.type("3\n")
+        try await terminal.waitFor("Username: ")
+        terminal.type("demouser\n")
+        return terminal
+    }
+
     @Test("password login: numbered choice, hidden password, tokens masked, claims, refresh, revoke, exit 0")
     func passwordLogin() async throws {
         let terminal = try PseudoTerminal(["demo"])
@@ -41,11 +51,7 @@ struct InteractiveDemoTests {
 
     @Test("approval by polling: Ctrl-C while waiting sends the cancel action and ends cleanly with 130")
     func pollingCtrlC() async throws {
-        let terminal = try PseudoTerminal(["demo"])
-        try await terminal.waitFor("Choose 1–4")
-        terminal.type("3\n")
-        try await terminal.waitFor("Username: ")
-        terminal.type("demouser\n")
+        let terminal = try await Self.demoWaitingForApproval()
         try await terminal.waitFor("s left \\(Ctrl-C cancels\\)")
         terminal.type("\u{3}")
         try await terminal.waitFor("\\[exit (\\d+)\\]")
@@ -56,11 +62,7 @@ struct InteractiveDemoTests {
 
     @Test("approval by polling: the demo offers to approve, Enter approves, the flow finishes by itself")
     func pollingApproved() async throws {
-        let terminal = try PseudoTerminal(["demo"])
-        try await terminal.waitFor("Choose 1–4")
-        terminal.type("3\n")
-        try await terminal.waitFor("Username: ")
-        terminal.type("demouser\n")
+        let terminal = try await Self.demoWaitingForApproval()
         try await terminal.waitFor("Press Enter to approve")
         terminal.type("\n")
         try await terminal.waitFor("\\[exit (\\d+)\\]")
