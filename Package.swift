@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "HaapiDriver", targets: ["HaapiDriver"]),
         .library(name: "HaapiSdk", targets: ["HaapiSdk"]),
         .library(name: "HaapiUI", targets: ["HaapiUI"]),
+        .library(name: "Passkeys", targets: ["Passkeys"]),
         .library(name: "HaapiServer", targets: ["HaapiServer"]),
         .executable(name: "haapi", targets: ["haapi"]),
     ],
@@ -43,6 +44,11 @@ let package = Package(
         ),
         // What apps use: configuration, HaapiManager, OAuthTokenManager, the accessor builder with DCR fallback.
         .target(name: "HaapiSdk", dependencies: ["HaapiDriver"]),
+        // WebAuthn: CBOR, COSE keys, the JSON types, authenticators (software; ASAuthorization on Apple), RP checks.
+        .target(
+            name: "Passkeys",
+            dependencies: ["HaapiDriver", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]
+        ),
         // The UI kit: a headless flow view model (Combine on Apple, OpenCombine elsewhere), theming, and
         // SwiftUI/UIKit screens where those frameworks exist.
         .target(
@@ -105,6 +111,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HaapiUITests", dependencies: ["HaapiUI", "HaapiServer"]),
+        .testTarget(name: "PasskeysTests", dependencies: ["Passkeys", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "HaapiCLITests", dependencies: ["HaapiCLI", "haapi"]),
     ],
     swiftLanguageModes: [.v6]
