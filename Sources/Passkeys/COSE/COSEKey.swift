@@ -1,0 +1,94 @@
+import Crypto
+import Foundation
+import HaapiDriver
+import _CryptoExtras
+
+/// A credential public key in COSE form (RFC 9053): EC2 P-256 (ES256) or RSA (RS256), the two kinds
+/// every WebAuthn relying party must accept.
+public enum COSEKey: Sendable, Equatable {
+    case ec2P256(x: Data, y: Data)
+    case rsa(n: Data, e: Data, algorithm: Int)
+
+    public enum Algorithm {
+        public static let es256 = -7
+        public static let rs256 = -257
+        public static let ps256 = -37
+    }
+
+    public init(p256 key: P256.Signing.PublicKey) {
+        let raw = key.rawRepresentation
+        self = .ec2P256(x: raw.prefix(32), y: raw.suffix(32))
+    }
+
+    public var algorithm: Int {
+        switch self {
+        case .ec2P256: Algorithm.es256
+        case .rsa(_, _, let algorithm): algorithm
+        }
+    }
+
+    /// The CBOR map, in the canonical order the W3C vectors show: {1: kty, 3: alg, -1, -2, -3}.
+    public var cbor: CBORValue {
+        switch self {
+        case .ec2P256(let x, let y):
+            .map([CBORMapEntry(1, 2), CBORMapEntry(3, .int(Algorithm.es256)), CBORMapEntry(-1, 1), CBORMapEntry(-2, .bytes(x)), CBORMapEntry(-3, .bytes(y))])
+        case .rsa(let n, let e, let algorithm):
+            .map([CBORMapEntry(1, 3), CBORMapEntry(3, .int(algorithm)), CBORMapEntry(-1, .bytes(n)), CBORMapEntry(-2, .bytes(e))])
+        }
+    }
+
+    public var encoded: Data { CBOREncoder.encode(cbor) }
+
+    public init(cbor: CBORValue) throws(WebAuthnError) {
+        guard let kty = cbor[1]?.intValue, let alg = cbor[3]?.intValue else { throw .malformed("COSE key without kty or alg") }
+        switch (kty, alg) {
+        case (2, Algorithm.es256):
+            guard cbor[-1]?.intValue == 1, let x = cbor[-2]?.bytesValue, let y = cbor[-3]?.bytesValue, x.count == 32, y.count == 32 else {
+                throw .malformed("EC2 key is not P-256 with 32-byte coordinates")
+            }
+            guard (try? P256.Signing.PublicKey(rawRepresentation: x + y)) != nil else { throw .malformed("EC2 point is not on P-256") }
+            self = .ec2P256(x: x, y: y)
+        case (3, Algorithm.rs256), (3, Algorithm.ps256):
+            guard let n = cbor[-1]?.bytesValue, let e = cbor[-2]?.bytesValue, n.count >= 256 else { throw .malformed("RSA key shorter than 2048 bits") }
+            self = .rsa(n: n, e: e, algorithm: alg)
+        default:
+            throw .unsupportedAlgorithm(alg)
+        }
+    }
+
+    /// Checks a WebAuthn signature: DER ECDSA for ES256, PKCS#1 v1.5 or PSS for RSA, over SHA-256 of `data`.
+    public func isValidSignature(_ signature: Data, for data: Data) -> Bool {
+        switch self {
+        case .ec2P256(let x, let y):
+            guard let key = try? P256.Signing.PublicKey(rawRepresentation: x + y),
+                let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature)
+            else { return false }
+            return key.isValidSignature(parsed, for: data)
+        case .rsa(let n, let e, let algorithm):
+            guard let key = try? _RSA.Signing.PublicKey(n: n, e: e) else { return false }
+            let padding: _RSA.Signing.Padding = algorithm == Algorithm.ps256 ? .PSS : .insecurePKCS1v1_5
+            return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: data), padding: padding)
+        }
+    }
+}
+
+public enum WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible {
+    case malformed(String)
+    case unsupportedAlgorithm(Int)
+    case cbor(CBORDecodingError)
+    /// The request cannot be served: wrong RP ID for the origin, no usable algorithm, an excluded credential, …
+    case notAllowed(String)
+    case verificationFailed(String)
+    case storage(String)
+
+    public var description: String {
+        switch self {
+        case .malformed(let detail): "malformed WebAuthn data: \(detail)"
+        case .unsupportedAlgorithm(let alg): "unsupported COSE algorithm \(alg)"
+        case .cbor(let error): "\(error)"
+        case .notAllowed(let detail): "not allowed: \(detail)"
+        case .verificationFailed(let detail): "verification failed: \(detail)"
+        case .storage(let detail): "credential store: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import HaapiDriver
+
+/// `{"fmt", "attStmt", "authData"}` (WebAuthn §6.5), encoded canonically.
+public struct AttestationObject: Sendable {
+    public let format: String
+    public let statement: CBORValue
+    public let authenticatorData: AuthenticatorData
+
+    public init(format: String, statement: CBORValue, authenticatorData: AuthenticatorData) {
+        self.format = format
+        self.statement = statement
+        self.authenticatorData = authenticatorData
+    }
+
+    public var encoded: Data {
+        CBOREncoder.encode(.map([
+            CBORMapEntry("fmt", .text(format)), CBORMapEntry("attStmt", statement), CBORMapEntry("authData", .bytes(authenticatorData.raw)),
+        ]))
+    }
+
+    public init(parsing data: Data) throws(WebAuthnError) {
+        let value: CBORValue
+        do { value = try CBORDecoder().decode(data) } catch { throw .cbor(error) }
+        guard let format = value["fmt"]?.textValue, let statement = value["attStmt"], statement.mapValue != nil,
+            let authData = value["authData"]?.bytesValue
+        else { throw .malformed("attestation object needs fmt, attStmt and authData") }
+        self.format = format
+        self.statement = statement
+        authenticatorData = try AuthenticatorData(parsing: authData)
+    }
+}

@@ -1,0 +1,79 @@
+import Crypto
+import Foundation
+import HaapiDriver
+
+/// Authenticator data (WebAuthn §6.1): rpIdHash ‖ flags ‖ signCount ‖ [attested credential data] ‖ [extensions].
+public struct AuthenticatorData: Sendable, Equatable {
+    public struct Flags: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        public static let userPresent = Flags(rawValue: 0x01)
+        public static let userVerified = Flags(rawValue: 0x04)
+        public static let backupEligible = Flags(rawValue: 0x08)
+        public static let backedUp = Flags(rawValue: 0x10)
+        public static let attestedCredentialData = Flags(rawValue: 0x40)
+        public static let extensionData = Flags(rawValue: 0x80)
+    }
+
+    public struct AttestedCredential: Sendable, Equatable {
+        public let aaguid: Data
+        public let credentialId: Data
+        public let publicKey: COSEKey
+    }
+
+    public let rpIdHash: Data
+    public let flags: Flags
+    public let signCount: UInt32
+    public let attestedCredential: AttestedCredential?
+    public let raw: Data
+
+    public init(rpId: String, flags: Flags, signCount: UInt32, attestedCredential: AttestedCredential? = nil) {
+        let rpIdHash = Data(SHA256.hash(data: Data(rpId.utf8)))
+        var allFlags = flags
+        if attestedCredential != nil { allFlags.insert(.attestedCredentialData) }
+        var raw = rpIdHash
+        raw.append(allFlags.rawValue)
+        raw.append(contentsOf: withUnsafeBytes(of: signCount.bigEndian, Array.init))
+        if let credential = attestedCredential {
+            raw.append(credential.aaguid)
+            raw.append(contentsOf: [UInt8(credential.credentialId.count >> 8), UInt8(credential.credentialId.count & 0xFF)])
+            raw.append(credential.credentialId)
+            raw.append(credential.publicKey.encoded)
+        }
+        self.rpIdHash = rpIdHash
+        self.flags = allFlags
+        self.signCount = signCount
+        self.attestedCredential = attestedCredential
+        self.raw = raw
+    }
+
+    /// Parses authenticator data from another party.
+    public init(parsing raw: Data) throws(WebAuthnError) {
+        let bytes = [UInt8](raw)
+        guard bytes.count >= 37 else { throw .malformed("authenticator data shorter than 37 bytes") }
+        rpIdHash = Data(bytes[0..<32])
+        flags = Flags(rawValue: bytes[32])
+        signCount = bytes[33..<37].reduce(0) { $0 << 8 | UInt32($1) }
+        var position = 37
+        if flags.contains(.attestedCredentialData) {
+            guard bytes.count >= position + 18 else { throw .malformed("attested credential data is truncated") }
+            let aaguid = Data(bytes[position..<position + 16])
+            let length = Int(bytes[position + 16]) << 8 | Int(bytes[position + 17])
+            position += 18
+            guard length <= 1023, bytes.count >= position + length else { throw .malformed("credential id is truncated or longer than 1023 bytes") }
+            let credentialId = Data(bytes[position..<position + length])
+            position += length
+            let decoded: (value: CBORValue, length: Int)
+            do { decoded = try CBORDecoder(requireCanonical: false).decodePrefix(Data(bytes[position...])) } catch { throw .cbor(error) }
+            position += decoded.length
+            attestedCredential = AttestedCredential(aaguid: aaguid, credentialId: credentialId, publicKey: try COSEKey(cbor: decoded.value))
+        } else {
+            attestedCredential = nil
+        }
+        if flags.contains(.extensionData) {
+            do { position += try CBORDecoder().decodePrefix(Data(bytes[position...])).length } catch { throw .cbor(error) }
+        }
+        guard position == bytes.count else { throw .malformed("\(bytes.count - position) bytes after the authenticator data") }
+        self.raw = raw
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import HaapiDriver
+
+/// `PublicKeyCredentialCreationOptionsJSON` (WebAuthn L3 §5.1.12): what a relying party sends to register.
+public struct PublicKeyCredentialCreationOptions: Sendable {
+    public var rpId: String
+    public var rpName: String
+    public var userId: Data
+    public var userName: String
+    public var userDisplayName: String
+    public var challenge: Data
+    /// COSE algorithms the RP accepts, in its order of preference.
+    public var algorithms: [Int]
+    public var excludeCredentials: [Data]
+    public var residentKey: String?
+    public var userVerification: String?
+    public var attestation: String?
+    public var timeout: Int?
+
+    public init(rpId: String, rpName: String, userId: Data, userName: String, userDisplayName: String, challenge: Data,
+                algorithms: [Int] = [COSEKey.Algorithm.es256, COSEKey.Algorithm.rs256], excludeCredentials: [Data] = [],
+                residentKey: String? = "preferred", userVerification: String? = "preferred", attestation: String? = "none", timeout: Int? = 60000) {
+        self.rpId = rpId
+        self.rpName = rpName
+        self.userId = userId
+        self.userName = userName
+        self.userDisplayName = userDisplayName
+        self.challenge = challenge
+        self.algorithms = algorithms
+        self.excludeCredentials = excludeCredentials
+        self.residentKey = residentKey
+        self.userVerification = userVerification
+        self.attestation = attestation
+        self.timeout = timeout
+    }
+
+    public init(json: JSONValue) throws(WebAuthnError) {
+        let options = json["publicKey"] ?? json
+        guard let challenge = options["challenge"]?.stringValue.flatMap(Base64URL.decodeLenient),
+            let rp = options["rp"], let user = options["user"], let userId = user["id"]?.stringValue.flatMap(Base64URL.decodeLenient),
+            let userName = user["name"]?.stringValue
+        else { throw .malformed("creation options need challenge, rp, user.id and user.name") }
+        self.challenge = challenge
+        rpId = rp["id"]?.stringValue ?? ""
+        rpName = rp["name"]?.stringValue ?? rpId
+        self.userId = userId
+        self.userName = userName
+        userDisplayName = user["displayName"]?.stringValue ?? userName
+        algorithms = (options["pubKeyCredParams"]?.arrayValue ?? []).compactMap { $0["alg"]?.numberValue?.intValue }
+        excludeCredentials = (options["excludeCredentials"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue.flatMap(Base64URL.decodeLenient) }
+        let selection = options["authenticatorSelection"]
+        residentKey = selection?["residentKey"]?.stringValue ?? (selection?["requireResidentKey"]?.boolValue == true ? "required" : nil)
+        userVerification = selection?["userVerification"]?.stringValue
+        attestation = options["attestation"]?.stringValue
+        timeout = options["timeout"]?.numberValue?.intValue
+    }
+
+    public var json: JSONValue {
+        var object: JSONObject = [
+            "rp": ["id": .string(rpId), "name": .string(rpName)],
+            "user": ["id": .string(Base64URL.encode(userId)), "name": .string(userName), "displayName": .string(userDisplayName)],
+            "challenge": .string(Base64URL.encode(challenge)),
+            "pubKeyCredParams": .array(algorithms.map { ["type": "public-key", "alg": .number(JSONNumber($0))] }),
+            "excludeCredentials": .array(excludeCredentials.map { ["type": "public-key", "id": .string(Base64URL.encode($0))] }),
+        ]
+        var selection: JSONObject = [:]
+        if let residentKey { selection["residentKey"] = .string(residentKey) }
+        if let userVerification { selection["userVerification"] = .string(userVerification) }
+        object["authenticatorSelection"] = .object(selection)
+        if let attestation { object["attestation"] = .string(attestation) }
+        if let timeout { object["timeout"] = .number(JSONNumber(timeout)) }
+        return .object(object)
+    }
+}
+
+/// `PublicKeyCredentialRequestOptionsJSON`: what a relying party sends to sign in.
+public struct PublicKeyCredentialRequestOptions: Sendable {
+    public var challenge: Data
+    public var rpId: String?
+    public var allowCredentials: [Data]
+    public var userVerification: String?
+    public var timeout: Int?
+
+    public init(challenge: Data, rpId: String?, allowCredentials: [Data] = [], userVerification: String? = "preferred", timeout: Int? = 60000) {
+        self.challenge = challenge
+        self.rpId = rpId
+        self.allowCredentials = allowCredentials
+        self.userVerification = userVerification
+        self.timeout = timeout
+    }
+
+    public init(json: JSONValue) throws(WebAuthnError) {
+        let options = json["publicKey"] ?? json
+        guard let challenge = options["challenge"]?.stringValue.flatMap(Base64URL.decodeLenient) else { throw .malformed("request options need a challenge") }
+        self.challenge = challenge
+        rpId = options["rpId"]?.stringValue
+        allowCredentials = (options["allowCredentials"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue.flatMap(Base64URL.decodeLenient) }
+        userVerification = options["userVerification"]?.stringValue
+        timeout = options["timeout"]?.numberValue?.intValue
+    }
+
+    public var json: JSONValue {
+        var object: JSONObject = [
+            "challenge": .string(Base64URL.encode(challenge)),
+            "allowCredentials": .array(allowCredentials.map { ["type": "public-key", "id": .string(Base64URL.encode($0))] }),
+        ]
+        if let rpId { object["rpId"] = .string(rpId) }
+        if let userVerification { object["userVerification"] = .string(userVerification) }
+        if let timeout { object["timeout"] = .number(JSONNumber(timeout)) }
+        return .object(object)
+    }
+}
+
+/// `CollectedClientData` (§5.8.1), serialised as browsers do: type, challenge, origin, crossOrigin.
+public struct CollectedClientData: Sendable, Equatable {
+    public let type: String
+    public let challenge: Data
+    public let origin: String
+    public let crossOrigin: Bool
+
+    public init(type: String, challenge: Data, origin: String, crossOrigin: Bool = false) {
+        self.type = type
+        self.challenge = challenge
+        self.origin = origin
+        self.crossOrigin = crossOrigin
+    }
+
+    public var json: Data {
+        Data(JSONValue.object([
+            "type": .string(type), "challenge": .string(Base64URL.encode(challenge)), "origin": .string(origin), "crossOrigin": .bool(crossOrigin),
+        ]).serialized().utf8)
+    }
+
+    public init(parsing data: Data) throws(WebAuthnError) {
+        guard let value = try? JSONParser(limits: .init(maxBytes: 64 * 1024, maxDepth: 8)).parse(data),
+            let type = value["type"]?.stringValue, let challenge = value["challenge"]?.stringValue.flatMap(Base64URL.decodeLenient),
+            let origin = value["origin"]?.stringValue
+        else { throw .malformed("clientDataJSON needs type, challenge and origin") }
+        self.type = type
+        self.challenge = challenge
+        self.origin = origin
+        crossOrigin = value["crossOrigin"]?.boolValue ?? false
+    }
+}
+
+/// `RegistrationResponseJSON` (§5.1.13).
+public struct RegistrationResponse: Sendable {
+    public let credentialId: Data
+    public let clientDataJSON: Data
+    public let attestationObject: Data
+    public let transports: [String]
+    public let authenticatorAttachment: String?
+
+    public init(credentialId: Data, clientDataJSON: Data, attestationObject: Data, transports: [String] = ["internal"],
+                authenticatorAttachment: String? = "platform") {
+        self.credentialId = credentialId
+        self.clientDataJSON = clientDataJSON
+        self.attestationObject = attestationObject
+        self.transports = transports
+        self.authenticatorAttachment = authenticatorAttachment
+    }
+
+    public var json: JSONValue {
+        var response: JSONObject = [
+            "clientDataJSON": .string(Base64URL.encode(clientDataJSON)), "attestationObject": .string(Base64URL.encode(attestationObject)),
+            "transports": .array(transports.map(JSONValue.string)),
+        ]
+        if let parsed = try? AttestationObject(parsing: attestationObject), let key = parsed.authenticatorData.attestedCredential?.publicKey {
+            response["authenticatorData"] = .string(Base64URL.encode(parsed.authenticatorData.raw))
+            response["publicKeyAlgorithm"] = .number(JSONNumber(key.algorithm))
+        }
+        var object: JSONObject = [
+            "id": .string(Base64URL.encode(credentialId)), "rawId": .string(Base64URL.encode(credentialId)), "type": "public-key",
+            "response": .object(response), "clientExtensionResults": .object([:]),
+        ]
+        if let authenticatorAttachment { object["authenticatorAttachment"] = .string(authenticatorAttachment) }
+        return .object(object)
+    }
+
+    public init(json: JSONValue) throws(WebAuthnError) {
+        guard let id = json["rawId"]?.stringValue ?? json["id"]?.stringValue, let credentialId = Base64URL.decodeLenient(id),
+            let response = json["response"], let clientData = response["clientDataJSON"]?.stringValue.flatMap(Base64URL.decodeLenient),
+            let attestation = response["attestationObject"]?.stringValue.flatMap(Base64URL.decodeLenient)
+        else { throw .malformed("a registration response needs rawId, clientDataJSON and attestationObject") }
+        self.init(credentialId: credentialId, clientDataJSON: clientData, attestationObject: attestation,
+                  transports: (response["transports"]?.arrayValue ?? []).compactMap(\.stringValue),
+                  authenticatorAttachment: json["authenticatorAttachment"]?.stringValue)
+    }
+}
+
+/// `AuthenticationResponseJSON` (§5.1.14).
+public struct AuthenticationResponse: Sendable {
+    public let credentialId: Data
+    public let clientDataJSON: Data
+    public let authenticatorData: Data
+    public let signature: Data
+    public let userHandle: Data?
+    public let authenticatorAttachment: String?
+
+    public init(credentialId: Data, clientDataJSON: Data, authenticatorData: Data, signature: Data, userHandle: Data?,
+                authenticatorAttachment: String? = "platform") {
+        self.credentialId = credentialId
+        self.clientDataJSON = clientDataJSON
+        self.authenticatorData = authenticatorData
+        self.signature = signature
+        self.userHandle = userHandle
+        self.authenticatorAttachment = authenticatorAttachment
+    }
+
+    public var json: JSONValue {
+        var response: JSONObject = [
+            "clientDataJSON": .string(Base64URL.encode(clientDataJSON)), "authenticatorData": .string(Base64URL.encode(authenticatorData)),
+            "signature": .string(Base64URL.encode(signature)),
+        ]
+        if let userHandle { response["userHandle"] = .string(Base64URL.encode(userHandle)) }
+        var object: JSONObject = [
+            "id": .string(Base64URL.encode(credentialId)), "rawId": .string(Base64URL.encode(credentialId)), "type": "public-key",
+            "response": .object(response), "clientExtensionResults": .object([:]),
+        ]
+        if let authenticatorAttachment { object["authenticatorAttachment"] = .string(authenticatorAttachment) }
+        return .object(object)
+    }
+
+    public init(json: JSONValue) throws(WebAuthnError) {
+        guard let id = json["rawId"]?.stringValue ?? json["id"]?.stringValue, let credentialId = Base64URL.decodeLenient(id),
+            let response = json["response"], let clientData = response["clientDataJSON"]?.stringValue.flatMap(Base64URL.decodeLenient),
+            let authData = response["authenticatorData"]?.stringValue.flatMap(Base64URL.decodeLenient),
+            let signature = response["signature"]?.stringValue.flatMap(Base64URL.decodeLenient)
+        else { throw .malformed("an authentication response needs rawId, clientDataJSON, authenticatorData and signature") }
+        self.init(credentialId: credentialId, clientDataJSON: clientData, authenticatorData: authData, signature: signature,
+                  userHandle: response["userHandle"]?.stringValue.flatMap(Base64URL.decodeLenient),
+                  authenticatorAttachment: json["authenticatorAttachment"]?.stringValue)
+    }
+}
+
+extension Base64URL {
+    /// Decodes base64url with or without padding, and plain base64 too (some servers send `+`/`/`).
+    static func decodeLenient(_ text: String) -> Data? {
+        let normalized = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .trimmingCharacters(in: CharacterSet(charactersIn: "="))
+        return Base64URL.decode(normalized).map { Data($0) }
+    }
+}
