@@ -75,6 +75,7 @@ let package = Package(
                 "HaapiDriver",
                 "HaapiSdk",
                 "HaapiUI",
+                "Passkeys",
                 "HaapiServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

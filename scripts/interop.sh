@@ -19,6 +19,13 @@ haapi="$(swift build --show-bin-path)/haapi"
 echo "interop: JOSE and DPoP made by haapi, checked with joserfc $("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("joserfc"))')"
 "$venv/bin/python" "$root/scripts/interop/verify_jose.py" --haapi "$haapi"
 
+echo "interop: passkeys made by haapi, checked with py_webauthn, python-fido2 and cbor2 (own venv: py_webauthn pins an older cryptography)"
+passkeys_venv="$root/.venv-passkeys"
+[ -x "$passkeys_venv/bin/python" ] || python3 -m venv "$passkeys_venv"
+"$passkeys_venv/bin/pip" install --quiet --disable-pip-version-check "webauthn>=2.0,<3" "fido2>=1.1,<2" "cbor2>=5.4,<6"
+rm -rf "$root/.build-interop-passkeys"
+"$passkeys_venv/bin/python" -W ignore "$root/scripts/interop/verify_passkeys.py" --haapi "$haapi" --work "$root/.build-interop-passkeys"
+
 echo "interop: the SDK's OAuth side against glewlwyd 2.7.5 (Debian), an OAuth server we did not write"
 work="$root/.glewlwyd"
 mkdir -p "$work"
