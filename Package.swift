@@ -61,6 +61,7 @@ let package = Package(
             dependencies: [
                 "HaapiModel",
                 "HaapiDriver",
+                "Passkeys",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -112,7 +113,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HaapiUITests", dependencies: ["HaapiUI", "HaapiServer"]),
-        .testTarget(name: "PasskeysTests", dependencies: ["Passkeys", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "PasskeysTests", dependencies: ["Passkeys", "HaapiServer", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "HaapiCLITests", dependencies: ["HaapiCLI", "haapi"]),
     ],
     swiftLanguageModes: [.v6]

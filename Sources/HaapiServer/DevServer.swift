@@ -22,6 +22,7 @@ public final class DevServer: Sendable {
     let nonces: DPoPNonceService
     let dpop: DPoPVerifier
     let flows = FlowStore()
+    let passkeyChallenges = PasskeyChallenges()
     let challenges = AttestationChallenges()
     let singleUse = DPoPReplayCache()
     let passwords: PasswordHasher
@@ -74,6 +75,7 @@ public final class DevServer: Sendable {
         addAuthorizeRoutes(to: router)
         addAuthenticatorRoutes(to: router)
         addAdminRoutes(to: router)
+        addWebAppRelyingPartyRoutes(to: router)
         return router
     }
 

@@ -51,6 +51,10 @@ public final class ServerStore: Sendable {
                   sign_count INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL);
                 """)
         }
+        migrator.registerMigration("v2-passkey-user-handle") { db in
+            // The web-app RP maps a discoverable sign-in's userHandle back to the account.
+            try db.execute(sql: "ALTER TABLE passkey_credentials ADD COLUMN user_handle BLOB")
+        }
         return migrator
     }
 

@@ -1,0 +1,92 @@
+import Foundation
+import HaapiDriver
+
+/// Talks to a web app's passkey endpoints (`/registration_initialize?user_name=`, `/registration_finalize`,
+/// `/authentication_initialize`, `/authentication_finalize`; ../shared/research/authhub-hanko.md B.2).
+public struct RelyingPartyClient: Sendable {
+    public let baseURL: URL
+    public let transport: any HttpTransport
+
+    public init(baseURL: URL, transport: any HttpTransport = defaultHttpTransport()) {
+        self.baseURL = baseURL
+        self.transport = transport
+    }
+
+    /// The account the RP confirmed.
+    public struct Account: Sendable, Equatable {
+        public let credentialId: String
+        public let userId: String
+        public let userName: String
+    }
+
+    public func registrationInitialize(userName: String) async throws(WebAuthnError) -> PublicKeyCredentialCreationOptions {
+        var components = URLComponents(url: baseURL.appendingPathComponent("registration_initialize"), resolvingAgainstBaseURL: true)
+        components?.queryItems = [URLQueryItem(name: "user_name", value: userName)]
+        guard let url = components?.url else { throw .malformed("bad RP URL") }
+        return try PublicKeyCredentialCreationOptions(json: try await send(HttpRequest(method: "GET", url: url)))
+    }
+
+    public func registrationFinalize(_ response: RegistrationResponse) async throws(WebAuthnError) -> Account {
+        try Self.account(try await send(post("registration_finalize", response.json)))
+    }
+
+    public func authenticationInitialize() async throws(WebAuthnError) -> PublicKeyCredentialRequestOptions {
+        try PublicKeyCredentialRequestOptions(json: try await send(HttpRequest(method: "GET", url: baseURL.appendingPathComponent("authentication_initialize"))))
+    }
+
+    public func authenticationFinalize(_ response: AuthenticationResponse) async throws(WebAuthnError) -> Account {
+        try Self.account(try await send(post("authentication_finalize", response.json)))
+    }
+
+    private func post(_ path: String, _ body: JSONValue) -> HttpRequest {
+        HttpRequest(method: "POST", url: baseURL.appendingPathComponent(path), headers: [("Content-Type", "application/json")],
+                    body: Data(body.serialized().utf8))
+    }
+
+    private func send(_ request: HttpRequest) async throws(WebAuthnError) -> JSONValue {
+        var outgoing = request
+        outgoing.setHeader("Accept", "application/json")
+        let response: HttpResponse
+        do { response = try await transport.send(outgoing) } catch { throw .notAllowed("the RP cannot be reached: \(error)") }
+        let json = try? JSONParser(limits: .init(maxBytes: 256 * 1024, maxDepth: 16)).parse(response.body)
+        guard response.statusCode == 200, let json else {
+            let message = json?["error"]?.stringValue ?? json?["message"]?.stringValue ?? "HTTP \(response.statusCode)"
+            throw .verificationFailed("the RP refused: \(message)")
+        }
+        return json
+    }
+
+    static func account(_ json: JSONValue) throws(WebAuthnError) -> Account {
+        let credential = json["credential"]
+        guard let id = credential?["id"]?.stringValue ?? json["credential_id"]?.stringValue else { throw .malformed("the RP's answer names no credential") }
+        let user = credential?["user"]
+        return Account(credentialId: id, userId: user?["id"]?.stringValue ?? json["user_id"]?.stringValue ?? "", userName: user?["name"]?.stringValue ?? "")
+    }
+}
+
+/// Sign-up and sign-in with passkeys against a web app RP, in the pattern of seed 004's account manager.
+public struct AccountManager: Sendable {
+    public let client: RelyingPartyClient
+    public let authenticator: any WebAuthnAuthenticator
+    /// The origin the authenticator acts for; by default the RP's own origin.
+    public let origin: String
+
+    public init(client: RelyingPartyClient, authenticator: any WebAuthnAuthenticator, origin: String? = nil) {
+        self.client = client
+        self.authenticator = authenticator
+        var components = URLComponents(url: client.baseURL, resolvingAgainstBaseURL: true)
+        components?.path = ""
+        components?.query = nil
+        self.origin = origin ?? components?.string ?? client.baseURL.absoluteString
+    }
+
+    public func signUp(userName: String) async throws(WebAuthnError) -> RelyingPartyClient.Account {
+        let options = try await client.registrationInitialize(userName: userName)
+        return try await client.registrationFinalize(try await authenticator.register(options, origin: origin))
+    }
+
+    public func signIn() async throws(WebAuthnError) -> RelyingPartyClient.Account {
+        let options = try await client.authenticationInitialize()
+        return try await client.authenticationFinalize(try await authenticator.authenticate(options, origin: origin))
+    }
+}
