@@ -85,3 +85,43 @@ struct KeyCommandTests {
         #expect(stuck.stdout.contains("no answer"))
     }
 }
+
+@Suite("haapi passkey")
+struct PasskeyCommandTests {
+    @Test("signup and signin against haapi serve's web-app RP; a second signin uses the same credential")
+    func signUpAndIn() async throws {
+        let (server, base) = try await LoginAndTokenCommandTests.startServer()
+        defer { server.terminate() }
+        let store = try CLIRunner.temporaryDirectory().appendingPathComponent("passkeys").path
+        let signUp = try CLIRunner.run(["passkey", "signup", "--rp", base, "--user", "erin", "--store", store])
+        #expect(signUp.status == 0, "\(signUp.stderr)")
+        #expect(signUp.stdout.contains("Signed up erin"))
+        let signIn = try CLIRunner.run(["passkey", "signin", "--rp", base, "--store", store])
+        #expect(signIn.status == 0 && signIn.stdout.contains("Signed in as erin"), "\(signIn.stderr)")
+        let empty = try CLIRunner.temporaryDirectory().appendingPathComponent("none").path
+        let noKey = try CLIRunner.run(["passkey", "signin", "--rp", base, "--store", empty])
+        #expect(noKey.status == 1 && noKey.stderr.contains("no credential"))
+    }
+
+    @Test("register/authenticate print browser JSON; bad options are a clear error")
+    func registerAndAuthenticate() throws {
+        let directory = try CLIRunner.temporaryDirectory()
+        let options = directory.appendingPathComponent("create.json")
+        try Data(#"{"rp":{"id":"example.com","name":"Example"},"user":{"id":"dXNlcg","name":"user","displayName":"User"},"challenge":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8","pubKeyCredParams":[{"type":"public-key","alg":-7}]}"#.utf8).write(to: options)
+        let store = directory.appendingPathComponent("store").path
+        let created = try CLIRunner.run(["passkey", "register", "--options", options.path, "--origin", "https://example.com", "--store", store, "--attestation", "packed"])
+        #expect(created.status == 0, "\(created.stderr)")
+        let json = try JSONParser().parse(created.stdout)
+        #expect(json["type"] == "public-key" && json["response"]?["attestationObject"]?.stringValue != nil)
+        let request = directory.appendingPathComponent("get.json")
+        try Data(#"{"challenge":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8","rpId":"example.com"}"#.utf8).write(to: request)
+        let signed = try CLIRunner.run(["passkey", "authenticate", "--options", request.path, "--origin", "https://example.com", "--store", store])
+        #expect(signed.status == 0)
+        let assertion = try JSONParser().parse(signed.stdout)
+        #expect(assertion["response"]?["signature"]?.stringValue != nil)
+        let wrongOrigin = try CLIRunner.run(["passkey", "authenticate", "--options", request.path, "--origin", "https://evil.example.net", "--store", store])
+        #expect(wrongOrigin.status == 1 && wrongOrigin.stderr.contains("not valid for origin"))
+        try Data("not json".utf8).write(to: request)
+        #expect(try CLIRunner.run(["passkey", "authenticate", "--options", request.path, "--origin", "https://example.com", "--store", store]).status == 65)
+    }
+}

@@ -9,7 +9,52 @@ struct PasskeyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passkey",
         abstract: "Create and use passkeys with the software authenticator (credentials kept in a sealed store).",
-        subcommands: [Register.self, Authenticate.self])
+        subcommands: [Register.self, Authenticate.self, SignUp.self, SignIn.self])
+
+    /// The store and authenticator options of `signup` / `signin`.
+    struct Account: ParsableArguments {
+        @Option(name: .long, help: "The web app's base URL (it serves /registration_initialize and the other passkey endpoints).")
+        var rp: String
+
+        @Option(name: .long, help: "The credential store: a folder, created 0700 with 0600 sealed files.")
+        var store: String
+
+        func manager() throws -> AccountManager {
+            guard let base = URL(string: rp), base.scheme == "http" || base.scheme == "https" else { throw ValidationError("--rp must be an http(s) URL") }
+            let storage: FileStorage
+            do { storage = try FileStorage(directory: URL(fileURLWithPath: store)) } catch { throw ValidationError("cannot open the store \(store): \(error)") }
+            return AccountManager(client: RelyingPartyClient(baseURL: base), authenticator: SoftwareAuthenticator(storage: storage))
+        }
+
+        static func report(_ account: RelyingPartyClient.Account, _ verb: String) {
+            print("\(verb) \(account.userName) (user \(account.userId), credential \(account.credentialId))")
+        }
+    }
+
+    struct SignUp: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "signup", abstract: "Create an account with a new passkey at a web app.")
+        @OptionGroup var account: Account
+        @Option(name: .long, help: "The account name.") var user: String
+
+        func run() async throws {
+            do { Account.report(try await account.manager().signUp(userName: user), "Signed up") } catch let error as WebAuthnError {
+                StandardStreams.printError("haapi passkey signup: \(error)")
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    struct SignIn: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "signin", abstract: "Sign in to a web app with a stored passkey.")
+        @OptionGroup var account: Account
+
+        func run() async throws {
+            do { Account.report(try await account.manager().signIn(), "Signed in as") } catch let error as WebAuthnError {
+                StandardStreams.printError("haapi passkey signin: \(error)")
+                throw ExitCode(1)
+            }
+        }
+    }
 
     struct Common: ParsableArguments {
         @Option(name: .long, help: "The RP's options (PublicKeyCredentialCreationOptionsJSON / RequestOptionsJSON), or - for standard input.")
