@@ -53,7 +53,7 @@ let package = Package(
         // SwiftUI/UIKit screens where those frameworks exist.
         .target(
             name: "HaapiUI",
-            dependencies: ["HaapiSdk", .product(name: "OpenCombineShim", package: "OpenCombine")]
+            dependencies: ["HaapiSdk", "Passkeys", .product(name: "OpenCombineShim", package: "OpenCombine")]
         ),
         // The dev identity server: HAAPI flows, OAuth with DPoP, attestation, DCR, SQLite.
         .target(
@@ -112,7 +112,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "HaapiUITests", dependencies: ["HaapiUI", "HaapiServer"]),
+        .testTarget(name: "HaapiUITests", dependencies: ["HaapiUI", "Passkeys", "HaapiServer"]),
         .testTarget(name: "PasskeysTests", dependencies: ["Passkeys", "HaapiServer", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "HaapiCLITests", dependencies: ["HaapiCLI", "haapi"]),
     ],

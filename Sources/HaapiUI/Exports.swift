@@ -1,2 +1,3 @@
 @_exported import HaapiSdk
 @_exported import OpenCombineShim
+@_exported import Passkeys

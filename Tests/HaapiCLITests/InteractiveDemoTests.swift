@@ -7,7 +7,7 @@ struct InteractiveDemoTests {
     /// `haapi demo` with "approve on another device" chosen for demouser: the terminal is polling.
     static func demoWaitingForApproval() async throws -> PseudoTerminal {
         let terminal = try PseudoTerminal(["demo"])
-        try await terminal.waitFor("Choose 1–4")
+        try await terminal.waitFor("Choose 1–\\d")
         terminal.type("3\n")
         try await terminal.waitFor("Username: ")
         terminal.type("demouser\n")
@@ -17,7 +17,7 @@ struct InteractiveDemoTests {
     @Test("password login: numbered choice, hidden password, tokens masked, claims, refresh, revoke, exit 0")
     func passwordLogin() async throws {
         let terminal = try PseudoTerminal(["demo"])
-        try await terminal.waitFor("Choose 1–4")
+        try await terminal.waitFor("Choose 1–\\d")
         #expect(terminal.screen.contains("1) Username and password"))
         terminal.type("1\n")
         try await terminal.waitFor("Username: ")
@@ -36,7 +36,7 @@ struct InteractiveDemoTests {
     @Test("e-mail code: the demo shows the inbox; a wrong code is reported and the right one signs in")
     func emailCode() async throws {
         let terminal = try PseudoTerminal(["demo"])
-        try await terminal.waitFor("Choose 1–4")
+        try await terminal.waitFor("Choose 1–\\d")
         terminal.type("2\n")
         try await terminal.waitFor("Username or e-mail: ")
         terminal.type("demouser\n")
@@ -73,7 +73,7 @@ struct InteractiveDemoTests {
     @Test("external browser: the URL is printed; Enter lets the demo sign in through the page")
     func externalBrowser() async throws {
         let terminal = try PseudoTerminal(["demo"])
-        try await terminal.waitFor("Choose 1–4")
+        try await terminal.waitFor("Choose 1–\\d")
         terminal.type("4\n")
         try await terminal.waitFor("Paste the address")
         #expect(terminal.screen.contains("http://127.0.0.1:"))
@@ -87,7 +87,7 @@ struct InteractiveDemoTests {
         let (server, base) = try await LoginAndTokenCommandTests.startServer()
         defer { server.terminate() }
         let terminal = try PseudoTerminal(["login", "--server", base, "--client-id", "haapi-demo"])
-        try await terminal.waitFor("Choose 1–4")
+        try await terminal.waitFor("Choose 1–\\d")
         terminal.type("password\n")
         try await terminal.waitFor("Username: ")
         terminal.type("demouser\n")
@@ -96,5 +96,19 @@ struct InteractiveDemoTests {
         try await terminal.waitFor("\\[exit (\\d+)\\]")
         let screen = terminal.screen
         #expect(screen.contains("[exit 0]") && screen.contains("token_type: DPoP") && screen.contains("masked"), "\(screen.suffix(1500))")
+    }
+
+    @Test("passkeys: create one after the password, through a webauthn-registration step, with the software authenticator")
+    func passkeyRegistration() async throws {
+        let terminal = try PseudoTerminal(["demo"])
+        try await terminal.waitFor("Choose 1–\\d")
+        terminal.type("passkey\n")
+        try await terminal.waitFor("Username: ")
+        terminal.type("demouser\n")
+        try await terminal.waitFor("Password: ")
+        terminal.type("Password1\n")
+        try await terminal.waitFor("\\[exit (\\d+)\\]")
+        let screen = terminal.screen
+        #expect(screen.contains("Creating a passkey") && screen.contains("[exit 0]"), "\(screen.suffix(1500))")
     }
 }

@@ -30,8 +30,8 @@ final class UITestServer: Sendable {
     }
 
     func application(clientId: String = "haapi-demo", redirect: String = "app://haapi", polling: TimeInterval = 0.2,
-                     pollingTimeout: TimeInterval = 30) throws -> HaapiUIKitApplication {
-        let configuration = HaapiUIKitConfigurationBuilder(
+                     pollingTimeout: TimeInterval = 30, passkeys: (any WebAuthnAuthenticator)? = nil) throws -> HaapiUIKitApplication {
+        let builder = HaapiUIKitConfigurationBuilder(
             clientId: clientId, baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
             authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: redirect)
             .setRevocationEndpointUrl(base.appendingPathComponent("oauth/revoke"))
@@ -40,8 +40,8 @@ final class UITestServer: Sendable {
             .setPollingTimeout(pollingTimeout)
             .setAttester(SoftwareAttester())
             .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
-            .build()
-        return try HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).build()
+        if let passkeys { builder.setPasskeyAuthenticator(passkeys) }
+        return try HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: builder.build()).build()
     }
 
     func approve(_ user: String) async throws -> Int {

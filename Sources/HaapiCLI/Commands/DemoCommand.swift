@@ -57,6 +57,7 @@ struct DemoCommand: AsyncParsableCommand {
             .setScopes(["openid", "profile", "email"])
             .setAttester(SoftwareAttester())
             .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
+            .setPasskeyAuthenticator(SoftwareAuthenticator(storage: InMemoryStorage()))
             .build()
         let application = try HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).build()
         let viewModel = HaapiFlowViewModel(haapiUIKitApplication: application)

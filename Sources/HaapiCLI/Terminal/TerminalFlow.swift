@@ -296,6 +296,11 @@ final class TerminalFlow {
     }
 
     private func clientOperation(_ operation: ClientOperationUIModel) async throws {
+        if operation.name.hasPrefix("webauthn") {
+            io.say("  🔑 " + (operation.name == "webauthn-registration" ? "Creating a passkey" : "Signing with your passkey") + " (software authenticator)…")
+            if !(await viewModel.performPasskeyOperation()), viewModel.error == nil { io.say(io.paint("  The passkey could not be used; going back.", .yellow)) }
+            return
+        }
         guard let url = operation.launchURL else {
             throw HaapiUIError.unsupportedStep("client operation \(operation.name) (a terminal cannot run it)")
         }

@@ -37,7 +37,8 @@ extension ServerConfiguration {
             { "id": "password", "type": "username-password", "title": "Username and password" },
             { "id": "email", "type": "email-otp", "title": "Code by e-mail" },
             { "id": "approve", "type": "approve-on-another-device", "title": "Approve on another device" },
-            { "id": "browser", "type": "external-browser", "title": "Sign in with the browser" }
+            { "id": "browser", "type": "external-browser", "title": "Sign in with the browser" },
+            { "id": "passkeys", "type": "passkeys", "title": "Passkey" }
           ]
         }
         """

@@ -218,6 +218,7 @@ public struct AuthenticatorConfiguration: Codable, Sendable, Equatable {
         case emailOTP = "email-otp"
         case approval = "approve-on-another-device"
         case externalBrowser = "external-browser"
+        case passkeys
     }
 
     public var id: String

@@ -27,6 +27,8 @@ extension DevServer {
         let action: String?
         let form: [String: String]
         let query: [String: String]
+        /// The body of a JSON form (the WebAuthn continue forms post `{"credential": …}`).
+        var json: JSONValue? = nil
     }
 
     private func authenticatorRequest(_ incoming: Request, _ context: ServerRequestContext, action: String?) async -> Response {
@@ -40,7 +42,13 @@ extension DevServer {
             let authenticator = authenticators(for: caller.client).first(where: { $0.id == id })
         else { return problem(caller, Representation.problem(.unexpectedProblem, title: "Unknown authenticator"), status: .notFound) }
         var form: [String: String] = [:]
-        if request.method == .post {
+        var json: JSONValue?
+        if request.method == .post, request.headers[.contentType].map(HaapiMediaType.essence(of:)) == FormActionModel.jsonMediaType {
+            guard let body = try? await HTTP.bodyText(&request, limit: configuration.security.maxRequestBytes),
+                let parsed = try? JSONParser(limits: .init(maxBytes: 64 * 1024, maxDepth: 16)).parse(body), parsed.objectValue != nil
+            else { return problem(caller, Representation.problem(.invalidInputProblem, title: "Unreadable JSON body")) }
+            json = parsed
+        } else if request.method == .post {
             do throws(RequestFailure) {
                 form = try await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
             } catch {
@@ -51,12 +59,13 @@ extension DevServer {
                 }
             }
         }
-        let input = AuthenticatorRequest(caller: caller, method: request.method.rawValue, action: action, form: form, query: HTTP.query(request))
+        let input = AuthenticatorRequest(caller: caller, method: request.method.rawValue, action: action, form: form, query: HTTP.query(request), json: json)
         switch authenticator.type {
         case .usernamePassword: return await passwordAuthenticator(authenticator, input)
         case .emailOTP: return await emailAuthenticator(authenticator, input)
         case .approval: return await approvalAuthenticator(authenticator, input)
         case .externalBrowser: return await browserAuthenticator(authenticator, input)
+        case .passkeys: return await passkeysAuthenticator(authenticator, input)
         }
     }
 
@@ -67,6 +76,7 @@ extension DevServer {
         case .emailOTP: return await emailAuthenticator(authenticator, input)
         case .approval: return await approvalAuthenticator(authenticator, input)
         case .externalBrowser: return await browserAuthenticator(authenticator, input)
+        case .passkeys: return await passkeysAuthenticator(authenticator, input)
         }
     }
 

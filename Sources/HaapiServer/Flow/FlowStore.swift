@@ -18,6 +18,7 @@ struct FlowSession: Sendable {
     var email: EmailChallenge?
     var approval: Approval?
     var browser: BrowserLogin?
+    var passkey: PasskeyCeremony?
 
     struct EmailChallenge: Sendable {
         let username: String?
@@ -31,6 +32,15 @@ struct FlowSession: Sendable {
         let username: String
         var status: Status
         let deadline: Date
+    }
+
+    /// A WebAuthn ceremony offered in this flow; its challenge is used once.
+    struct PasskeyCeremony: Sendable {
+        enum Kind: Sendable { case registration, authentication }
+        let kind: Kind
+        let challenge: Data
+        let username: String?
+        let userHandle: Data?
     }
 
     struct BrowserLogin: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import Passkeys
 
 public enum PresentationMode: Sendable { case modal, stack }
 public enum AuthenticatorSelectionPresentation: Sendable { case list, tabs }
@@ -28,6 +29,10 @@ public struct HaapiUIKitConfiguration: Sendable {
     public let dcrConfiguration: DCRConfiguration?
     public let tokenBoundConfiguration: any TokenBoundConfiguration
     public let transport: (any HttpTransport)?
+    /// Runs the WebAuthn client operations (passkey steps); without one they take the server's fallback.
+    public let passkeyAuthenticator: (any WebAuthnAuthenticator)?
+    /// The origin the authenticator acts for; by default the origin of `baseUrl`.
+    public let passkeyOrigin: String?
 
     /// The SDK configuration this UI configuration describes; every flow shares the application's DPoP key.
     func haapiConfiguration(name: String, dpopKey: any SigningKey) -> HaapiConfiguration {
@@ -66,6 +71,8 @@ public final class HaapiUIKitConfigurationBuilder: @unchecked Sendable {
     private var dcrConfiguration: DCRConfiguration?
     private var tokenBoundConfiguration: any TokenBoundConfiguration = BoundedTokenConfiguration()
     private var transport: (any HttpTransport)?
+    private var passkeyAuthenticator: (any WebAuthnAuthenticator)?
+    private var passkeyOrigin: String?
 
     public init(clientId: String, baseUrl: URL, tokenEndpointUrl: URL, authorizationEndpointUrl: URL, appRedirect: String) {
         self.clientId = clientId
@@ -94,6 +101,11 @@ public final class HaapiUIKitConfigurationBuilder: @unchecked Sendable {
     @discardableResult public func setDCRConfiguration(_ value: DCRConfiguration) -> Self { dcrConfiguration = value; return self }
     @discardableResult public func setTokenBoundConfiguration(_ value: any TokenBoundConfiguration) -> Self { tokenBoundConfiguration = value; return self }
     @discardableResult public func setTransport(_ value: any HttpTransport) -> Self { transport = value; return self }
+    @discardableResult public func setPasskeyAuthenticator(_ value: any WebAuthnAuthenticator, origin: String? = nil) -> Self {
+        passkeyAuthenticator = value
+        passkeyOrigin = origin
+        return self
+    }
 
     public func build() -> HaapiUIKitConfiguration {
         HaapiUIKitConfiguration(
@@ -104,6 +116,7 @@ public final class HaapiUIKitConfigurationBuilder: @unchecked Sendable {
             authenticationSelectionPresentation: authenticationSelectionPresentation, shouldConfirmFlowInterruption: shouldConfirmFlowInterruption,
             useDefaultExternalBrowser: useDefaultExternalBrowser, attestationConfiguration: attestationConfiguration, attester: attester,
             clientAuthenticationMethod: clientAuthenticationMethod, dcrConfiguration: dcrConfiguration,
-            tokenBoundConfiguration: tokenBoundConfiguration, transport: transport)
+            tokenBoundConfiguration: tokenBoundConfiguration, transport: transport, passkeyAuthenticator: passkeyAuthenticator,
+            passkeyOrigin: passkeyOrigin)
     }
 }

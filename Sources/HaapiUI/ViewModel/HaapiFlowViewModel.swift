@@ -87,6 +87,51 @@ public final class HaapiFlowViewModel: ObservableObject {
         return true
     }
 
+    /// Runs a passkey step (`webauthn-registration` / `webauthn-authentication`) with the configured
+    /// authenticator and posts the credential back. When there is no authenticator or it fails, the
+    /// step's fallback action is taken if it has one; otherwise the flow ends with the error.
+    /// Returns whether a credential was sent.
+    @discardableResult
+    public func performPasskeyOperation() async -> Bool {
+        guard case .clientOperation(let operation)? = uiModel?.content else { return false }
+        let field = operation.continueForm?.fields.first { $0.type == .context }?.name ?? "credential"
+        let origin = configuration.passkeyOrigin ?? Self.origin(of: configuration.baseUrl)
+        do throws(WebAuthnError) {
+            guard let authenticator = configuration.passkeyAuthenticator else { throw .notAllowed("no passkey authenticator is configured") }
+            let arguments = operation.step.clientOperationAction.model.arguments
+            if operation.step is WebAuthnRegistrationClientOperationStep {
+                guard let json = arguments?["credentialCreationOptions"] ?? arguments?["platformCredentialCreationOptions"]
+                    ?? arguments?["crossPlatformCredentialCreationOptions"]
+                else { throw .malformed("the step carries no creation options") }
+                let response = try await authenticator.register(try PublicKeyCredentialCreationOptions(json: json), origin: origin)
+                await continueClientOperation(parameters: [field: response.json])
+            } else if operation.step is WebAuthnAuthenticationClientOperationStep {
+                guard let json = arguments?["credentialRequestOptions"] else { throw .malformed("the step carries no request options") }
+                let response = try await authenticator.authenticate(try PublicKeyCredentialRequestOptions(json: json), origin: origin)
+                await continueClientOperation(parameters: [field: response.json])
+            } else {
+                return false
+            }
+            return true
+        } catch {
+            HaapiLogger.warning(UIKitFollowUpTag.component, "passkey operation failed: \(error)")
+            if let fallback = operation.errorForms.first {
+                await submit(fallback)
+            } else {
+                fail(error)
+            }
+            return false
+        }
+    }
+
+    static func origin(of url: URL) -> String {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        components?.path = ""
+        components?.query = nil
+        components?.fragment = nil
+        return components?.string ?? url.absoluteString
+    }
+
     /// Polls once now (also used when automatic polling is off).
     public func poll() async {
         stopPolling()
