@@ -34,7 +34,7 @@ struct FlowTests {
         let selector = try await device.submit(redirect.json["actions"]?[0])
         guard case .representation(let selectorStep)? = Self.decode(selector) else { throw UnexpectedResponse("no selector") }
         let authenticators = try #require(selectorStep as? AuthenticatorSelectorStep)
-        #expect(authenticators.authenticators.compactMap(\.type) == ["username-password", "email-otp", "approve-on-another-device", "external-browser"])
+        #expect(authenticators.authenticators.compactMap(\.type) == ["username-password", "email-otp", "approve-on-another-device", "external-browser", "passkeys"])
 
         let login = try await device.submit(selector.json["actions"]?[0]?["model"]?["options"]?[0])
         guard case .representation(let loginStep)? = Self.decode(login) else { throw UnexpectedResponse("no login step") }
