@@ -19,6 +19,12 @@ extension DevServer {
         RelyingPartyVerifier(rpId: relyingPartyId, origins: [issuer], requireUserVerification: true)
     }
 
+    static func accountJSON(_ passkey: StoredPasskey) -> Response {
+        HTTP.json(["credential": ["id": .string(passkey.credentialId), "user": [
+            "id": .string(Base64URL.encode(passkey.userHandle)), "name": .string(passkey.username), "displayName": .string(passkey.username),
+        ]]])
+    }
+
     static func rpError(_ message: String, status: HTTPResponse.Status = .badRequest) -> Response {
         HTTP.json(["error": .string(message)], status: status)
     }
@@ -55,14 +61,8 @@ extension DevServer {
             guard let pending = await passkeyChallenges.take(clientData.challenge, now: clock()), pending.ceremony == .registration,
                 let username = pending.username, let userHandle = pending.userHandle
             else { return Self.rpError("Stored challenge and received challenge do not match") }
-            let verified = try relyingPartyVerifier.verifyRegistration(response, expectedChallenge: clientData.challenge)
-            let id = Base64URL.encode(verified.credentialId)
-            guard (try? store.passkey(id: id)) == nil else { return Self.rpError("this credential is already registered") }
-            try? store.insertPasskey(StoredPasskey(credentialId: id, username: username, userHandle: userHandle, publicKey: verified.publicKey.encoded,
-                                                   signCount: verified.signCount), now: clock())
-            return HTTP.json(["credential": ["id": .string(id), "user": [
-                "id": .string(Base64URL.encode(userHandle)), "name": .string(username), "displayName": .string(username),
-            ]]])
+            let stored = try registerPasskey(response, challenge: clientData.challenge, username: username, userHandle: userHandle)
+            return Self.accountJSON(stored)
         } catch {
             return Self.rpError("\(error)")
         }
@@ -87,24 +87,9 @@ extension DevServer {
             guard let pending = await passkeyChallenges.take(clientData.challenge, now: clock()), pending.ceremony == .authentication else {
                 return Self.rpError("Stored challenge and received challenge do not match", status: .unauthorized)
             }
-            guard let stored = try? store.passkey(id: Base64URL.encode(response.credentialId)) else {
-                return Self.rpError("unknown credential", status: .unauthorized)
-            }
-            // A discoverable sign-in names its account by userHandle; it must be the credential's own account.
-            guard let handle = response.userHandle, handle == stored.userHandle else {
-                return Self.rpError("the credential belongs to another user", status: .unauthorized)
-            }
-            let keyCBOR: CBORValue
-            do { keyCBOR = try CBORDecoder().decode(stored.publicKey) } catch { throw .cbor(error) }
-            let key = try COSEKey(cbor: keyCBOR)
-            let count = try relyingPartyVerifier.verifyAuthentication(response, expectedChallenge: clientData.challenge, publicKey: key,
-                                                                      storedSignCount: stored.signCount)
-            guard (try? store.advancePasskeyCounter(id: stored.credentialId, from: stored.signCount, to: count)) == true else {
-                return Self.rpError("the signature counter did not advance", status: .unauthorized)
-            }
-            return HTTP.json(["credential": ["id": .string(stored.credentialId), "user": [
-                "id": .string(Base64URL.encode(stored.userHandle)), "name": .string(stored.username), "displayName": .string(stored.username),
-            ]]])
+            // A discoverable sign-in names its account only by userHandle: it is required here.
+            guard response.userHandle != nil else { return Self.rpError("the assertion has no userHandle", status: .unauthorized) }
+            return Self.accountJSON(try verifyPasskeyAssertion(response, challenge: clientData.challenge))
         } catch {
             return Self.rpError("failed to validate assertion: \(error)", status: .unauthorized)
         }

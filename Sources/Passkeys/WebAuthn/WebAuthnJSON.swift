@@ -169,12 +169,7 @@ public struct RegistrationResponse: Sendable {
             response["authenticatorData"] = .string(Base64URL.encode(parsed.authenticatorData.raw))
             response["publicKeyAlgorithm"] = .number(JSONNumber(key.algorithm))
         }
-        var object: JSONObject = [
-            "id": .string(Base64URL.encode(credentialId)), "rawId": .string(Base64URL.encode(credentialId)), "type": "public-key",
-            "response": .object(response), "clientExtensionResults": .object([:]),
-        ]
-        if let authenticatorAttachment { object["authenticatorAttachment"] = .string(authenticatorAttachment) }
-        return .object(object)
+        return publicKeyCredentialJSON(id: credentialId, response: response, attachment: authenticatorAttachment)
     }
 
     public init(json: JSONValue) throws(WebAuthnError) {
@@ -213,12 +208,7 @@ public struct AuthenticationResponse: Sendable {
             "signature": .string(Base64URL.encode(signature)),
         ]
         if let userHandle { response["userHandle"] = .string(Base64URL.encode(userHandle)) }
-        var object: JSONObject = [
-            "id": .string(Base64URL.encode(credentialId)), "rawId": .string(Base64URL.encode(credentialId)), "type": "public-key",
-            "response": .object(response), "clientExtensionResults": .object([:]),
-        ]
-        if let authenticatorAttachment { object["authenticatorAttachment"] = .string(authenticatorAttachment) }
-        return .object(object)
+        return publicKeyCredentialJSON(id: credentialId, response: response, attachment: authenticatorAttachment)
     }
 
     public init(json: JSONValue) throws(WebAuthnError) {
@@ -231,6 +221,16 @@ public struct AuthenticationResponse: Sendable {
                   userHandle: response["userHandle"]?.stringValue.flatMap(Base64URL.decodeLenient),
                   authenticatorAttachment: json["authenticatorAttachment"]?.stringValue)
     }
+}
+
+/// The `PublicKeyCredential` JSON wrapper both response kinds share.
+func publicKeyCredentialJSON(id: Data, response: JSONObject, attachment: String?) -> JSONValue {
+    var object: JSONObject = [
+        "id": .string(Base64URL.encode(id)), "rawId": .string(Base64URL.encode(id)), "type": "public-key",
+        "response": .object(response), "clientExtensionResults": .object([:]),
+    ]
+    if let attachment { object["authenticatorAttachment"] = .string(attachment) }
+    return .object(object)
 }
 
 extension Base64URL {

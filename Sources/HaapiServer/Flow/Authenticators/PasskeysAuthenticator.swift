@@ -78,29 +78,11 @@ extension DevServer {
         }
         do throws(WebAuthnError) {
             if isRegistration {
-                let response = try RegistrationResponse(json: credential)
-                let verified = try relyingPartyVerifier.verifyRegistration(response, expectedChallenge: ceremony.challenge)
                 guard let username = ceremony.username, let handle = ceremony.userHandle else { throw .verificationFailed("no account for this ceremony") }
-                let id = Base64URL.encode(verified.credentialId)
-                guard (try? store.passkey(id: id)) == nil else { throw .verificationFailed("the credential is already registered") }
-                do {
-                    try store.insertPasskey(StoredPasskey(credentialId: id, username: username, userHandle: handle, publicKey: verified.publicKey.encoded,
-                                                          signCount: verified.signCount), now: clock())
-                } catch {
-                    throw .storage("\(error)")
-                }
+                _ = try registerPasskey(try RegistrationResponse(json: credential), challenge: ceremony.challenge, username: username, userHandle: handle)
                 return await completeAuthentication(caller, username: username)
             }
-            let response = try AuthenticationResponse(json: credential)
-            guard let stored = try? store.passkey(id: Base64URL.encode(response.credentialId)) else { throw .verificationFailed("unknown credential") }
-            if let handle = response.userHandle, handle != stored.userHandle { throw .verificationFailed("the credential belongs to another user") }
-            let keyCBOR: CBORValue
-            do { keyCBOR = try CBORDecoder().decode(stored.publicKey) } catch { throw .cbor(error) }
-            let count = try relyingPartyVerifier.verifyAuthentication(response, expectedChallenge: ceremony.challenge,
-                                                                      publicKey: try COSEKey(cbor: keyCBOR), storedSignCount: stored.signCount)
-            guard (try? store.advancePasskeyCounter(id: stored.credentialId, from: stored.signCount, to: count)) == true else {
-                throw .verificationFailed("the signature counter did not advance")
-            }
+            let stored = try verifyPasskeyAssertion(try AuthenticationResponse(json: credential), challenge: ceremony.challenge)
             return await completeAuthentication(caller, username: stored.username)
         } catch {
             return problem(caller, Representation.problem(.authenticationFailedProblem, title: "The passkey was not accepted: \(error)"))
