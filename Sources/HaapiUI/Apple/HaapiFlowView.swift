@@ -183,6 +183,12 @@ struct ClientOperationView: View {
             if let url = operation.launchURL {
                 Button("Continue in the browser") { open(url) }
                     .buttonStyle(ThemedButtonStyle(theme: theme, style: "ActionableButton.Primary"))
+            } else if operation.name.hasPrefix("webauthn") {
+                // The configured authenticator (PlatformAuthenticator for system passkeys) runs the ceremony.
+                Button(operation.name == "webauthn-registration" ? "Create a passkey" : "Sign in with a passkey") {
+                    Task { await viewModel.performPasskeyOperation() }
+                }
+                .buttonStyle(ThemedButtonStyle(theme: theme, style: "ActionableButton.Primary"))
             } else {
                 Text("This device cannot run \(operation.name).").themed(theme, "MessageView.Error")
             }
