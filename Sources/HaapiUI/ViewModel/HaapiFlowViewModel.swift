@@ -94,21 +94,28 @@ public final class HaapiFlowViewModel: ObservableObject {
     @discardableResult
     public func performPasskeyOperation() async -> Bool {
         guard case .clientOperation(let operation)? = uiModel?.content else { return false }
-        let field = operation.continueForm?.fields.first { $0.type == .context }?.name ?? "credential"
+        let contextFields = operation.continueForm?.fields.filter { $0.type == .context }.map(\.name) ?? []
         let origin = configuration.passkeyOrigin ?? Self.origin(of: configuration.baseUrl)
         do throws(WebAuthnError) {
             guard let authenticator = configuration.passkeyAuthenticator else { throw .notAllowed("no passkey authenticator is configured") }
             let arguments = operation.step.clientOperationAction.model.arguments
             if operation.step is WebAuthnRegistrationClientOperationStep {
-                guard let json = arguments?["credentialCreationOptions"] ?? arguments?["platformCredentialCreationOptions"]
-                    ?? arguments?["crossPlatformCredentialCreationOptions"]
-                else { throw .malformed("the step carries no creation options") }
+                // Passkeys mode answers in `credential`; the any-device mode answers in the field that matches the
+                // options used (platform first: this authenticator is a platform one).
+                let modes: [(options: String, field: String)] = [
+                    ("credentialCreationOptions", "credential"), ("platformCredentialCreationOptions", "platformCredential"),
+                    ("crossPlatformCredentialCreationOptions", "crossPlatformCredential"),
+                ]
+                guard let mode = modes.first(where: { arguments?[$0.options] != nil }), let json = arguments?[mode.options] else {
+                    throw .malformed("the step carries no creation options")
+                }
+                let field = contextFields.contains(mode.field) ? mode.field : contextFields.first ?? mode.field
                 let response = try await authenticator.register(try PublicKeyCredentialCreationOptions(json: json), origin: origin)
                 await continueClientOperation(parameters: [field: response.json])
             } else if operation.step is WebAuthnAuthenticationClientOperationStep {
                 guard let json = arguments?["credentialRequestOptions"] else { throw .malformed("the step carries no request options") }
                 let response = try await authenticator.authenticate(try PublicKeyCredentialRequestOptions(json: json), origin: origin)
-                await continueClientOperation(parameters: [field: response.json])
+                await continueClientOperation(parameters: [contextFields.first ?? "credential": response.json])
             } else {
                 return false
             }
