@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "HaapiSdk", targets: ["HaapiSdk"]),
         .library(name: "HaapiUI", targets: ["HaapiUI"]),
         .library(name: "Passkeys", targets: ["Passkeys"]),
+        .library(name: "AuthHub", targets: ["AuthHub"]),
         .library(name: "HaapiServer", targets: ["HaapiServer"]),
         .executable(name: "haapi", targets: ["haapi"]),
     ],
@@ -47,6 +48,11 @@ let package = Package(
         // WebAuthn: CBOR, COSE keys, the JSON types, authenticators (software; ASAuthorization on Apple), RP checks.
         .target(
             name: "Passkeys",
+            dependencies: ["HaapiDriver", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]
+        ),
+        // The Authentication Hub client (seed 002): flow API, network module, field encryption.
+        .target(
+            name: "AuthHub",
             dependencies: ["HaapiDriver", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]
         ),
         // The UI kit: a headless flow view model (Combine on Apple, OpenCombine elsewhere), theming, and
@@ -114,6 +120,7 @@ let package = Package(
         ),
         .testTarget(name: "HaapiUITests", dependencies: ["HaapiUI", "Passkeys", "HaapiServer"]),
         .testTarget(name: "PasskeysTests", dependencies: ["Passkeys", "HaapiServer", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "AuthHubTests", dependencies: ["AuthHub", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]),
         .testTarget(name: "HaapiCLITests", dependencies: ["HaapiCLI", "haapi"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,23 @@
+/// Why a field could not be encrypted or read.
+public enum AHEncryptionError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidKey(String)
+    case plaintextTooLong(limit: Int)
+    /// No nonce exchange has been made (call the nonce generator first).
+    case noNonceExchange
+    case malformed(String)
+    /// The ciphertext does not open: changed, sealed with another key, or bound to another exchange.
+    case tampered
+    /// The exchange is unknown, expired or already used.
+    case unknownOrUsedNonce
+
+    public var description: String {
+        switch self {
+        case .invalidKey(let detail): "invalid key: \(detail)"
+        case .plaintextTooLong(let limit): "the plaintext is longer than \(limit) bytes"
+        case .noNonceExchange: "no nonce exchange has been made"
+        case .malformed(let detail): "malformed encrypted field: \(detail)"
+        case .tampered: "the encrypted field does not open (changed, or sealed for another key or exchange)"
+        case .unknownOrUsedNonce: "the nonce exchange is unknown, expired or already used"
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Crypto
+import Foundation
+import _CryptoExtras
+
+/// The server side of field encryption: the tenant's private key and the live nonce exchanges. Each
+/// exchange serves one request (`consume`), then is gone, so a captured request cannot be replayed.
+public actor AHFieldDecryptor {
+    /// The tenant's private key as DER (PKCS#1); swift-crypto's RSA key type is not Sendable.
+    private nonisolated let tenantKeyDER: Data
+    public nonisolated let publicKeyPEM: String
+    private let lifetime: TimeInterval
+    private var exchanges: [String: (exchange: AHNonceExchange, expiresAt: Date)] = [:]
+
+    public init(tenantKey: _RSA.Encryption.PrivateKey, exchangeLifetime: TimeInterval = 300) {
+        tenantKeyDER = tenantKey.derRepresentation
+        publicKeyPEM = tenantKey.publicKey.pemRepresentation
+        lifetime = exchangeLifetime
+    }
+
+    nonisolated func open(_ data: Data) throws(AHEncryptionError) -> Data {
+        do { return try _RSA.Encryption.PrivateKey(derRepresentation: tenantKeyDER).decrypt(data, padding: .PKCS1_OAEP_SHA256) } catch {
+            throw .tampered
+        }
+    }
+
+    /// Answers the nonce generator: `(id, sealed serverNonce)`.
+    public func answerNonceRequest(_ encryptedClientNonce: String, now: Date) throws(AHEncryptionError) -> (nonceId: String, serverNonce: String) {
+        guard let sealed = Data(base64Encoded: encryptedClientNonce) else { throw .malformed("clientNonce is not base64") }
+        let clientNonce = try open(sealed)
+        guard clientNonce.count == 32 else { throw .malformed("clientNonce must be 32 bytes") }
+        let serverNonce = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let nonceId = UUID().uuidString.lowercased()
+        exchanges = exchanges.filter { $0.value.expiresAt > now }
+        exchanges[nonceId] = (AHNonceExchange(nonceId: nonceId, clientNonce: clientNonce, serverNonce: serverNonce), now.addingTimeInterval(lifetime))
+        do {
+            let box = try AES.GCM.seal(serverNonce, using: AHNonceExchange.serverNonceKey(clientNonce: clientNonce), authenticating: Data(nonceId.utf8))
+            guard let combined = box.combined else { throw AHEncryptionError.malformed("no combined representation") }
+            return (nonceId, combined.base64EncodedString())
+        } catch {
+            throw .malformed("\(error)")
+        }
+    }
+
+    /// Takes the exchange a request names; a second call with the same id finds nothing.
+    public func consume(nonceId: String, now: Date) throws(AHEncryptionError) -> AHNonceExchange {
+        guard let entry = exchanges.removeValue(forKey: nonceId), entry.expiresAt > now else { throw .unknownOrUsedNonce }
+        return entry.exchange
+    }
+
+    /// Opens a field that `encryptDataWithPublicKey` produced.
+    public nonisolated func decryptPublicKeyField(_ field: String) throws(AHEncryptionError) -> String {
+        guard let data = Data(base64Encoded: field) else { throw .malformed("not base64") }
+        return try Self.text(try open(data))
+    }
+
+    /// Opens a field of any of the three kinds; the nonce-bound kinds need the request's consumed exchange.
+    public nonisolated func decrypt(_ field: String, exchange: AHNonceExchange?) throws(AHEncryptionError) -> String {
+        if field.hasPrefix("v1.") {
+            guard let exchange else { throw .noNonceExchange }
+            guard let data = Data(base64Encoded: String(field.dropFirst(3))) else { throw .malformed("not base64") }
+            let opened = try open(data)
+            guard opened.count >= 32, Self.constantTimeEqual(opened.prefix(32), exchange.serverNonce) else { throw .tampered }
+            return try Self.text(opened.dropFirst(32))
+        }
+        if field.hasPrefix("v1s.") {
+            guard let exchange else { throw .noNonceExchange }
+            guard let data = Data(base64Encoded: String(field.dropFirst(4))) else { throw .malformed("not base64") }
+            do {
+                let box = try AES.GCM.SealedBox(combined: data)
+                return try Self.text(try AES.GCM.open(box, using: exchange.sessionKey, authenticating: Data(exchange.nonceId.utf8)))
+            } catch let error as AHEncryptionError {
+                throw error
+            } catch {
+                throw .tampered
+            }
+        }
+        return try decryptPublicKeyField(field)
+    }
+
+    static func text(_ data: Data) throws(AHEncryptionError) -> String {
+        guard let text = String(data: data, encoding: .utf8) else { throw .malformed("the plaintext is not UTF-8") }
+        return text
+    }
+
+    static func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}
