@@ -5,23 +5,20 @@ public protocol OAuthModel: Sendable {}
 
 /// The tokens a finished flow produced. Descriptions mask the tokens.
 public struct OAuthTokenModel: OAuthModel, CustomStringConvertible {
-    public let accessToken: String
-    public let tokenType: String?
-    public let expiresIn: Int?
-    public let refreshToken: String?
-    public let idToken: String?
-    public let scope: String?
-    public let rawJson: JSONObject
+    /// The token response the flow ended with; the properties below read from it.
+    public let tokenResponse: SuccessfulTokenResponse
 
     init(_ response: SuccessfulTokenResponse) {
-        accessToken = response.accessToken
-        tokenType = response.tokenType
-        expiresIn = response.expiresIn
-        refreshToken = response.refreshToken
-        idToken = response.idToken
-        scope = response.scope
-        rawJson = response.rawJson
+        tokenResponse = response
     }
+
+    public var accessToken: String { tokenResponse.accessToken }
+    public var tokenType: String? { tokenResponse.tokenType }
+    public var expiresIn: Int? { tokenResponse.expiresIn }
+    public var refreshToken: String? { tokenResponse.refreshToken }
+    public var idToken: String? { tokenResponse.idToken }
+    public var scope: String? { tokenResponse.scope }
+    public var rawJson: JSONObject { tokenResponse.rawJson }
 
     /// The ID token's claims, decoded but not verified (the token came straight from the token endpoint over TLS).
     public var idTokenClaims: JSONObject? {
