@@ -182,6 +182,20 @@ struct FaultTests {
         await manager.close()
     }
 
+    @Test("zero, negative, infinite and NaN timeouts are clamped instead of trapping")
+    func oddTimeouts() async throws {
+        let url = URL(string: "http://127.0.0.1:9/")!
+        #expect(HttpRequest(method: "GET", url: url, timeout: -1).deadline(default: 30) == 0.001)
+        #expect(HttpRequest(method: "GET", url: url, timeout: .infinity).deadline(default: 30) == 86_400)
+        #expect(HttpRequest(method: "GET", url: url, timeout: .nan).deadline(default: 30) == 30)
+        #expect(HttpRequest(method: "GET", url: url).deadline(default: 0) == 0.001)
+        let silent = try await RawSocketServer(reply: "", thenClose: false)
+        defer { Task { await silent.stop() } }
+        for transport in [try AsyncHTTPClientTransport(timeout: -5) as any HttpTransport, URLSessionTransport(timeout: 0)] {
+            await #expect(throws: TransportError.self) { try await transport.send(HttpRequest(method: "GET", url: silent.url, timeout: -1)) }
+        }
+    }
+
     @Test("the real transports time out against a server that never answers", arguments: [true, false])
     func realTimeout(useURLSession: Bool) async throws {
         let silent = try await RawSocketServer(reply: "", thenClose: false)

@@ -15,14 +15,15 @@ public final class AsyncHTTPClientTransport: HttpTransport, @unchecked Sendable 
     public let maxResponseBytes: Int
 
     public init(tls: TLSOptions? = nil, timeout: TimeInterval = 30, maxResponseBytes: Int = 4 * 1024 * 1024) throws {
+        let seconds = HttpRequest.clampedDeadline(timeout)
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(Int64(max(1, min(timeout, 10)))), read: .seconds(Int64(max(1, timeout)))))
+            timeout: .init(connect: .seconds(Int64(max(1, min(seconds, 10)))), read: .seconds(Int64(max(1, seconds)))))
         if let tls { configuration.tlsConfiguration = try tls.makeConfiguration() }
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         ownsClient = true
         pinned = try tls.flatMap { $0.keyPinnings.isEmpty ? nil : try PinnedTLSConnector(options: $0) }
-        self.timeout = timeout
+        self.timeout = seconds
         self.maxResponseBytes = maxResponseBytes
     }
 
@@ -30,7 +31,7 @@ public final class AsyncHTTPClientTransport: HttpTransport, @unchecked Sendable 
         client = sharedClient
         ownsClient = false
         pinned = nil
-        self.timeout = timeout
+        self.timeout = HttpRequest.clampedDeadline(timeout)
         maxResponseBytes = 4 * 1024 * 1024
     }
 
@@ -50,7 +51,7 @@ public final class AsyncHTTPClientTransport: HttpTransport, @unchecked Sendable 
     }
 
     public func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
-        let deadline = request.timeout ?? timeout
+        let deadline = request.deadline(default: timeout)
         if let pinned, let host = request.url.host, request.url.scheme == "https", !pinned.pins(for: host).isEmpty {
             return try await pinned.send(request, deadline: deadline, maxResponseBytes: maxResponseBytes)
         }

@@ -17,6 +17,17 @@ public struct HttpRequest: Sendable {
         self.timeout = timeout
     }
 
+    /// The seconds this exchange may take: `timeout`, else `fallback`, kept between 1 ms and a day so a
+    /// zero, negative, infinite or NaN value can never turn into a trap when converted to nanoseconds.
+    public func deadline(default fallback: TimeInterval) -> TimeInterval {
+        Self.clampedDeadline(timeout ?? fallback)
+    }
+
+    static func clampedDeadline(_ seconds: TimeInterval) -> TimeInterval {
+        guard seconds.isFinite else { return seconds.isNaN ? 30 : 86_400 }
+        return min(max(seconds, 0.001), 86_400)
+    }
+
     public func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }

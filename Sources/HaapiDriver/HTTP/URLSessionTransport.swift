@@ -29,7 +29,7 @@ public final class URLSessionTransport: HttpTransport, @unchecked Sendable {
         urlRequest.httpMethod = request.method
         for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
         urlRequest.httpBody = request.body
-        let deadline = request.timeout ?? timeout
+        let deadline = request.deadline(default: timeout)
         urlRequest.timeoutInterval = deadline
         let (data, response) = try await Self.exchange(session, urlRequest, deadline: deadline).get()
         guard data.count <= maxResponseBytes else { throw .responseTooLarge(limit: maxResponseBytes) }
@@ -61,7 +61,7 @@ public final class URLSessionTransport: HttpTransport, @unchecked Sendable {
                 }
                 pending.start(task, continuation: continuation)
                 Task {
-                    try? await Task.sleep(nanoseconds: UInt64(max(deadline, 0) * 1_000_000_000))
+                    try? await Task.sleep(nanoseconds: UInt64(deadline * 1_000_000_000))
                     pending.finish(.failure(.timedOut(after: deadline)))
                 }
                 task.resume()
