@@ -20,7 +20,10 @@ final class PseudoTerminal {
         guard let executable = CLIRunner.executable else { throw CocoaError(.fileNoSuchFile) }
         output = try CLIRunner.temporaryDirectory().appendingPathComponent("tty.txt")
         guard FileManager.default.createFile(atPath: output.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
-        let command = ([executable.path] + arguments).map { "'\($0)'" }.joined(separator: " ") + "; echo \"[exit $?]\""
+        // The typed Ctrl-C goes to the whole foreground group, the wrapping shell included. dash (CI's /bin/sh)
+        // dies of it unless it traps SIGINT, and "[exit N]" would never be printed. A trap with a handler is not
+        // inherited across exec, so haapi still starts with the default disposition.
+        let command = "trap : INT; " + ([executable.path] + arguments).map { "'\($0)'" }.joined(separator: " ") + "; echo \"[exit $?]\""
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["-qfec", command, "/dev/null"]
         process.standardInput = input
@@ -28,6 +31,7 @@ final class PseudoTerminal {
         process.standardError = FileHandle.nullDevice
         var environment = ProcessInfo.processInfo.environment
         environment["TERM"] = "xterm"
+        environment["SHELL"] = "/bin/sh"  // the same shell wherever the tests run
         environment.removeValue(forKey: "NO_COLOR")
         process.environment = environment
         try process.run()
