@@ -53,7 +53,7 @@ let package = Package(
         // The Authentication Hub client (seed 002): flow API, network module, field encryption.
         .target(
             name: "AuthHub",
-            dependencies: ["HaapiDriver", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]
+            dependencies: ["HaapiDriver", "Passkeys", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]
         ),
         // The UI kit: a headless flow view model (Combine on Apple, OpenCombine elsewhere), theming, and
         // SwiftUI/UIKit screens where those frameworks exist.
@@ -68,6 +68,7 @@ let package = Package(
                 "HaapiModel",
                 "HaapiDriver",
                 "Passkeys",
+                "AuthHub",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),

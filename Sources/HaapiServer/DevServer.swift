@@ -23,6 +23,7 @@ public final class DevServer: Sendable {
     let dpop: DPoPVerifier
     let flows = FlowStore()
     let passkeyChallenges = PasskeyChallenges()
+    let authHubFlows = AuthHubFlowStore()
     let challenges = AttestationChallenges()
     let singleUse = DPoPReplayCache()
     let passwords: PasswordHasher
@@ -76,6 +77,7 @@ public final class DevServer: Sendable {
         addAuthenticatorRoutes(to: router)
         addAdminRoutes(to: router)
         addWebAppRelyingPartyRoutes(to: router)
+        addAuthHubRoutes(to: router)
         return router
     }
 

@@ -1,6 +1,8 @@
 /// Why a field could not be encrypted or read.
 public enum AHEncryptionError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidKey(String)
+    /// The tenant's public key has not been fetched (call `getFieldsToBeEncryptedInAuthFlow` or `initAuth` first).
+    case noTenantKey
     case plaintextTooLong(limit: Int)
     /// No nonce exchange has been made (call the nonce generator first).
     case noNonceExchange
@@ -13,6 +15,7 @@ public enum AHEncryptionError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String {
         switch self {
         case .invalidKey(let detail): "invalid key: \(detail)"
+        case .noTenantKey: "the tenant's public key has not been fetched (call getFieldsToBeEncryptedInAuthFlow or initAuth first)"
         case .plaintextTooLong(let limit): "the plaintext is longer than \(limit) bytes"
         case .noNonceExchange: "no nonce exchange has been made"
         case .malformed(let detail): "malformed encrypted field: \(detail)"

@@ -28,6 +28,12 @@ extension ServerConfiguration {
               "redirectURIs": ["app://haapi"],
               "scopes": ["openid", "profile", "email"],
               "dcrTemplate": { "authenticateClientBy": "haapi-dcr-main" }
+            },
+            {
+              "id": "authhub-app",
+              "secret": "authhub-secret-change-me",
+              "authenticationMethod": "client_secret_basic",
+              "scopes": ["urn:iam:myscopes"]
             }
           ],
           "users": [
@@ -39,7 +45,13 @@ extension ServerConfiguration {
             { "id": "approve", "type": "approve-on-another-device", "title": "Approve on another device" },
             { "id": "browser", "type": "external-browser", "title": "Sign in with the browser" },
             { "id": "passkeys", "type": "passkeys", "title": "Passkey" }
-          ]
+          ],
+          "authHub": {
+            "tenants": [
+              { "name": "default", "fieldsToBeEncryptedInAuthFlow": ["password"], "secondFactors": ["EMAILOTP", "FIDO"], "proxyPath": "gateway" },
+              { "name": "plain", "secondFactors": [] }
+            ]
+          }
         }
         """
 

@@ -9,11 +9,15 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
     public var lifetimes: Lifetimes
     public var dpop: DPoPSettings
     public var security: SecuritySettings
+    /// The Authentication Hub endpoints; absent, they answer nothing.
+    public var authHub: AuthHubSettings?
 
     public init(
         clients: [ClientConfiguration], users: [UserConfiguration], authenticators: [AuthenticatorConfiguration],
-        lifetimes: Lifetimes = Lifetimes(), dpop: DPoPSettings = DPoPSettings(), security: SecuritySettings = SecuritySettings()
+        lifetimes: Lifetimes = Lifetimes(), dpop: DPoPSettings = DPoPSettings(), security: SecuritySettings = SecuritySettings(),
+        authHub: AuthHubSettings? = nil
     ) {
+        self.authHub = authHub
         self.clients = clients
         self.users = users
         self.authenticators = authenticators
@@ -30,6 +34,7 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
         lifetimes = try container.decodeIfPresent(Lifetimes.self, forKey: .lifetimes) ?? Lifetimes()
         dpop = try container.decodeIfPresent(DPoPSettings.self, forKey: .dpop) ?? DPoPSettings()
         security = try container.decodeIfPresent(SecuritySettings.self, forKey: .security) ?? SecuritySettings()
+        authHub = try container.decodeIfPresent(AuthHubSettings.self, forKey: .authHub)
     }
 
     /// Lifetimes in seconds.
@@ -305,6 +310,7 @@ extension ServerConfiguration {
         if security.maxRequestBytes < 1024 || security.maxFailedLogins < 1 || dpop.iatWindowSeconds < 1 || dpop.nonceRotationSeconds < 1 {
             throw ConfigurationError.invalid("security and dpop limits must be positive (maxRequestBytes at least 1024)")
         }
+        try authHub?.validate()
         if security.passwordHashIterations < 600_000 {
             throw ConfigurationError.invalid("security.passwordHashIterations must be at least 600000 (OWASP 2023 for PBKDF2-HMAC-SHA256)")
         }

@@ -1,0 +1,86 @@
+import Foundation
+
+/// A running Authentication Hub flow: `start` calls `initAuth`, then each factor call sends the latest
+/// `X-Flow-State` and takes the one the hub answers with, so callers never handle the chain themselves.
+///
+/// ```swift
+/// let flow = AHFlow(address: AHServerAddress(serverHost: host, tenant: "default"), requestHeaders: ["Authorization": bearer])
+/// var step = try await flow.start(authRequestParams: ["subject": "alice", "channel": "mobile", "action": "authenticate"],
+///                                 fieldsTobeEncryptedList: fields)
+/// if step.nextAction == .passwordAuth { step = try await flow.authenticatePassword(try core.encryptData(plainText: password)) }
+/// ```
+public actor AHFlow {
+    public let address: AHServerAddress
+    public let core: AHCore
+    private let requestHeaders: UncheckedDictionary
+    public private(set) var flowState: String?
+    public private(set) var lastResponse: AHFlowResponse?
+
+    public init(address: AHServerAddress, requestHeaders: [String: Any], core: AHCore = .getInstance()) {
+        self.address = address
+        self.requestHeaders = UncheckedDictionary(requestHeaders)
+        self.core = core
+    }
+
+    /// Begins the flow (POST `/auth/v1/authenticate` through `AHCore.initAuth`).
+    public func start(authRequestParams: [String: Any], fieldsTobeEncryptedList: [String]? = nil) async throws(AHFlowError) -> AHFlowResponse {
+        flowState = nil
+        let result: AHCoreResult
+        do { result = try await core.initAuth(address, requestHeaders, UncheckedDictionary(authRequestParams), fieldsTobeEncryptedList) } catch {
+            throw .transport("\(error)")
+        }
+        switch result.code {
+        case AHResult.Code.NETWORK_ERROR: throw .transport(result.message)
+        case AHResult.Code.ENCRYPTION_ERROR: throw .encryption(result.message)
+        default: return try take(AHFlowResponse(statusCode: result.isSuccess ? 200 : 400, data: result.data))
+        }
+    }
+
+    /// Adopts a flow begun elsewhere (for instance by a direct `AHCore.initAuth` call).
+    public func resume(from result: AHCoreResult) throws(AHFlowError) -> AHFlowResponse {
+        try take(AHFlowResponse(statusCode: result.isSuccess ? 200 : 400, data: result.data))
+    }
+
+    /// POST `/auth/v1/SelectedFactor`.
+    public func selectFactor(_ factor: String) async throws(AHFlowError) -> AHFlowResponse {
+        try await send(.selectedFactor, ["factor": factor, "actionType": "FACTOR_SELECTION"])
+    }
+
+    /// POST `/factor/v1/PasswordAuthenticator`; pass the output of an `AHCore` encrypt call when the tenant
+    /// wants the password encrypted.
+    public func authenticatePassword(_ password: String) async throws(AHFlowError) -> AHFlowResponse {
+        try await send(.passwordAuthenticator, ["password": password, "actionType": "PASSWORD_AUTH"])
+    }
+
+    /// POST `/factor/v1/OTPGenerator` for a listed credential; `credType` is "EMAIL" or "SMS".
+    public func generateOTP(credId: String, credType: String, language: String = "en_US") async throws(AHFlowError) -> AHFlowResponse {
+        try await send(.otpGenerator, ["action": "Login", "credId": credId, "credType": credType.uppercased(), "language": language])
+    }
+
+    /// POST `/factor/v1/OTPVerifier`.
+    public func verifyOTP(credId: String, otp: String) async throws(AHFlowError) -> AHFlowResponse {
+        try await send(.otpVerifier, ["credId": credId, "otp": otp])
+    }
+
+    /// Any flow endpoint, with the flow state; the answer's flow state replaces the current one.
+    public func send(_ path: AuthHubEndpoint.Path, _ body: [String: Any], headers extra: [String: String] = [:]) async throws(AHFlowError) -> AHFlowResponse {
+        guard let flowState else { throw .noFlowState }
+        var headers = requestHeaders.value
+        headers[AHConstants.HttpHeader.FlowState] = flowState
+        for (name, value) in extra { headers[name] = value }
+        let answer: AHRequestResult
+        do { answer = try await core.send(address.endpoint(path), headers: UncheckedDictionary(headers), body: UncheckedDictionary(body)) } catch { throw .transport("\(error)") }
+        return try take(AHFlowResponse(statusCode: answer.statusCode, data: answer.data))
+    }
+
+    /// Takes the answer's flow state (errors that let the step be retried carry one too), then turns an error
+    /// answer into `.server`.
+    private func take(_ response: AHFlowResponse) throws(AHFlowError) -> AHFlowResponse {
+        lastResponse = response
+        if let next = response.flowState { flowState = next }
+        if let error = AHServerError(body: response.data, httpStatus: response.statusCode) { throw .server(error) }
+        guard (200..<300).contains(response.statusCode) else { throw .invalidResponse("HTTP \(response.statusCode) without an errorCode") }
+        if response.nextAction?.isFinal == true { flowState = nil }
+        return response
+    }
+}
