@@ -121,7 +121,7 @@ let package = Package(
         ),
         .testTarget(name: "HaapiUITests", dependencies: ["HaapiUI", "Passkeys", "HaapiServer"]),
         .testTarget(name: "PasskeysTests", dependencies: ["Passkeys", "HaapiServer", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "AuthHubTests", dependencies: ["AuthHub", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]),
+        .testTarget(name: "AuthHubTests", dependencies: ["AuthHub", "HaapiServer", "Passkeys", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]),
         .testTarget(name: "HaapiCLITests", dependencies: ["HaapiCLI", "haapi"]),
     ],
     swiftLanguageModes: [.v6]
