@@ -84,6 +84,7 @@ let package = Package(
                 "HaapiSdk",
                 "HaapiUI",
                 "Passkeys",
+                "AuthHub",
                 "HaapiServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

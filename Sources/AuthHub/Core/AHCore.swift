@@ -45,6 +45,11 @@ public final class AHCore: @unchecked Sendable {
         try await fieldsToBeEncrypted(AHServerAddress(serverUrl: serverUrl), requestHeaders)
     }
 
+    /// Either form, for callers that keep the address as a value.
+    public func getFieldsToBeEncryptedInAuthFlow(address: AHServerAddress, requestHeaders: [String: Any]) async throws -> AHCoreResult {
+        try await fieldsToBeEncrypted(address, requestHeaders)
+    }
+
     public func getFieldsToBeEncryptedInAuthFlow(serverHost: String, tenant: String, requestHeaders: [String: Any],
                                                  completionBlock: @escaping @Sendable (AHCoreResult) -> Void) throws {
         let headers = UncheckedDictionary(requestHeaders)

@@ -5,7 +5,7 @@ public struct HaapiCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "haapi",
         abstract: "API-driven native login (HAAPI) from the terminal: inspect steps, make DPoP proofs, work with JOSE.",
-        subcommands: [DemoCommand.self, ServeCommand.self, LoginCommand.self, TokenCommand.self, PasskeyCommand.self, ApproveCommand.self, InspectCommand.self, DpopCommand.self, JwkCommand.self, JwsCommand.self]
+        subcommands: [DemoCommand.self, ServeCommand.self, LoginCommand.self, TokenCommand.self, PasskeyCommand.self, AuthHubCommand.self, ApproveCommand.self, InspectCommand.self, DpopCommand.self, JwkCommand.self, JwsCommand.self]
     )
 
     public init() {}
