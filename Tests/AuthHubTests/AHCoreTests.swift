@@ -113,4 +113,54 @@ struct AHCoreTests {
         let done = try await flow.authenticatePassword(try core.encryptDataWithSymmetricKey(plainText: "Password1"))
         #expect(done.nextAction == .authAllowed && done.idToken != nil)
     }
+
+    /// Runs a completion-block call and waits for its block.
+    static func viaBlock(_ call: (@escaping @Sendable (AHCoreResult) -> Void) throws -> Void) async throws -> AHCoreResult {
+        try await withCheckedThrowingContinuation { continuation in
+            do { try call { continuation.resume(returning: $0) } } catch { continuation.resume(throwing: error) }
+        }
+    }
+
+    @Test("each of the three calls, async and with a completion block, in the host+tenant form and the proxy form: twelve variants")
+    func everyVariant() async throws {
+        let hub = try await AuthHubTestServer.start()
+        defer { Task { await hub.running.stop() } }
+        let core = AHCore()
+        let host = hub.host, proxy = hub.host + "/gateway", headers = UncheckedHeaders(hub.headers)
+        let params = UncheckedHeaders(AuthHubTestServer.parameters("demouser"))
+        var results: [String: AHCoreResult] = [:]
+        results["fields/host/async"] = try await core.getFieldsToBeEncryptedInAuthFlow(serverHost: host, tenant: "default", requestHeaders: headers.value)
+        results["fields/proxy/async"] = try await core.getFieldsToBeEncryptedInAuthFlow(serverUrl: proxy, requestHeaders: headers.value)
+        results["fields/host/block"] = try await Self.viaBlock { try core.getFieldsToBeEncryptedInAuthFlow(serverHost: host, tenant: "default", requestHeaders: headers.value, completionBlock: $0) }
+        results["fields/proxy/block"] = try await Self.viaBlock { try core.getFieldsToBeEncryptedInAuthFlow(serverUrl: proxy, requestHeaders: headers.value, completionBlock: $0) }
+        for (name, result) in results {
+            #expect(result.isSuccess && result.data[AHConstants.GenericKeys.FieldsToBeEncrypted] as? [String] == ["password"], "\(name)")
+        }
+        results = [:]
+        results["required/host/async"] = try await core.isEncryptionRequiredForField(serverHost: host, tenant: "default", requestHeaders: headers.value, fieldName: "password")
+        results["required/proxy/async"] = try await core.isEncryptionRequiredForField(serverUrl: proxy, requestHeaders: headers.value, fieldName: "password")
+        results["required/host/block"] = try await Self.viaBlock { _ = try core.isEncryptionRequiredForField(serverHost: host, tenant: "default", requestHeaders: headers.value, fieldName: "password", completionBlock: $0) }
+        results["required/proxy/block"] = try await Self.viaBlock { _ = try core.isEncryptionRequiredForField(serverUrl: proxy, requestHeaders: headers.value, fieldName: "password", completionBlock: $0) }
+        for (name, result) in results {
+            #expect(result.isSuccess && result.data[AHConstants.GenericKeys.PasswordField] as? Bool == true, "\(name)")
+        }
+        results = [:]
+        results["init/host/async"] = try await core.initAuth(serverHost: host, tenant: "default", requestHeaders: headers.value, authRequestParams: params.value, fieldsTobeEncryptedList: ["password"])
+        results["init/proxy/async"] = try await core.initAuth(serverUrl: proxy, requestHeaders: headers.value, authRequestParams: params.value, fieldsTobeEncryptedList: ["password"])
+        results["init/host/block"] = try await Self.viaBlock { try core.initAuth(serverHost: host, tenant: "default", requestHeaders: headers.value, authRequestParams: params.value, fieldsTobeEncryptedList: nil, completionBlock: $0) }
+        results["init/proxy/block"] = try await Self.viaBlock { try core.initAuth(serverUrl: proxy, requestHeaders: headers.value, authRequestParams: params.value, fieldsTobeEncryptedList: ["password"], completionBlock: $0) }
+        for (name, result) in results {
+            #expect(result.isSuccess && result.nextAction == .passwordAuth && result.flowState != nil, "\(name): \(result.message)")
+        }
+        // The proxy flow's states belong to the tenant behind the proxy: the host form continues it.
+        let flow = AHFlow(address: AHServerAddress(serverHost: host, tenant: "default"), requestHeaders: headers.value, core: core)
+        _ = try await flow.resume(from: try #require(results["init/proxy/block"]))
+        #expect(try await flow.authenticatePassword(try core.encryptData(plainText: "Password1")).nextAction == .factorSelection)
+    }
+}
+
+/// Test-only carrier of JSON-style dictionaries into `@Sendable` completion closures.
+struct UncheckedHeaders: @unchecked Sendable {
+    let value: [String: Any]
+    init(_ value: [String: Any]) { self.value = value }
 }

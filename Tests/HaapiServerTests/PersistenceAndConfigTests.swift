@@ -87,6 +87,10 @@ struct ConfigurationTests {
         (#"{"clients":[],"authenticators":[{"id":"p","type":"username-password","title":"P"}],"security":{"passwordHashIterations":1000}}"#, "at least 600000"),
         ("not json", "not valid JSON"),
         (#"{"clients":[],"authenticators":[{"id":"p","type":"username-password","title":"P"}],"dpop":{"algorithms":["HS256"]}}"#, "not an asymmetric JWS algorithm"),
+        (#"{"clients":[],"authenticators":[{"id":"p","type":"username-password","title":"P"}],"authHub":{"tenants":[{"name":"t","fieldsToBeEncryptedInAuthFlow":["ssn"]}]}}"#, "unknown field \"ssn\""),
+        (#"{"clients":[],"authenticators":[{"id":"p","type":"username-password","title":"P"}],"authHub":{"tenants":[{"name":"t","secondFactors":["SMSOTP"]}]}}"#, "unknown factor \"SMSOTP\""),
+        (#"{"clients":[],"authenticators":[{"id":"p","type":"username-password","title":"P"}],"authHub":{"tenants":[{"name":"a"},{"name":"b","proxyPath":"a"}]}}"#, "names two tenants"),
+        (#"{"clients":[],"authenticators":[{"id":"p","type":"username-password","title":"P"}],"authHub":{"tenants":[{"name":"oauth"}]}}"#, "cannot be a tenant name"),
     ])
     func badConfiguration(json: String, expected: String) {
         do {
