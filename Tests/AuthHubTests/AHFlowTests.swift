@@ -171,6 +171,29 @@ struct AHFlowTests {
         }
     }
 
+    @Test("a logging request object on AHCore logs every call of a real flow with its secrets masked")
+    func loggedFlow() async throws {
+        let hub = try await AuthHubTestServer.start()
+        defer { Task { await hub.running.stop() } }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("authhub-\(UUID().uuidString).log")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let logger = AHRequestLogger(fileName: file.path)
+        logger.enableLog(enable: true)
+        logger.setLoggingType(type: .data)
+        let request = AuthHubBasicRequest()
+        request.setRequestLogger(requestLogger: logger)
+        let core = AHCore(request: request)
+        let flow = AHFlow(address: AHServerAddress(serverHost: hub.host, tenant: "plain"), requestHeaders: hub.headers, core: core)
+        let first = try await flow.start(authRequestParams: AuthHubTestServer.parameters("demouser"))
+        let done = try await flow.authenticatePassword("Password1")
+        let log = try String(contentsOf: file, encoding: .utf8)
+        #expect(log.contains("POST /auth/v1/authenticate") && log.contains("POST /factor/v1/PasswordAuthenticator") && log.contains("AUTH_ALLOWED"))
+        for secret in [hub.token, "Password1", try #require(first.flowState), try #require(done.idToken), try #require(done.sessionToken)] {
+            #expect(!log.contains(secret), "a secret reached the log")
+        }
+        #expect(log.contains("\"password\": \"*****\""))
+    }
+
     @Test("nextaction values map both ways; unknown values and codes are kept")
     func nextActions() {
         #expect(AHNextAction(rawValue: "FIDO_AUTH_VERIFY_CHALLENGE") == .fidoAuthVerifyChallenge)

@@ -35,7 +35,7 @@ public final class AHRequestLogger: AuthHubRequestLogger, @unchecked Sendable {
 
     static let secretNames: Set<String> = [
         "authorization", "x-flow-state", "flowstate", "password", "newpassword", "currentpassword", "otp", "clientnonce", "servernonce",
-        "access_token", "id_token", "refresh_token", "token", "assertion", "credential", "signature", "iaauthdata", "encrypteddata",
+        "access_token", "id_token", "refresh_token", "session_token", "token", "assertion", "credential", "signature", "iaauthdata", "encrypteddata",
     ]
 
     /// A value safe to log: secrets become "*****".
