@@ -8,9 +8,12 @@ public final class HaapiDevice: @unchecked Sendable {
     public let clientID: String
     public let key: SoftwareP256SigningKey
     public let dpop: Dpop
+    private let clock: @Sendable () -> Date
     public var nonce: String?
     public var haapiToken: String?
     public var sessionID: String?
+    /// The PKCE pair of the last authorize request this device made itself (nil when the caller passed its own).
+    public var pkce: PKCE?
 
     /// `clock` dates the proofs; tests that move the server's clock pass it so proofs stay in the iat window.
     public init(base: String, clientID: String = "haapi-demo", key: SoftwareP256SigningKey = SoftwareP256SigningKey(),
@@ -19,6 +22,7 @@ public final class HaapiDevice: @unchecked Sendable {
         self.clientID = clientID
         self.key = key
         dpop = Dpop(key: key, clock: clock)
+        self.clock = clock
     }
 
     public func url(_ path: String) -> String { path.hasPrefix("http") ? path : base + path }
@@ -50,7 +54,7 @@ public final class HaapiDevice: @unchecked Sendable {
         let challenge = try await challenge()
         let response = try await RawHTTP.form(url("/oauth/token/cat"), [
             ("client_id", clientID), ("challenge", challenge),
-            ("challenge_response", try Self.attestation(challenge: challenge, clientID: clientID, key: key)),
+            ("challenge_response", try Self.attestation(challenge: challenge, clientID: clientID, key: key, iat: clock())),
         ])
         remember(response)
         guard let cat = response.json["cat"]?.stringValue else { throw UnexpectedResponse("no CAT: \(response.status) \(response.text)") }
@@ -112,15 +116,25 @@ public final class HaapiDevice: @unchecked Sendable {
         return try await haapi(method, href, form: form)
     }
 
-    public func authorize(redirectURI: String = "app://haapi", scope: String = "openid profile", extra: [(String, String)] = []) async throws -> RawResponse {
-        let query = FormURLEncoding.encode(([("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirectURI),
-                                             ("scope", scope), ("state", "st-1")] + extra).map { (name: $0.0, value: $0.1) })
+    /// Sends PKCE (S256) unless `extra` carries its own `code_challenge` or `usePKCE` is false; `redeem` sends the verifier.
+    public func authorize(redirectURI: String = "app://haapi", scope: String = "openid profile", extra: [(String, String)] = [],
+                          usePKCE: Bool = true) async throws -> RawResponse {
+        var parameters = [("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirectURI), ("scope", scope), ("state", "st-1")] + extra
+        pkce = nil
+        sessionID = nil  // a new flow, as the SDK's start() does
+        if usePKCE, !extra.contains(where: { $0.0 == "code_challenge" }) {
+            let pair = PKCE()
+            pkce = pair
+            parameters += [("code_challenge", pair.codeChallenge), ("code_challenge_method", PKCE.method)]
+        }
+        let query = FormURLEncoding.encode(parameters.map { (name: $0.0, value: $0.1) })
         return try await haapi("GET", "/oauth/authorize?" + query)
     }
 
     /// Authorize → redirect → selector → the named authenticator's first step.
     public func startAuthenticator(_ id: String, redirectURI: String = "app://haapi", extra: [(String, String)] = []) async throws -> RawResponse {
         let redirect = try await authorize(redirectURI: redirectURI, extra: extra)
+        guard redirect.json["actions"]?[0] != nil else { throw UnexpectedResponse("authorize refused: \(redirect.status) \(redirect.text)") }
         var step = try await submit(redirect.json["actions"]?[0])
         let first = step.json["actions"]?[0]
         if first?["kind"] == "authenticator-selector" {
@@ -136,6 +150,7 @@ public final class HaapiDevice: @unchecked Sendable {
                        extra: [(String, String)] = []) async throws -> String {
         let login = try await startAuthenticator("password", redirectURI: redirectURI, extra: extra)
         let redirect = try await submit(login.json["actions"]?[0], [("userName", username), ("password", password)])
+        guard redirect.json["actions"]?[0] != nil else { throw UnexpectedResponse("login refused: \(redirect.status) \(redirect.text)") }
         let final = try await submit(redirect.json["actions"]?[0])
         guard let code = final.json["properties"]?["code"]?.stringValue else { throw UnexpectedResponse("no code: \(final.status) \(final.text)") }
         return code
@@ -145,8 +160,9 @@ public final class HaapiDevice: @unchecked Sendable {
         let tokenURL = url("/oauth/token")
         var headers: [(String, String)] = []
         if withProof { headers.append(("DPoP", try proof("POST", tokenURL))) }
-        let response = try await RawHTTP.form(tokenURL, [("grant_type", "authorization_code"), ("client_id", clientID), ("code", code),
-                                                         ("redirect_uri", redirectURI)] + extra, headers: headers)
+        var parameters = [("grant_type", "authorization_code"), ("client_id", clientID), ("code", code), ("redirect_uri", redirectURI)] + extra
+        if let pkce, !extra.contains(where: { $0.0 == "code_verifier" }) { parameters.append(("code_verifier", pkce.codeVerifier)) }
+        let response = try await RawHTTP.form(tokenURL, parameters, headers: headers)
         remember(response)
         return response
     }

@@ -23,13 +23,17 @@ public final class DevServer: Sendable {
     let dpop: DPoPVerifier
     let flows = FlowStore()
     let passkeyChallenges = PasskeyChallenges()
+    let relyingPartySessions = RelyingPartySessions()
     let authHubFlows = AuthHubFlowStore()
     let challenges = AttestationChallenges()
     let singleUse = DPoPReplayCache()
     let passwords: PasswordHasher
+    let passwordPool = PasswordHashingPool()
+    let unknownNameAttempts = UnknownNameAttempts()
     let clock: @Sendable () -> Date
     let scheme: String
     private let issuerValue = LockedValue("http://127.0.0.1")
+    private let boundPortValue = LockedValue(0)
 
     /// - Parameter clock: the server's notion of now; tests move it to expire codes and tokens.
     public init(
@@ -57,13 +61,24 @@ public final class DevServer: Sendable {
     /// The issuer: the base URL clients reach the server at.
     public var issuer: String { issuerValue.get() }
 
+    /// The port the server listens on (0 before `start`).
+    var boundPort: Int { boundPortValue.get() }
+
     func url(_ path: String) -> String { issuer + path }
+
+    /// The URL a request was sent to, as the server's public base URL names it: what a DPoP proof's `htu`
+    /// must match (RFC 9449 §4.3). Never built from the `Host` header, which the sender chooses.
+    func publicRequestURL(_ request: Request) -> String {
+        issuer + request.uri.path
+    }
 
     private func seedUsers() throws {
         for user in configuration.users where try store.user(named: user.username) == nil {
-            try store.insertUser(
-                StoredUser(username: user.username, passwordHash: passwords.hash(user.password), email: user.email, name: user.name),
-                now: clock())
+            let stored = StoredUser(username: user.username, passwordHash: try passwords.hash(user.password), email: user.email, name: user.name)
+            if case .failure(let conflict) = try store.insertUser(stored, now: clock()) {
+                throw ConfigurationError.invalid(
+                    "user \(user.username): its \(conflict == .usernameTaken ? "username" : "e-mail address") is another user's username or e-mail address")
+            }
         }
     }
 
@@ -109,6 +124,7 @@ public final class DevServer: Sendable {
             throw ServerStartError.couldNotBind("\(host):\(port)")
         }
         let displayHost = host.contains(":") ? "[\(host)]" : (host == "0.0.0.0" ? "127.0.0.1" : host)
+        boundPortValue.set(boundPort)
         issuerValue.set(publicURL ?? "\(scheme)://\(displayHost):\(boundPort)")
         return RunningDevServer(baseURL: URL(string: issuer) ?? URL(fileURLWithPath: "/"), port: boundPort, task: task)
     }

@@ -85,10 +85,17 @@ struct AHCoreTests {
         }
         #expect(proxied.isSuccess && proxied.nextAction == .passwordAuth)
         #expect(throws: AHEncryptionError.noNonceExchange) { try core.encryptData(plainText: "x") }
-        // encryptDataWithPublicKey needs only the tenant key, which the instance keeps.
+        // encryptDataWithPublicKey needs only the tenant key, which the instance keeps. Its bare RSA block is
+        // bound to no flow (a captured one would work in any later flow), so a tenant that requires the
+        // password encrypted refuses it: only the forms bound to the flow's nonce exchange pass.
         let flow2 = AHFlow(address: AHServerAddress(serverUrl: hub.host + "/gateway"), requestHeaders: hub.headers, core: core)
         _ = try await flow2.resume(from: proxied)
-        #expect(try await flow2.authenticatePassword(try core.encryptDataWithPublicKey(plainText: "Password1")).nextAction == .factorSelection)
+        do {
+            _ = try await flow2.authenticatePassword(try core.encryptDataWithPublicKey(plainText: "Password1"))
+            Issue.record("a bare RSA password was accepted by a tenant that requires encryption")
+        } catch AHFlowError.server(let error) {
+            #expect(error.code == "0000012")
+        }
 
         let missing = try await core.initAuth(serverUrl: hub.host + "/gateway", requestHeaders: hub.headers, authRequestParams: [:], fieldsTobeEncryptedList: nil)
         #expect(missing.code == AHResult.Code.SERVER_ERROR && missing.serverError?.code == "3001036")

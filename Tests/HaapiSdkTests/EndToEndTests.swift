@@ -43,7 +43,9 @@ struct EndToEndTests {
         let configuration = server.configuration()
         let manager = try HaapiManager(haapiConfiguration: configuration)
         let code = try await manager.passwordLogin()
-        let response = await OAuthTokenManager(oauthTokenConfiguration: configuration).fetchAccessToken(with: code)
+        // Only the proof is missing: the PKCE verifier the flow recorded is passed explicitly.
+        let response = await OAuthTokenManager(oauthTokenConfiguration: configuration).fetchAccessToken(
+            with: code, codeVerifier: manager.codeVerifier(for: code))
         guard case .errorToken(let error) = response else { Issue.record("expected invalid_dpop_proof, got \(response)"); return }
         #expect(error.error == "invalid_dpop_proof")
         await manager.close()
@@ -59,7 +61,8 @@ struct EndToEndTests {
         guard case .error(let error) = await oauth.fetchAccessToken(with: code, dpop: manager.dpop),
             case .invalidConfiguration = error as? HaapiError
         else { Issue.record("a DPoP with UnboundedTokenConfiguration was not refused"); return }
-        let tokens = try await oauth.fetchAccessToken(with: code).success()
+        // Unbound apps pass no Dpop, so they hand the flow's PKCE verifier over themselves.
+        let tokens = try await oauth.fetchAccessToken(with: code, codeVerifier: manager.codeVerifier(for: code)).success()
         #expect(tokens.tokenType?.lowercased() == "bearer")
         let refreshed = try await oauth.refreshAccessToken(with: try #require(tokens.refreshToken)).success()
         #expect(refreshed.tokenType?.lowercased() == "bearer")
@@ -148,9 +151,10 @@ struct EndToEndTests {
         let poll = try #require(pending.pollAction?.model)
         let stillPending = try await manager.submitForm(poll).step(PollingStep.self)
         #expect(stillPending.pollingProperties.status == .pending)
+        let id = try #require(await server.server.pendingApprovals(for: "approver").first?.id)
         let approval = try await RecordingTransport.plain.send(HttpRequest(
             method: "POST", url: server.base.appendingPathComponent("admin/approve"),
-            headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data("user=approver".utf8)))
+            headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data("approval=\(id)".utf8)))
         #expect(approval.statusCode == 200)
         var step = try await manager.submitForm(poll).step()
         if let done = step as? PollingStep, let main = done.mainAction?.model { step = try await manager.submitForm(main).step() }

@@ -14,7 +14,9 @@ struct DPoPTests {
         return (server, device)
     }
 
+    /// haapi-demo is a public client, so its authorize requests carry PKCE (a fixed, valid S256 challenge).
     static let authorizePath = "/oauth/authorize?client_id=haapi-demo&response_type=code&redirect_uri=app%3A%2F%2Fhaapi"
+        + "&code_challenge=\(PKCE(verifier: String(repeating: "v", count: 43)).codeChallenge)&code_challenge_method=S256"
 
     /// Sends the authorize request with the proof(s) given instead of a correct one.
     static func authorize(_ device: HaapiDevice, proofs: [String], token: String? = nil) async throws -> RawResponse {

@@ -77,7 +77,9 @@ struct TokenEndpointTests {
         let stranger = Dpop(key: SoftwareP256SigningKey())
         let strangerProof = try stranger.createProof(httpMethod: "POST", url: #require(URL(string: Self.tokenURL(server))), nonce: device.nonce)
         let wrongKey = try await RawHTTP.form(Self.tokenURL(server), [("grant_type", "authorization_code"), ("client_id", "haapi-demo"),
-                                                                     ("code", code), ("redirect_uri", "app://haapi")], headers: [("DPoP", strangerProof)])
+                                                                     ("code", code), ("redirect_uri", "app://haapi"),
+                                                                     ("code_verifier", try #require(device.pkce).codeVerifier)],
+                                            headers: [("DPoP", strangerProof)])
         #expect(wrongKey.status == 400 && wrongKey.json["error"] == "invalid_dpop_proof")
 
         let wrongRedirect = try await device.redeem(code: code, redirectURI: "app://other")
@@ -109,7 +111,7 @@ struct TokenEndpointTests {
         let server = try await TestServer.shared.get()
         let device = HaapiDevice(base: server.base, clientID: "consent-client")
         try await device.obtainHaapiToken()
-        let missing = try await device.authorize(redirectURI: "app://consent")
+        let missing = try await device.authorize(redirectURI: "app://consent", usePKCE: false)
         #expect(missing.status == 400 && missing.json["error"] == "invalid_request")
 
         let pkce = PKCE()
@@ -180,17 +182,26 @@ struct TokenEndpointTests {
         #expect(active.json["active"] == true && active.json["token_type"] == "DPoP" && active.json["sub"] == "demouser")
         #expect(active.json["cnf"]?["jkt"]?.stringValue == device.key.thumbprint)
         #expect(active.json["client_id"] == "haapi-demo" && active.json["exp"]?.numberValue != nil)
-        let own = try await RawHTTP.form(introspectURL, [("token", access), ("client_id", "haapi-demo")])
-        #expect(own.json["active"] == true)
-        let foreign = try await RawHTTP.form(introspectURL, [("token", access), ("client_id", "legacy-client")])
-        #expect(foreign.json["active"] == false)
+        // A public client authenticates with a proof of the key its token is bound to, and sees only its own tokens.
+        func asPublicClient(_ clientID: String, proof: Bool = true) async throws -> RawResponse {
+            let response = try await RawHTTP.form(introspectURL, [("token", access), ("client_id", clientID)],
+                                                  headers: proof ? [("DPoP", try device.proof("POST", introspectURL))] : [])
+            device.remember(response)
+            return response
+        }
+        let unproven = try await asPublicClient("haapi-demo", proof: false)
+        #expect(unproven.status == 401 && unproven.json["error"] == "invalid_client", "\(unproven.text)")
+        let own = try await asPublicClient("haapi-demo")
+        #expect(own.json["active"] == true, "\(own.text)")
+        let foreign = try await asPublicClient("legacy-client")
+        #expect(foreign.json["active"] == false, "\(foreign.text)")
         let anonymous = try await RawHTTP.form(introspectURL, [("token", access)])
         #expect(anonymous.status == 401)
 
         let revoke = try await RawHTTP.form(server.base + "/oauth/revoke", [("token", refresh), ("client_id", "haapi-demo")])
         #expect(revoke.status == 200)
         #expect(try await device.refresh(refresh).json["error"] == "invalid_grant")
-        #expect(try await RawHTTP.form(introspectURL, [("token", access), ("client_id", "haapi-demo")]).json["active"] == false)
+        #expect(try await asPublicClient("haapi-demo").json["active"] == false)
         let unknown = try await RawHTTP.form(server.base + "/oauth/revoke", [("token", "never-issued"), ("client_id", "haapi-demo")])
         #expect(unknown.status == 200)
         let missing = try await RawHTTP.form(server.base + "/oauth/revoke", [("client_id", "haapi-demo")])
@@ -241,7 +252,8 @@ struct RegistrationTests {
         #expect(token.status == 200 && token.json["token_type"] == "DPoP", "\(token.text)")
         device.haapiToken = token.json["access_token"]?.stringValue
         let code = try await device.passwordLogin()
-        let tokens = try await RawHTTP.form(tokenURL, [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", "app://haapi")],
+        let tokens = try await RawHTTP.form(tokenURL, [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", "app://haapi"),
+                                                       ("code_verifier", try #require(device.pkce).codeVerifier)],
                                             headers: [RawHTTP.basic(clientID, secret), ("DPoP", try device.proof("POST", tokenURL))])
         #expect(tokens.status == 200 && tokens.json["token_type"] == "DPoP", "\(tokens.text)")
         #expect(try await RawHTTP.form(tokenURL, [("grant_type", "client_credentials"), ("scope", "urn:se:curity:scopes:haapi")],

@@ -44,10 +44,14 @@ final class UITestServer: Sendable {
         return try HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: builder.build()).build()
     }
 
+    /// Approves the newest pending request of `user` through the admin endpoints, as `haapi approve` does.
     func approve(_ user: String) async throws -> Int {
-        try await AsyncHTTPClientTransport.shared().send(HttpRequest(
+        let listing = try await AsyncHTTPClientTransport.shared().send(HttpRequest(
+            method: "GET", url: URL(string: base.absoluteString + "/admin/approvals?user=\(user)") ?? base))
+        guard let id = (try? JSONParser().parse(listing.body))?["approvals"]?[0]?["id"]?.stringValue else { return 404 }
+        return try await AsyncHTTPClientTransport.shared().send(HttpRequest(
             method: "POST", url: base.appendingPathComponent("admin/approve"),
-            headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data("user=\(user)".utf8))).statusCode
+            headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data("approval=\(id)".utf8))).statusCode
     }
 }
 

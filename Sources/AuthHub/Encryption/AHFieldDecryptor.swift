@@ -10,8 +10,11 @@ public actor AHFieldDecryptor {
     public nonisolated let publicKeyPEM: String
     private let lifetime: TimeInterval
     private var exchanges: [String: (exchange: AHNonceExchange, expiresAt: Date)] = [:]
+    /// Anyone may start exchanges: at most this many are kept (the oldest goes first).
+    private let capacity: Int
 
-    public init(tenantKey: _RSA.Encryption.PrivateKey, exchangeLifetime: TimeInterval = 300) {
+    public init(tenantKey: _RSA.Encryption.PrivateKey, exchangeLifetime: TimeInterval = 300, capacity: Int = 10_000) {
+        self.capacity = max(capacity, 1)
         tenantKeyDER = tenantKey.derRepresentation
         publicKeyPEM = tenantKey.publicKey.pemRepresentation
         lifetime = exchangeLifetime
@@ -30,7 +33,13 @@ public actor AHFieldDecryptor {
         guard clientNonce.count == 32 else { throw .malformed("clientNonce must be 32 bytes") }
         let serverNonce = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
         let nonceId = UUID().uuidString.lowercased()
-        exchanges = exchanges.filter { $0.value.expiresAt > now }
+        // Swept only when full, so the usual request costs O(1); a full store drops its oldest exchange.
+        if exchanges.count >= capacity {
+            exchanges = exchanges.filter { $0.value.expiresAt > now }
+            if exchanges.count >= capacity, let oldest = exchanges.min(by: { $0.value.expiresAt < $1.value.expiresAt })?.key {
+                exchanges[oldest] = nil
+            }
+        }
         exchanges[nonceId] = (AHNonceExchange(nonceId: nonceId, clientNonce: clientNonce, serverNonce: serverNonce), now.addingTimeInterval(lifetime))
         do {
             let box = try AES.GCM.seal(serverNonce, using: AHNonceExchange.serverNonceKey(clientNonce: clientNonce), authenticating: Data(nonceId.utf8))
@@ -40,6 +49,9 @@ public actor AHFieldDecryptor {
             throw .malformed("\(error)")
         }
     }
+
+    /// Exchanges waiting to be used (for tests of the bound).
+    public var pendingExchanges: Int { exchanges.count }
 
     /// Takes the exchange a request names; a second call with the same id finds nothing.
     public func consume(nonceId: String, now: Date) throws(AHEncryptionError) -> AHNonceExchange {

@@ -9,7 +9,11 @@ import FoundationNetworking
 struct ApproveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "approve",
-        abstract: "Approve a pending \"approve on another device\" sign-in on the dev server (loopback only)."
+        abstract: "Approve a pending \"approve on another device\" sign-in on the dev server (loopback only).",
+        discussion: """
+            An approval applies to exactly one sign-in. With --user alone, the user's one pending sign-in is \
+            approved; when the user has several, they are listed and --id must name one.
+            """
     )
 
     @Option(name: .long, help: "The dev server's base URL.")
@@ -18,26 +22,53 @@ struct ApproveCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The user whose pending sign-in to approve.")
     var user: String
 
+    @Option(name: .long, help: "The id of the pending sign-in to approve, when the user has several.")
+    var id: String?
+
     func run() async throws {
-        guard let base = URL(string: server), let endpoint = URL(string: "/admin/approve", relativeTo: base) else {
+        guard let base = URL(string: server), let listing = URL(string: "/admin/approvals", relativeTo: base),
+            let endpoint = URL(string: "/admin/approve", relativeTo: base)
+        else {
             throw ValidationError("--server must be a URL such as http://127.0.0.1:8443")
+        }
+        let approvalID: String
+        if let id {
+            approvalID = id
+        } else {
+            var components = URLComponents(url: listing, resolvingAgainstBaseURL: true)
+            components?.queryItems = [URLQueryItem(name: "user", value: user)]
+            let (data, response) = try await URLSession.shared.data(from: components?.url ?? listing)
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            guard status == 200 else { throw Self.failure("the server answered \(status): \(String(decoding: data, as: UTF8.self))") }
+            let pending = (try? JSONParser().parse(data))?["approvals"]?.arrayValue ?? []
+            switch pending.count {
+            case 0:
+                throw Self.failure("no pending sign-in for \(user)")
+            case 1:
+                approvalID = pending[0]["id"]?.stringValue ?? ""
+            default:
+                let ids = pending.compactMap { $0["id"]?.stringValue }.map { "  --id \($0)" }.joined(separator: "\n")
+                throw Self.failure("\(user) has \(pending.count) pending sign-ins; approve one of them:\n\(ids)")
+            }
         }
         var request = URLRequest(url: endpoint)
         request.httpMethod = "POST"
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(FormURLEncoding.encode([("user", user)]).utf8)
+        request.httpBody = Data(FormURLEncoding.encode([("approval", approvalID)]).utf8)
         let (data, response) = try await URLSession.shared.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         switch status {
         case 200:
-            let count = (try? JSONParser().parse(data))?["approved"]?.numberValue?.intValue ?? 0
-            print("approved \(count) pending sign-in(s) for \(user)")
+            print("approved the pending sign-in of \(user)")
         case 404:
-            StandardStreams.printError("haapi approve: no pending sign-in for \(user)")
-            throw ExitCode.failure
+            throw Self.failure("no pending sign-in has this id (it was approved, cancelled or ran out)")
         default:
-            StandardStreams.printError("haapi approve: the server answered \(status): \(String(decoding: data, as: UTF8.self))")
-            throw ExitCode.failure
+            throw Self.failure("the server answered \(status): \(String(decoding: data, as: UTF8.self))")
         }
+    }
+
+    private static func failure(_ message: String) -> ExitCode {
+        StandardStreams.printError("haapi approve: \(message)")
+        return ExitCode.failure
     }
 }

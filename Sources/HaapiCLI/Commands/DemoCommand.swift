@@ -65,7 +65,7 @@ struct DemoCommand: AsyncParsableCommand {
         let hooks = TerminalFlowHooks(
             beforeStep: { model in await Self.showInbox(model, server: server, userName: flow?.lastUserName, io: io) },
             pollingOffer: (after: 3, prompt: "The other device is waiting. Press Enter to approve this sign-in there (the demo plays that device).",
-                           act: { await Self.approve(server: base, userName: flow?.lastUserName ?? "demouser", io: io) }),
+                           act: { await Self.approve(server: server, userName: flow?.lastUserName ?? "demouser", io: io) }),
             browserSignIn: { url, userName, password in await Self.signInThroughPage(url, userName: userName, password: password) })
         flow = TerminalFlow(viewModel: viewModel, io: io, answers: script, hooks: hooks)
         let outcome = await flow?.run() ?? .cancelled
@@ -126,13 +126,16 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     @MainActor
-    static func approve(server base: URL, userName: String, io: TerminalIO) async {
-        let response = try? await AsyncHTTPClientTransport.shared().send(HttpRequest(
-            method: "POST", url: base.appendingPathComponent("admin/approve"),
-            headers: [("Content-Type", "application/x-www-form-urlencoded")],
-            body: Data(FormURLEncoding.encode([("user", userName)]).utf8)))
+    static func approve(server: DevServer, userName: String, io: TerminalIO) async {
+        // The demo plays the other device: it approves the newest request of this user, which is this flow's.
+        let approved: Bool
+        if let newest = await server.pendingApprovals(for: userName).first {
+            approved = await server.approve(approvalID: newest.id)
+        } else {
+            approved = false
+        }
         io.write(io.useColor ? "\r\u{1B}[K" : "")
-        io.say(response?.statusCode == 200 ? "  📱 Approved on the other device." : "  📱 Nothing to approve for \(userName).")
+        io.say(approved ? "  📱 Approved on the other device." : "  📱 Nothing to approve for \(userName).")
     }
 
     /// Plays the browser: posts the page's sign-in form and returns where it redirects.

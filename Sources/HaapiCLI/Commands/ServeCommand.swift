@@ -73,10 +73,15 @@ enum ServeSummary {
             if !client.redirectURIs.isEmpty { traits.append("redirect \(client.redirectURIs.joined(separator: ", "))") }
             lines.append("    \(client.id): \(traits.joined(separator: "; "))")
         }
-        lines.append("  users: " + server.configuration.users.map { "\($0.username) / \($0.password)" }.joined(separator: ", "))
+        // Passwords are never printed, except the documented demo user's from the embedded configuration.
+        let demo = (try? ServerConfiguration.embeddedDefault.users) ?? []
+        lines.append("  users: " + server.configuration.users.map { user in
+            demo.contains(user) ? "\(user.username) / \(user.password) (demo password)" : user.username
+        }.joined(separator: ", "))
         lines.append("  authenticators: " + server.configuration.authenticators.map { "\($0.id) (\($0.type.rawValue))" }.joined(separator: ", "))
         lines.append("")
         lines.append("  approve a pending sign-in: haapi approve --server \(base) --user NAME   outbox: \(base)/admin/outbox")
+        lines.append("  admin endpoints: loopback, Host naming this server, no foreign Origin (docs/SECURITY.md)")
         lines.append("  Ctrl-C stops the server.")
         return lines.joined(separator: "\n")
     }

@@ -144,8 +144,8 @@ struct TokenCommand: AsyncParsableCommand {
         func run() async throws {
             let saved = try common.loadSession()
             guard let token = token ?? saved?.tokens["access_token"]?.stringValue else { throw ValidationError("--token (or a --session) is required") }
-            let (manager, _) = try common.manager(saved)
-            switch await manager.introspect(token) {
+            let (manager, dpop) = try common.manager(saved)
+            switch await manager.introspect(token, dpop: dpop) {
             case .success(let answer): print(JSONValue.object(answer).serialized())
             case .failure(let error):
                 StandardStreams.printError("haapi token introspect: \(error)")

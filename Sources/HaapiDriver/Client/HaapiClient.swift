@@ -14,9 +14,13 @@ public actor HaapiClient {
     nonisolated let exchange: TokenEndpointExchange
     nonisolated let headersProvider: HttpHeadersProvider?
     nonisolated let decoder = HaapiDecoder()
+    /// The origins (`scheme://host:port`) that may receive the HAAPI token, proofs, the session and form
+    /// values. A step that links elsewhere is refused before anything is sent.
+    public nonisolated let allowedOrigins: Set<String>
     private(set) var sessionId: String?
 
-    init(tokenManager: HaapiTokenManager, exchange: TokenEndpointExchange, headersProvider: HttpHeadersProvider?) {
+    init(tokenManager: HaapiTokenManager, exchange: TokenEndpointExchange, headersProvider: HttpHeadersProvider?, allowedOrigins: Set<String>) {
+        self.allowedOrigins = allowedOrigins
         self.tokenManager = tokenManager
         self.exchange = exchange
         self.headersProvider = headersProvider
@@ -26,6 +30,10 @@ public actor HaapiClient {
     public func resetSession() { sessionId = nil }
 
     public func send(_ request: HaapiRequest) async throws(HaapiError) -> HaapiClientResponse {
+        let origin = DpopNonceStore.origin(of: request.url)
+        guard allowedOrigins.contains(origin) else {
+            throw .illegalState(message: "refusing to send the HAAPI token and flow data to \(origin), which is not the configured server")
+        }
         var token = try await tokenManager.getHaapiTokenAsync()
         var http = try await sendOnce(request, token: token)
         if isUseDpopNonce(http) {

@@ -14,6 +14,8 @@ public struct Dpop: Sendable {
     private let makeJTI: @Sendable () -> String
     /// The proof header's `jwk`, computed once: it is the same in every proof.
     private let publicJWKJSON: JSONValue?
+    /// PKCE verifiers of the codes this key's flow received (shared by every copy of this value).
+    package let codeVerifiers = CodeVerifierStore()
 
     /// - Parameters:
     ///   - clock: the time for `iat`; injectable for tests.

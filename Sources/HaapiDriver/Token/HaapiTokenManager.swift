@@ -81,8 +81,11 @@ public actor HaapiTokenManager {
     }
 
     /// A client that sends HAAPI requests with this manager's token and key.
-    public nonisolated func createClient(headersProvider: HttpHeadersProvider? = nil) -> HaapiClient {
-        HaapiClient(tokenManager: self, exchange: exchange, headersProvider: headersProvider)
+    /// A client for HAAPI requests with this manager's token. Requests go only to the token endpoint's
+    /// origin and to `allowedURLs`' origins (the configured server's base and authorization URLs).
+    public nonisolated func createClient(headersProvider: HttpHeadersProvider? = nil, allowedURLs: [URL] = []) -> HaapiClient {
+        let origins = Set(([tokenEndpoint] + allowedURLs).map(DpopNonceStore.origin(of:)))
+        return HaapiClient(tokenManager: self, exchange: exchange, headersProvider: headersProvider, allowedOrigins: origins)
     }
 
     /// Forgets the token; the next call obtains a new one.

@@ -19,6 +19,12 @@ public struct OAuthAuthorizationParameters: Sendable, Equatable {
         self.extraRequestParameters = extraRequestParameters
     }
 
+    /// The same parameters with another code challenge.
+    func with(codeChallenge: String) -> OAuthAuthorizationParameters {
+        OAuthAuthorizationParameters(scopes: scopes, nonce: nonce, acrValues: acrValues, state: state, codeChallenge: codeChallenge,
+                                     extraRequestParameters: extraRequestParameters)
+    }
+
     /// The query items, in a stable order.
     func queryItems(clientId: String, redirectURI: String) -> [(name: String, value: String)] {
         var items: [(name: String, value: String)] = [("client_id", clientId), ("response_type", "code"), ("redirect_uri", redirectURI)]

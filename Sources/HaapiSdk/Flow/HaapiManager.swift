@@ -8,6 +8,8 @@ public final class HaapiManager: Sendable {
     private let client: HaapiClient
     /// Redirection steps followed in a row before the manager assumes a loop.
     static let maxAutoRedirects = 10
+    /// The PKCE verifier of the authorization request in progress (nil when the app sent its own challenge).
+    private let pendingVerifier = PendingVerifier()
 
     /// The key that signs this flow's proofs; pass it to `OAuthTokenManager.fetchAccessToken(with:dpop:)`.
     public var dpop: Dpop { tokenManager.dpop }
@@ -43,19 +45,32 @@ public final class HaapiManager: Sendable {
         if attestation.useAttestation { builder.setAttester(configuration.attester) } else { builder.disableDeviceCheckAttestation() }
         self.configuration = configuration
         tokenManager = try builder.build()
-        client = tokenManager.createClient(headersProvider: configuration.httpHeadersProvider)
+        client = tokenManager.createClient(headersProvider: configuration.httpHeadersProvider,
+                                           allowedURLs: [configuration.baseURL, configuration.authorizationEndpointURL])
     }
 
     init(configuration: any HaapiConfigurable, tokenManager: HaapiTokenManager) {
         self.configuration = configuration
         self.tokenManager = tokenManager
-        client = tokenManager.createClient(headersProvider: configuration.httpHeadersProvider)
+        client = tokenManager.createClient(headersProvider: configuration.httpHeadersProvider,
+                                           allowedURLs: [configuration.baseURL, configuration.authorizationEndpointURL])
     }
 
     /// Sends the authorization request: `client_id`, `response_type=code`, `redirect_uri`, and the
     /// scopes, acr values and extra parameters of `parameters` (or of the configuration's provider).
+    ///
+    /// Unless `parameters` carry the app's own `codeChallenge`, the request carries a fresh PKCE challenge
+    /// (S256); the verifier goes with the code to `OAuthTokenManager.fetchAccessToken(with:dpop:)` by itself,
+    /// or is read with `codeVerifier(for:)`.
     public func start(parameters: OAuthAuthorizationParameters? = nil) async -> HaapiResult {
-        let chosen = parameters ?? configuration.authorizationParametersProvider?() ?? OAuthAuthorizationParameters()
+        var chosen = parameters ?? configuration.authorizationParametersProvider?() ?? OAuthAuthorizationParameters()
+        if chosen.codeChallenge == nil {
+            let pkce = PKCE()
+            chosen = chosen.with(codeChallenge: pkce.codeChallenge)
+            pendingVerifier.set(pkce.codeVerifier)
+        } else {
+            pendingVerifier.set(nil)
+        }
         let items = chosen.queryItems(clientId: configuration.clientId, redirectURI: configuration.appRedirect)
         guard var components = URLComponents(url: configuration.authorizationEndpointURL, resolvingAgainstBaseURL: true) else {
             return .error(HaapiError.invalidConfiguration(reason: "bad authorization endpoint"))
@@ -87,6 +102,12 @@ public final class HaapiManager: Sendable {
         }
     }
 
+    /// The PKCE verifier of a code this manager's flow received, for apps that redeem codes themselves
+    /// (an unbound configuration passes no `Dpop` to the token manager). Reading it removes it.
+    public func codeVerifier(for code: String) -> String? {
+        dpop.codeVerifiers.take(for: code)
+    }
+
     /// Ends the flow and the token manager; later calls return `haapiTokenManagerIsClosed`.
     public func close() async {
         await tokenManager.close()
@@ -105,6 +126,11 @@ public final class HaapiManager: Sendable {
             case .problem(let problem):
                 return .problem(problem)
             case .representation(let step):
+                if let response = step as? OAuthAuthorizationResponseStep, let code = response.oauthAuthorizationResponseProperties.code,
+                    let verifier = pendingVerifier.take()
+                {
+                    dpop.codeVerifiers.record(verifier, for: code)
+                }
                 guard configuration.isAutoRedirect, let redirect = step as? RedirectionStep else { return .representation(step) }
                 do {
                     request = try HaapiRequestBuilder.request(submitting: redirect.action.model, baseURL: configuration.baseURL)
@@ -130,5 +156,26 @@ extension HaapiManager {
 
     public func followLink(_ link: Link, completionHandler: @escaping HaapiCompletionHandler) {
         Task { completionHandler(await followLink(link)) }
+    }
+}
+
+/// The verifier of the authorization request in progress; one flow at a time per manager.
+private final class PendingVerifier: @unchecked Sendable {
+    // A lock, not an actor: set and taken inside one async call, never across a suspension.
+    private let lock = NSLock()
+    private var verifier: String?
+
+    func set(_ value: String?) {
+        lock.lock()
+        verifier = value
+        lock.unlock()
+    }
+
+    func take() -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        let value = verifier
+        verifier = nil
+        return value
     }
 }

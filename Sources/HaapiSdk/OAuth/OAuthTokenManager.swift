@@ -16,7 +16,8 @@ public final class OAuthTokenManager: Sendable {
     private var isUnbounded: Bool { configuration.tokenBoundConfiguration is UnboundedTokenConfiguration }
 
     /// Redeems an authorization code. Pass `HaapiManager.dpop` when the configuration is bound; with
-    /// `UnboundedTokenConfiguration` a DPoP is refused (`.invalidConfiguration`).
+    /// `UnboundedTokenConfiguration` a DPoP is refused (`.invalidConfiguration`). Without `codeVerifier`,
+    /// the PKCE verifier the flow of `dpop` recorded for this code is sent.
     public func fetchAccessToken(with code: String, dpop: Dpop? = nil, codeVerifier: String? = nil,
                                  additionalParameters: [String: String] = [:]) async -> TokenResponse {
         if dpop != nil, isUnbounded {
@@ -24,7 +25,7 @@ public final class OAuthTokenManager: Sendable {
         }
         var form: [(name: String, value: String)] = [("grant_type", "authorization_code"), ("code", code),
                                                       ("redirect_uri", configuration.appRedirect)]
-        if let codeVerifier { form.append(("code_verifier", codeVerifier)) }
+        if let verifier = codeVerifier ?? dpop?.codeVerifiers.take(for: code) { form.append(("code_verifier", verifier)) }
         for name in additionalParameters.keys.sorted() where !form.contains(where: { $0.name == name }) {
             form.append((name, additionalParameters[name] ?? ""))
         }
@@ -60,14 +61,16 @@ public final class OAuthTokenManager: Sendable {
     }
 
     /// RFC 7662 introspection with the client's credentials: the server's JSON answer (`active`, …).
-    public func introspect(_ token: String) async -> Result<JSONObject, HaapiError> {
+    /// A public client has no credentials to introspect with: pass the `dpop` the token is bound to, whose
+    /// proof authenticates the request.
+    public func introspect(_ token: String, dpop: Dpop? = nil) async -> Result<JSONObject, HaapiError> {
         guard let endpoint = configuration.introspectionEndpointURL else {
             return .failure(.invalidConfiguration(reason: "no introspectionEndpointURL in the configuration"))
         }
         let method = configuration.clientAuthenticationMethod
         let clientId = configuration.clientId
         do throws(HaapiError) {
-            let response = try await exchange.post(TokenEndpointRequest(url: endpoint, form: [("token", token)]), dpop: nil) { request throws(HaapiError) in
+            let response = try await exchange.post(TokenEndpointRequest(url: endpoint, form: [("token", token)]), dpop: dpop) { request throws(HaapiError) in
                 try method.authenticate(&request, clientId: clientId)
             }
             guard response.statusCode == 200 else { throw response.oauthError }

@@ -14,7 +14,7 @@ extension DevServer {
             case .success(let opened): password = opened
             case .failure(let refusal): return .fail(code: "0000012", message: refusal.message)
             }
-            switch checkPassword(username: flow.username ?? flow.subject, password: password) {
+            switch await checkPassword(username: flow.username ?? flow.subject, password: password) {
             case .success:
                 flow.methods.append("pwd")
                 return afterPassword(call.tenant)
@@ -22,6 +22,8 @@ extension DevServer {
                 return .fail(code: "1004002", message: "Account is locked")
             case .incorrect:
                 return .retry(code: "1004003", message: "Invalid credentials")
+            case .busy:
+                return .fail(code: "0000500", message: "The server is busy; try again in a moment")
             }
         }
     }

@@ -45,7 +45,9 @@ extension DevServer {
                 return .retry(code: "3001036", message: "Invalid request: no registration challenge", nested: true)
             }
             do throws(WebAuthnError) {
-                let stored = try registerPasskey(try RegistrationResponse(json: call.body), challenge: challenge, username: username, userHandle: userHandle)
+                // Only after this flow proved the password (checked when the challenge was made) is the account's owner known.
+                let stored = try registerPasskey(try RegistrationResponse(json: call.body), challenge: challenge, owner: .existingAccount(username),
+                                                 userHandle: userHandle)
                 return .next("FIDO_AUTH_GENERATE_CHALLENGE", ["data": .object(["fidoIdentifier": .string(stored.credentialId)])])
             } catch {
                 return .retry(code: "3001036", message: "FIDO registration failed: \(error)", nested: true)

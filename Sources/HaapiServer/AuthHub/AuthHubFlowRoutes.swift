@@ -97,6 +97,11 @@ extension DevServer {
         guard looksEncrypted else {
             return required ? .failure(AuthHubFieldRefusal(message: "the tenant requires the \(name) field to be encrypted")) : .success(value)
         }
+        // A bare RSA block is bound to nothing: captured once, it would sign in to any later flow. Where the
+        // tenant requires encryption, only the forms bound to this flow's nonce exchange are accepted.
+        if required, !value.hasPrefix("v1.") && !value.hasPrefix("v1s.") {
+            return .failure(AuthHubFieldRefusal(message: "the tenant requires the \(name) field bound to this flow's nonce exchange (v1. or v1s.)"))
+        }
         do {
             return .success(try await authHubFlows.decryptor().decrypt(value, exchange: exchange))
         } catch {

@@ -39,7 +39,8 @@ enum AuthHubFlowStateError: Error {
 /// one request, and bound to its tenant.
 actor AuthHubFlowStore {
     private let key = SymmetricKey(size: .bits256)
-    private var flows: [String: AuthHubFlow] = [:]
+    /// Bounded and expiring: `/authenticate` is reachable with a client token alone.
+    private var flows = ExpiringStore<String, AuthHubFlow>(capacity: 10_000)
     private var tenantKeyDecryptor: AHFieldDecryptor?
     private static let aad = Data("swift-haapi authhub flow-state v1".utf8)
 
@@ -53,8 +54,7 @@ actor AuthHubFlowStore {
 
     /// Stores a new flow and returns its first state.
     func begin(_ flow: AuthHubFlow, now: Date) -> String {
-        flows = flows.filter { $0.value.expiresAt > now }
-        flows[flow.id] = flow
+        flows.set(flow, for: flow.id, expiresAt: flow.expiresAt, now: now)
         return seal(flow)
     }
 
@@ -66,23 +66,26 @@ actor AuthHubFlowStore {
             let fields = (try? JSONSerialization.jsonObject(with: opened)) as? [String: String],
             let flowID = fields["f"], let stateID = fields["s"], fields["t"] == tenant
         else { throw .invalid }
-        guard var flow = flows[flowID], flow.currentStateID == stateID, flow.expiresAt > now, allowed.contains(flow.nextAction) else {
+        guard var flow = flows.value(for: flowID, now: now), flow.currentStateID == stateID, allowed.contains(flow.nextAction) else {
             throw .notIntended
         }
         flow.currentStateID = UUID().uuidString
-        flows[flowID] = flow
+        let spent = flow.currentStateID
+        flows.update(flowID, now: now) { $0.currentStateID = spent }
         return flow
     }
 
     /// Saves the flow after a step and returns the state the client sends next.
     func advance(_ flow: AuthHubFlow) -> String {
-        flows[flow.id] = flow
+        flows.update(flow.id, now: .distantPast) { $0 = flow }
         return seal(flow)
     }
 
     func finish(_ flowID: String) {
-        flows.removeValue(forKey: flowID)
+        flows.remove(flowID, now: .distantPast)
     }
+
+    var count: Int { flows.count }
 
     private func seal(_ flow: AuthHubFlow) -> String {
         let fields = ["f": flow.id, "s": flow.currentStateID, "t": flow.tenant]

@@ -14,6 +14,7 @@ enum DPoPFailure: Error, Equatable, CustomStringConvertible {
     case athMissing
     case athMismatch
     case keyMismatch
+    case replayCacheFull
 
     var description: String {
         switch self {
@@ -28,6 +29,7 @@ enum DPoPFailure: Error, Equatable, CustomStringConvertible {
         case .athMissing: "ath claim missing"
         case .athMismatch: "ath does not match the access token"
         case .keyMismatch: "DPoP key does not match the token binding"
+        case .replayCacheFull: "the server cannot take more proofs right now; retry with a new proof shortly"
         }
     }
 
@@ -73,9 +75,11 @@ struct DPoPVerifier: Sendable {
             guard ConstantTime.equals(ath, Dpop.accessTokenHash(accessToken)) else { throw .athMismatch }
         }
         if let boundJKT, !ConstantTime.equals(proof.thumbprint, boundJKT) { throw .keyMismatch }
-        let accepted = await replayCache.register(
-            jti: proof.jti, jkt: proof.thumbprint, until: issued.addingTimeInterval(iatWindow + 1), now: now)
-        guard accepted else { throw .replayed }
+        switch await replayCache.record(jti: proof.jti, jkt: proof.thumbprint, until: issued.addingTimeInterval(iatWindow + 1), now: now) {
+        case .accepted: break
+        case .replayed: throw .replayed
+        case .full: throw .replayCacheFull
+        }
         return proof
     }
 

@@ -89,28 +89,29 @@ extension DevServer {
         names.filter { (form[$0] ?? "").isEmpty }.map { ($0, "missing", "This field is required") }
     }
 
-    enum PasswordCheck { case success(StoredUser), locked, incorrect }
+    enum PasswordCheck { case success(StoredUser), locked, incorrect, busy }
 
-    /// Verifies a password with lockout: N failures lock the account for a while, and the counter
-    /// lives in the database, so a restart does not reset it. Unknown users cost the same hashing time.
-    func checkPassword(username: String, password: String) -> PasswordCheck {
-        let now = clock()
-        if (try? store.lockedUntil(username, now: now)) != nil { return .locked }
-        guard let user = try? store.user(named: username) else {
-            _ = passwords.verify(password, against: Self.timingDummyHash)
-            return .incorrect
+    /// Verifies a password with lockout: N failures lock the name for a while. Accounts keep their counter
+    /// in the database (a restart does not reset it); unknown names get a bounded in-memory counter that
+    /// answers the same way, and the same hashing cost, so nothing here tells which accounts exist.
+    /// The hashing runs on the password pool, never on the request threads.
+    func checkPassword(username: String, password: String) async -> PasswordCheck {
+        let user = try? store.user(named: username)
+        if await isLocked(username, isAccount: user != nil, for: .password) { return .locked }
+        let stored = user?.passwordHash ?? passwords.unmatchableHash()
+        let hasher = passwords
+        let matches: Bool
+        do {
+            matches = try await passwordPool.run { hasher.verify(password, against: stored) }
+        } catch {
+            return .busy
         }
-        guard passwords.verify(password, against: user.passwordHash) else {
-            let failures = (try? store.recordFailedLogin(username, maxFailures: configuration.security.maxFailedLogins,
-                                                        lockFor: configuration.security.lockoutSeconds, now: now)) ?? 0
-            return failures >= configuration.security.maxFailedLogins ? .locked : .incorrect
+        guard matches, let user else {
+            return await recordFailure(username, isAccount: user != nil, for: .password) ? .locked : .incorrect
         }
-        try? store.clearFailedLogins(username)
+        clearFailures(user.username, for: .password)
         return .success(user)
     }
-
-    /// A hash of a random password, so checking an unknown user takes as long as checking a real one.
-    static let timingDummyHash = (try? PasswordHasher(iterations: 600_000).hash(UUID().uuidString)) ?? ""
 
     func passwordCheckResponse(_ caller: HaapiCaller, _ result: PasswordCheck) async -> Response {
         switch result {
@@ -121,6 +122,9 @@ extension DevServer {
                 .tooManyAttemptsProblem, title: "Too many failed attempts; the account is locked for a while"), status: .badRequest)
         case .incorrect:
             return problem(caller, Representation.problem(.incorrectCredentialsProblem, title: "Incorrect credentials"), status: .badRequest)
+        case .busy:
+            return problem(caller, Representation.problem(.unexpectedProblem, title: "The server is busy; try again in a moment"),
+                           status: .serviceUnavailable)
         }
     }
 }

@@ -39,12 +39,22 @@ extension DevServer {
         if let unknown = scope.first(where: { !caller.client.configuration.scopes.contains($0) }) {
             return authorizationProblem(caller, error: "invalid_scope", description: "scope \(unknown) is not allowed for this client")
         }
+        // PKCE (RFC 9700 §2.1.1): S256 only (`plain` and a missing method are refused), and required of
+        // public clients and of clients configured to need it.
         let challenge = query["code_challenge"]
-        if challenge != nil, query["code_challenge_method"] != "S256" {
-            return authorizationProblem(caller, error: "invalid_request", description: "code_challenge_method must be S256")
+        if let challenge {
+            guard query["code_challenge_method"] == PKCE.method else {
+                return authorizationProblem(caller, error: "invalid_request", description: "code_challenge_method must be S256")
+            }
+            guard challenge.utf8.count == 43, Base64URL.decode(challenge)?.count == 32 else {
+                return authorizationProblem(caller, error: "invalid_request", description: "code_challenge must be a base64url SHA-256 hash")
+            }
+        } else if caller.client.configuration.requirePKCE || !caller.client.configuration.isConfidential {
+            return authorizationProblem(caller, error: "invalid_request", description: "this client must use PKCE (code_challenge with S256)")
         }
-        if caller.client.configuration.requirePKCE, challenge == nil {
-            return authorizationProblem(caller, error: "invalid_request", description: "this client must use PKCE (S256)")
+        // What one request makes the server keep is bounded: state and nonce come back in the code's response.
+        if (query["state"]?.utf8.count ?? 0) > 512 || (query["nonce"]?.utf8.count ?? 0) > 512 {
+            return authorizationProblem(caller, error: "invalid_request", description: "state and nonce may be at most 512 bytes")
         }
         let session = FlowSession(
             id: SecureRandom.token(byteCount: 24), clientID: caller.client.id, jkt: caller.jkt, redirectURI: redirectURI, scope: scope,

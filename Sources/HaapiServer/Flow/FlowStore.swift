@@ -22,14 +22,20 @@ struct FlowSession: Sendable {
 
     struct EmailChallenge: Sendable {
         let username: String?
+        /// Whose wrong-code counter this challenge counts against: the account, or the unknown name typed.
+        /// The counter is not the flow's, so a resend, a new code or a new flow does not reset it.
+        let attemptName: String
         let codeHash: String
         let expiresAt: Date
-        var failures: Int
     }
 
     struct Approval: Sendable {
         enum Status: Sendable { case pending, approved }
+        /// Unguessable; the approving side names it, so an approval applies to this flow only.
+        let id: String
         let username: String
+        /// False when the name is not an account: the flow waits like any other, but nobody can approve it.
+        let isAccount: Bool
         var status: Status
         let deadline: Date
     }
@@ -50,42 +56,51 @@ struct FlowSession: Sendable {
     }
 }
 
-/// Live flows, in memory: a flow is short-lived and restarts cleanly if the server does.
-actor FlowStore {
-    private var sessions: [String: FlowSession] = [:]
-    private var browserPages: [String: String] = [:]
+/// A pending "approve on another device" request, as the approving side sees it.
+public struct PendingApproval: Sendable, Equatable {
+    /// Unguessable; approving names it, so an approval applies to this one flow.
+    public let id: String
+    public let username: String
+    public let clientID: String
+    public let deadline: Date
+}
 
-    /// Abandoned flows are dropped here, so an idle flood of authorize requests cannot grow memory for long.
+/// Live flows, in memory: a flow is short-lived and restarts cleanly if the server does. Authorize
+/// requests create flows, so the store is bounded and expiring (the oldest flow goes first when full);
+/// the browser-page and approval indexes point into it and are dropped with their flow.
+actor FlowStore {
+    private var sessions: ExpiringStore<String, FlowSession>
+    private var browserPages: [String: String] = [:]
+    private var approvals: [String: String] = [:]
+
+    init(capacity: Int = 10_000) {
+        sessions = ExpiringStore(capacity: capacity)
+    }
+
     func insert(_ session: FlowSession, now: Date) {
-        if sessions.count >= 10_000 {
-            sessions = sessions.filter { $0.value.expiresAt > now }
-            browserPages = browserPages.filter { sessions[$0.value] != nil }
-        }
-        sessions[session.id] = session
+        sessions.set(session, for: session.id, expiresAt: session.expiresAt, now: now)
+        pruneIndexes(now: now)
     }
 
     func session(_ id: String, now: Date) -> FlowSession? {
-        guard let session = sessions[id] else { return nil }
-        guard session.expiresAt > now else {
-            sessions[id] = nil
-            return nil
-        }
-        return session
+        sessions.value(for: id, now: now)
     }
 
     /// Applies `change` to a live session and returns the result.
     @discardableResult
     func update(_ id: String, _ change: @Sendable (inout FlowSession) -> Void) -> FlowSession? {
-        guard var session = sessions[id] else { return nil }
-        change(&session)
-        sessions[id] = session
+        // Like a lookup by id, an update does not care whether the flow has expired meanwhile: reads do.
+        guard let session = sessions.update(id, now: .distantPast, change) else { return nil }
         if let page = session.browser?.pageToken { browserPages[page] = id }
+        if let approval = session.approval { approvals[approval.id] = id }
         return session
     }
 
     func remove(_ id: String) {
-        if let page = sessions[id]?.browser?.pageToken { browserPages[page] = nil }
-        sessions[id] = nil
+        if let session = sessions.remove(id, now: .distantPast) {
+            if let page = session.browser?.pageToken { browserPages[page] = nil }
+            if let approval = session.approval { approvals[approval.id] = nil }
+        }
     }
 
     func session(forBrowserPage token: String, now: Date) -> FlowSession? {
@@ -93,22 +108,35 @@ actor FlowStore {
         return session(id, now: now)
     }
 
-    /// Approves every pending "approve on another device" request of `username`; returns how many.
-    func approve(username: String, now: Date) -> Int {
-        var count = 0
-        for (id, session) in sessions {
-            guard var approval = session.approval, approval.username == username, approval.status == .pending, approval.deadline > now else { continue }
-            approval.status = .approved
-            sessions[id]?.approval = approval
-            count += 1
-        }
-        return count
+    /// Approves the one pending request `approvalID` names; false when there is no such pending request.
+    func approve(approvalID: String, now: Date) -> Bool {
+        guard let flowID = approvals[approvalID], let session = sessions.value(for: flowID, now: now),
+            var approval = session.approval, approval.id == approvalID, approval.isAccount, approval.status == .pending, approval.deadline > now
+        else { return false }
+        approval.status = .approved
+        sessions.update(flowID, now: now) { $0.approval = approval }
+        return true
     }
 
-    func pendingApprovals(now: Date) -> [String] {
-        sessions.values.compactMap { session in
-            guard let approval = session.approval, approval.status == .pending, approval.deadline > now else { return nil }
-            return approval.username
+    /// Pending requests of real accounts (of `username` when given), newest deadline first.
+    func pendingApprovals(username: String?, now: Date) -> [PendingApproval] {
+        approvals.compactMap { id, flowID -> PendingApproval? in
+            guard let session = sessions.value(for: flowID, now: now), let approval = session.approval, approval.id == id,
+                approval.isAccount, approval.status == .pending, approval.deadline > now, username == nil || approval.username == username
+            else { return nil }
+            return PendingApproval(id: id, username: approval.username, clientID: session.clientID, deadline: approval.deadline)
+        }.sorted { $0.deadline > $1.deadline }
+    }
+
+    var count: Int { sessions.count }
+
+    /// Index entries whose flow is gone are dropped once they are twice the live flows (amortised O(1)).
+    private func pruneIndexes(now: Date) {
+        if browserPages.count > 2 * sessions.count + 64 {
+            browserPages = browserPages.filter { sessions.value(for: $0.value, now: now)?.browser?.pageToken == $0.key }
+        }
+        if approvals.count > 2 * sessions.count + 64 {
+            approvals = approvals.filter { sessions.value(for: $0.value, now: now)?.approval?.id == $0.key }
         }
     }
 }

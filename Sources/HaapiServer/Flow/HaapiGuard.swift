@@ -33,7 +33,7 @@ extension DevServer {
         do throws(DPoPFailure) {
             _ = try await dpop.verify(
                 headerValues: HTTP.headerValues(request, .dpop), method: request.method.rawValue,
-                requestURL: HTTP.requestURL(request, scheme: scheme), accessToken: token, boundJKT: jkt,
+                requestURL: publicRequestURL(request), accessToken: token, boundJKT: jkt,
                 requireNonce: client.configuration.dpopNonce, now: now)
         } catch {
             var failureHeaders = headers

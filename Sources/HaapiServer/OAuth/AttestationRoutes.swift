@@ -3,22 +3,35 @@ import HTTPTypes
 import HaapiDriver
 import Hummingbird
 
-/// Attestation challenges: single use, short-lived, bound to the client that asked.
+/// Attestation challenges: single use, short-lived, bound to the client that asked. Anyone may ask for
+/// one, so the store is bounded and expiring (the oldest challenge goes first when it is full).
 actor AttestationChallenges {
-    private var pending: [String: (clientID: String, expiresAt: Date)] = [:]
+    private struct Pending: Sendable {
+        let clientID: String
+        let expiresAt: Date
+    }
+
+    private var pending: ExpiringStore<String, Pending>
+
+    init(capacity: Int = 10_000) {
+        pending = ExpiringStore(capacity: capacity)
+    }
 
     func issue(for clientID: String, lifetime: TimeInterval, now: Date) -> String {
-        pending = pending.filter { $0.value.expiresAt > now }
         let challenge = SecureRandom.token(byteCount: 32)
-        pending[challenge] = (clientID, now.addingTimeInterval(lifetime))
+        let expiry = now.addingTimeInterval(lifetime)
+        // Kept a moment past expiry, so a late answer is told "expired" rather than "unknown".
+        pending.set(Pending(clientID: clientID, expiresAt: expiry), for: challenge, expiresAt: expiry.addingTimeInterval(60), now: now)
         return challenge
     }
+
+    var count: Int { pending.count }
 
     enum Outcome { case valid, unknownOrUsed, expired, otherClient }
 
     /// Consumes the challenge whatever the outcome, so it can never be tried twice.
     func consume(_ challenge: String, clientID: String, now: Date) -> Outcome {
-        guard let entry = pending.removeValue(forKey: challenge) else { return .unknownOrUsed }
+        guard let entry = pending.remove(challenge, now: now) else { return .unknownOrUsed }
         guard entry.expiresAt > now else { return .expired }
         guard entry.clientID == clientID else { return .otherClient }
         return .valid

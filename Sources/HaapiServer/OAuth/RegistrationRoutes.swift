@@ -30,7 +30,7 @@ extension DevServer {
             }
             do throws(DPoPFailure) {
                 _ = try await dpop.verify(headerValues: HTTP.headerValues(request, .dpop), method: "POST",
-                                          requestURL: HTTP.requestURL(request, scheme: self.scheme), accessToken: token, boundJKT: jkt,
+                                          requestURL: self.publicRequestURL(request), accessToken: token, boundJKT: jkt,
                                           requireNonce: caller.configuration.dpopNonce, now: now)
             } catch {
                 return HTTP.oauthError(error.errorCode, error.description, status: .unauthorized, headers: await nonceHeaders(for: caller))

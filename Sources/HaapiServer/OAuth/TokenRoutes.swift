@@ -78,7 +78,7 @@ extension DevServer {
         }
         do throws(DPoPFailure) {
             return .ok(try await dpop.verify(
-                headerValues: values, method: "POST", requestURL: HTTP.requestURL(request, scheme: scheme), boundJKT: boundJKT,
+                headerValues: values, method: "POST", requestURL: publicRequestURL(request), boundJKT: boundJKT,
                 requireNonce: client.configuration.dpopNonce, now: clock()))
         } catch {
             let description = error == .keyMismatch ? bindingFailure : error.description
@@ -178,14 +178,21 @@ extension DevServer {
             return HTTP.oauthError("invalid_grant", "unknown authorization code")
         }
         let (record, used) = peeked
-        guard !used else { return HTTP.oauthError("invalid_grant", "the authorization code was already used") }
+        guard !used else {
+            _ = try? store.redeemCode(code, family: "")  // revokes what the first redemption issued
+            return HTTP.oauthError("invalid_grant", "the authorization code was already used; the tokens issued for it are revoked")
+        }
         guard record.clientID == client.id else { return HTTP.oauthError("invalid_grant", "the code was issued to another client") }
         guard record.expiresAt > now else { return HTTP.oauthError("invalid_grant", "the authorization code has expired") }
         guard form["redirect_uri"] == record.redirectURI else { return HTTP.oauthError("invalid_grant", "redirect_uri does not match") }
         if let challenge = record.codeChallenge {
-            guard let verifier = form["code_verifier"], PKCE.isValidVerifier(verifier),
-                ConstantTime.equals(PKCE.challenge(for: verifier), challenge)
-            else { return HTTP.oauthError("invalid_grant", "PKCE verification failed") }
+            guard let verifier = form["code_verifier"] else { return HTTP.oauthError("invalid_grant", "code_verifier is required for this code") }
+            guard PKCE.isValidVerifier(verifier), ConstantTime.equals(PKCE.challenge(for: verifier), challenge) else {
+                return HTTP.oauthError("invalid_grant", "PKCE verification failed")
+            }
+        } else if form["code_verifier"] != nil {
+            // A verifier for a code issued without a challenge: a downgrade or a mix-up (RFC 9700 §2.1.1).
+            return HTTP.oauthError("invalid_grant", "the code was issued without code_challenge; code_verifier is not expected")
         }
         let proof: DPoPProof?
         switch await tokenRequestProof(request, client: client, boundJKT: record.jkt, required: false,
@@ -193,12 +200,13 @@ extension DevServer {
         case .ok(let verified): proof = verified
         case .rejected(let response): return response
         }
-        guard case .fresh? = try? store.redeemCode(code) else {
-            return HTTP.oauthError("invalid_grant", "the authorization code was already used")
+        let family = SecureRandom.token(byteCount: 16)
+        guard case .fresh? = try? store.redeemCode(code, family: family) else {
+            return HTTP.oauthError("invalid_grant", "the authorization code was already used; the tokens issued for it are revoked")
         }
         return await tokenResponse(
             client: client, username: record.username, scope: record.scope.split(separator: " ").map(String.init),
-            jkt: proof?.thumbprint, refresh: .newFamily, idToken: (record.nonce, record.authTime), now: now)
+            jkt: proof?.thumbprint, refresh: .newFamily(family), idToken: (record.nonce, record.authTime), now: now)
     }
 
     private func refresh(_ request: Request, _ form: [String: String]) async -> Response {
@@ -235,7 +243,7 @@ extension DevServer {
         }
     }
 
-    enum RefreshIssue { case none, newFamily, rotated(String, family: String) }
+    enum RefreshIssue { case none, newFamily(String), rotated(String, family: String) }
 
     /// Issues an access token (bound to `jkt` when given), a refresh token and, for `openid`, an ID token.
     func tokenResponse(
@@ -254,8 +262,7 @@ extension DevServer {
             switch refresh {
             case .none:
                 break
-            case .newFamily:
-                let family = SecureRandom.token(byteCount: 16)
+            case .newFamily(let family):
                 let token = SecureRandom.token(byteCount: 32)
                 try store.storeRefreshToken(token, RefreshTokenRecord(
                     familyID: family, clientID: client.id, username: username, scope: scope.joined(separator: " "), jkt: jkt,
@@ -310,19 +317,39 @@ extension DevServer {
         return Response(status: .ok, headers: [.cacheControl: "no-store"])
     }
 
+    /// RFC 7662 introspection. The caller must authenticate: a confidential client with its credentials
+    /// (it may introspect any token), a public client, having none, with a DPoP proof of the key the token is
+    /// bound to (it may introspect only its own bound tokens). Tokens of a revoked family stay inactive.
     func introspection(_ incoming: Request) async -> Response {
         let form: [String: String]
         let caller: ResolvedClient
+        let request: Request
         switch await authenticatedForm(incoming) {
-        case .ok(let checked): (form, caller) = (checked.form, checked.client)
+        case .ok(let checked): (request, form, caller) = (checked.request, checked.form, checked.client)
         case .rejected(let response): return response
         }
         guard let token = form["token"], !token.isEmpty else { return HTTP.oauthError("invalid_request", "token is required") }
+        var proofKey: String?
+        if !caller.configuration.isConfidential {
+            guard !HTTP.headerValues(request, .dpop).isEmpty else {
+                return HTTP.oauthError("invalid_client", "introspection requires client authentication: a public client sends a DPoP proof of the token's key",
+                                       status: .unauthorized)
+            }
+            switch await tokenRequestProof(request, client: caller, boundJKT: nil, required: true) {
+            case .ok(let proof): proofKey = proof?.thumbprint
+            case .rejected(let response): return response
+            }
+        }
         let now = clock()
         let inactive: JSONValue = ["active": false]
+        /// A public caller sees only its own tokens, bound to the key it just proved.
+        func visible(clientID: String, jkt: String?) -> Bool {
+            caller.configuration.isConfidential || (caller.id == clientID && jkt != nil && jkt == proofKey)
+        }
         var body: JSONObject
         if let record = try? store.accessToken(token) {
-            guard !record.revoked, record.expiresAt > now, caller.configuration.isConfidential || caller.id == record.clientID else {
+            let familyRevoked = record.familyID.map { (try? store.isFamilyRevoked($0)) ?? true } ?? false
+            guard !record.revoked, !familyRevoked, record.expiresAt > now, visible(clientID: record.clientID, jkt: record.jkt) else {
                 return HTTP.json(inactive)
             }
             body = ["active": true, "client_id": .string(record.clientID), "scope": .string(record.scope),
@@ -332,7 +359,7 @@ extension DevServer {
             if let username = record.username { body["sub"] = .string(username); body["username"] = .string(username) }
             if let jkt = record.jkt { body["cnf"] = ["jkt": .string(jkt)] }
         } else if let record = try? store.refreshToken(token) {
-            guard record.status == .active, record.expiresAt > now, caller.configuration.isConfidential || caller.id == record.clientID else {
+            guard record.status == .active, record.expiresAt > now, visible(clientID: record.clientID, jkt: record.jkt) else {
                 return HTTP.json(inactive)
             }
             body = ["active": true, "client_id": .string(record.clientID), "scope": .string(record.scope), "token_type": "refresh_token",

@@ -19,28 +19,51 @@ extension DevServer {
         RelyingPartyVerifier(rpId: relyingPartyId, origins: [issuer], requireUserVerification: true)
     }
 
-    static func accountJSON(_ passkey: StoredPasskey) -> Response {
-        HTTP.json(["credential": ["id": .string(passkey.credentialId), "user": [
+    /// The account a ceremony confirmed; after a sign-in also the RP session that may add passkeys to it.
+    static func accountJSON(_ passkey: StoredPasskey, session: String? = nil) -> Response {
+        var body: JSONObject = ["credential": ["id": .string(passkey.credentialId), "user": [
             "id": .string(Base64URL.encode(passkey.userHandle)), "name": .string(passkey.username), "displayName": .string(passkey.username),
-        ]]])
+        ]]]
+        if let session { body["session"] = .string(session) }
+        return HTTP.json(.object(body))
     }
 
     static func rpError(_ message: String, status: HTTPResponse.Status = .badRequest) -> Response {
         HTTP.json(["error": .string(message)], status: status)
     }
 
+    /// Sign-up creates a new passkey-only account; adding a passkey to an existing account needs that
+    /// account's RP session (`Authorization: Bearer`, from a passkey sign-in). A name that is already an
+    /// account's username or e-mail address is refused without a session, so nobody can attach a credential
+    /// to someone else's account, and a credential never waits for an account to be created under its name.
     func registrationInitialize(_ request: Request) async -> Response {
-        guard let name = request.uri.queryParameters.get("user_name"), !name.isEmpty, name.count <= 64 else {
+        let now = clock()
+        let sessionUser = await relyingPartySessionUser(request, now: now)
+        if case .rejected(let response) = sessionUser { return response }
+        let signedIn: String? = if case .ok(let name) = sessionUser { name } else { nil }
+        guard let name = request.uri.queryParameters.get("user_name") ?? signedIn, !name.isEmpty, name.count <= 64 else {
             return Self.rpError("user name not provided")
         }
-        if (try? store.passkeys(username: name).isEmpty) == false { return Self.rpError("User already registered") }
-        let userHandle = Data(SecureRandom.bytes(16))
+        let ceremony: PasskeyChallenges.Pending.Ceremony
+        let userHandle: Data
+        if let signedIn {
+            guard signedIn == name else { return Self.rpError("a signed-in user can add passkeys only to its own account", status: .forbidden) }
+            ceremony = .addToAccount
+            userHandle = (try? store.passkeys(username: name).first?.userHandle) ?? Data(SecureRandom.bytes(16))
+        } else {
+            guard (try? store.accountExists(identifier: name)) == false else {
+                return Self.rpError("User already registered; sign in with a passkey of this account to add another", status: .conflict)
+            }
+            ceremony = .newAccount
+            userHandle = Data(SecureRandom.bytes(16))
+        }
         let challenge = Data(SecureRandom.bytes(32))
+        let existing = ((try? store.passkeys(username: name)) ?? []).compactMap { Base64URL.decode($0.credentialId).map { Data($0) } }
         let options = PublicKeyCredentialCreationOptions(
             rpId: relyingPartyId, rpName: "swift-haapi dev server", userId: userHandle, userName: name, userDisplayName: name, challenge: challenge,
-            residentKey: "required", userVerification: "required", attestation: "none")
-        await passkeyChallenges.issue(challenge, .init(ceremony: .registration, username: name, userHandle: userHandle,
-                                                       expiresAt: clock().addingTimeInterval(300)), now: clock())
+            excludeCredentials: existing, residentKey: "required", userVerification: "required", attestation: "none")
+        let pending = PasskeyChallenges.Pending(ceremony: ceremony, username: name, userHandle: userHandle, expiresAt: now.addingTimeInterval(300))
+        await passkeyChallenges.issue(challenge, pending, now: now)
         var publicKey = options.json.objectValue ?? [:]
         if case .object(var selection)? = publicKey["authenticatorSelection"] {
             selection["authenticatorAttachment"] = "platform"
@@ -48,6 +71,17 @@ extension DevServer {
             publicKey["authenticatorSelection"] = .object(selection)
         }
         return HTTP.json(["publicKey": .object(publicKey)])
+    }
+
+    /// The account of the RP session the request presents: `.ok(nil)` without one, a 401 for a dead one.
+    private func relyingPartySessionUser(_ request: Request, now: Date) async -> Checked<String?> {
+        guard let authorization = request.headers[.authorization] else { return .ok(nil) }
+        guard authorization.lowercased().hasPrefix("bearer ") else { return .rejected(Self.rpError("use Authorization: Bearer", status: .unauthorized)) }
+        let token = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        guard let username = await relyingPartySessions.username(for: token, now: now) else {
+            return .rejected(Self.rpError("the session has expired or does not exist; sign in again", status: .unauthorized))
+        }
+        return .ok(username)
     }
 
     func registrationFinalize(_ incoming: Request) async -> Response {
@@ -58,10 +92,16 @@ extension DevServer {
         do throws(WebAuthnError) {
             let response = try RegistrationResponse(json: json)
             let clientData = try CollectedClientData(parsing: response.clientDataJSON)
-            guard let pending = await passkeyChallenges.take(clientData.challenge, now: clock()), pending.ceremony == .registration,
+            guard let pending = await passkeyChallenges.take(clientData.challenge, now: clock()),
                 let username = pending.username, let userHandle = pending.userHandle
             else { return Self.rpError("Stored challenge and received challenge do not match") }
-            let stored = try registerPasskey(response, challenge: clientData.challenge, username: username, userHandle: userHandle)
+            let owner: PasskeyOwner
+            switch pending.ceremony {
+            case .newAccount: owner = .newAccount(username: username)
+            case .addToAccount: owner = .existingAccount(username)
+            case .authentication: return Self.rpError("Stored challenge and received challenge do not match")
+            }
+            let stored = try registerPasskey(response, challenge: clientData.challenge, owner: owner, userHandle: userHandle)
             return Self.accountJSON(stored)
         } catch {
             return Self.rpError("\(error)")
@@ -89,7 +129,9 @@ extension DevServer {
             }
             // A discoverable sign-in names its account only by userHandle: it is required here.
             guard response.userHandle != nil else { return Self.rpError("the assertion has no userHandle", status: .unauthorized) }
-            return Self.accountJSON(try verifyPasskeyAssertion(response, challenge: clientData.challenge))
+            let stored = try verifyPasskeyAssertion(response, challenge: clientData.challenge)
+            let session = await relyingPartySessions.open(for: stored.username, now: clock())
+            return Self.accountJSON(stored, session: session)
         } catch {
             return Self.rpError("failed to validate assertion: \(error)", status: .unauthorized)
         }

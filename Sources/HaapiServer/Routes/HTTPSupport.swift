@@ -77,12 +77,6 @@ enum HTTP {
         return values
     }
 
-    /// The URL the client addressed, rebuilt from the Host header (what a DPoP `htu` must match).
-    static func requestURL(_ request: Request, scheme: String) -> String {
-        let host = request.head.authority ?? "localhost"
-        return "\(scheme)://\(host)\(request.uri.path)"
-    }
-
     static func headerValues(_ request: Request, _ name: HTTPField.Name) -> [String] {
         request.headers[values: name]
     }

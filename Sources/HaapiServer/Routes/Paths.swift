@@ -15,6 +15,7 @@ enum Paths {
     static let authenticate = "/authn/authenticate"
     static let browser = "/authn/browser"
     static let adminApprove = "/admin/approve"
+    static let adminApprovals = "/admin/approvals"
     static let adminOutbox = "/admin/outbox"
     static let health = "/health"
 }

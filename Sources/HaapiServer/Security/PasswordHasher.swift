@@ -9,6 +9,15 @@ import _CryptoExtras
 struct PasswordHasher: Sendable {
     let iterations: Int
 
+    /// The stored hash of an account that signs in with passkeys only: no password verifies against it.
+    static let noPassword = "!passkey-only"
+
+    /// A hash that no password matches, with this hasher's cost: checking an unknown user or a passkey-only
+    /// account takes as long as checking a real password.
+    func unmatchableHash() -> String {
+        "pbkdf2-sha256$\(iterations)$\(Base64URL.encode(SecureRandom.bytes(16)))$\(Base64URL.encode(SecureRandom.bytes(32)))"
+    }
+
     func hash(_ password: String) throws -> String {
         let salt = SecureRandom.bytes(16)
         let derived = try derive(password, salt: salt, iterations: iterations)
@@ -17,6 +26,10 @@ struct PasswordHasher: Sendable {
 
     /// Constant-time comparison of the derived key; malformed stored hashes never verify.
     func verify(_ password: String, against stored: String) -> Bool {
+        if stored == Self.noPassword {
+            _ = verify(password, against: unmatchableHash())  // the same cost as a real check
+            return false
+        }
         let parts = stored.split(separator: "$")
         guard parts.count == 4, parts[0] == "pbkdf2-sha256", let rounds = Int(parts[1]), rounds >= 1,
             let salt = Base64URL.decode(parts[2]), let expected = Base64URL.decode(parts[3]),

@@ -11,11 +11,29 @@ struct StoredPasskey: Sendable {
 }
 
 extension ServerStore {
-    func insertPasskey(_ passkey: StoredPasskey, now: Date) throws {
+    /// Adds a credential to an existing account; false when the account does not exist.
+    func insertPasskey(_ passkey: StoredPasskey, now: Date) throws -> Bool {
         try database.write { db in
-            try db.execute(sql: """
-                INSERT INTO passkey_credentials (credential_id, username, public_key, sign_count, created_at, user_handle) VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [passkey.credentialId, passkey.username, passkey.publicKey, Int(passkey.signCount), now.timeIntervalSince1970, passkey.userHandle])
+            guard try Row.fetchOne(db, sql: "SELECT 1 FROM users WHERE username = ?", arguments: [passkey.username]) != nil else { return false }
+            try Self.insertPasskey(db, passkey, now: now)
+            return true
+        }
+    }
+
+    static func insertPasskey(_ db: Database, _ passkey: StoredPasskey, now: Date) throws {
+        try db.execute(sql: """
+            INSERT INTO passkey_credentials (credential_id, username, public_key, sign_count, created_at, user_handle) VALUES (?, ?, ?, ?, ?, ?)
+            """, arguments: [passkey.credentialId, passkey.username, passkey.publicKey, Int(passkey.signCount), now.timeIntervalSince1970, passkey.userHandle])
+    }
+
+    /// Whether `passkey` may sign in to its account: the account exists and is no younger than the
+    /// credential. A credential stored before its account existed was not registered by the account's owner.
+    func passkeyOwnsAccount(_ passkey: StoredPasskey) throws -> Bool {
+        try database.read { db in
+            try Bool.fetchOne(db, sql: """
+                SELECT u.created_at <= p.created_at FROM passkey_credentials p JOIN users u ON u.username = p.username
+                WHERE p.credential_id = ?
+                """, arguments: [passkey.credentialId]) ?? false
         }
     }
 

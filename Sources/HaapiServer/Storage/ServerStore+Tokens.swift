@@ -63,8 +63,10 @@ extension ServerStore {
 
     enum CodeRedemption { case unknown, alreadyUsed(AuthorizationCodeRecord), fresh(AuthorizationCodeRecord) }
 
-    /// Marks a code used in the same transaction that reads it, so two concurrent redemptions cannot both succeed.
-    func redeemCode(_ code: String) throws -> CodeRedemption {
+    /// Marks a code used in the same transaction that reads it, so two concurrent redemptions cannot both
+    /// succeed, and records the token family its redemption starts. A second redemption is an attack on the
+    /// code (RFC 6749 §4.1.2, RFC 9700 §4.5): it revokes that family, refresh and access tokens alike.
+    func redeemCode(_ code: String, family: String) throws -> CodeRedemption {
         try database.write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM authorization_codes WHERE code_hash = ?", arguments: [TokenHash.of(code)]) else {
                 return .unknown
@@ -73,8 +75,11 @@ extension ServerStore {
                 clientID: row["client_id"], username: row["username"], redirectURI: row["redirect_uri"], scope: row["scope"],
                 jkt: row["jkt"], codeChallenge: row["code_challenge"], nonce: row["nonce"],
                 authTime: Date(timeIntervalSince1970: row["auth_time"]), expiresAt: Date(timeIntervalSince1970: row["expires_at"]))
-            if (row["used"] as Int) != 0 { return .alreadyUsed(record) }
-            try db.execute(sql: "UPDATE authorization_codes SET used = 1 WHERE code_hash = ?", arguments: [TokenHash.of(code)])
+            if (row["used"] as Int) != 0 {
+                if let issued: String = row["family_id"] { try Self.revokeFamily(db, issued) }
+                return .alreadyUsed(record)
+            }
+            try db.execute(sql: "UPDATE authorization_codes SET used = 1, family_id = ? WHERE code_hash = ?", arguments: [family, TokenHash.of(code)])
             return .fresh(record)
         }
     }
@@ -132,6 +137,13 @@ extension ServerStore {
     private static func revokeFamily(_ db: Database, _ familyID: String) throws {
         try db.execute(sql: "UPDATE refresh_tokens SET status = 'revoked' WHERE family_id = ?", arguments: [familyID])
         try db.execute(sql: "UPDATE access_tokens SET revoked = 1 WHERE family_id = ?", arguments: [familyID])
+    }
+
+    /// Whether the family was revoked (reuse of a rotated refresh token or of a code, or RFC 7009 revocation).
+    func isFamilyRevoked(_ familyID: String) throws -> Bool {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT 1 FROM refresh_tokens WHERE family_id = ? AND status = 'revoked' LIMIT 1", arguments: [familyID]) != nil
+        }
     }
 
     func storeAccessToken(_ token: String, _ record: AccessTokenRecord) throws {

@@ -55,6 +55,11 @@ public final class ServerStore: Sendable {
             // The web-app RP maps a discoverable sign-in's userHandle back to the account.
             try db.execute(sql: "ALTER TABLE passkey_credentials ADD COLUMN user_handle BLOB")
         }
+        migrator.registerMigration("v3-code-family") { db in
+            // A code redeemed twice revokes what its first redemption issued (RFC 9700 §4.5): remember the family.
+            try db.execute(sql: "ALTER TABLE authorization_codes ADD COLUMN family_id TEXT")
+            try db.execute(sql: "CREATE INDEX users_email ON users(lower(email))")
+        }
         return migrator
     }
 
@@ -92,15 +97,57 @@ extension ServerStore {
         }
     }
 
-    /// Adds a user; false when the name is taken.
-    @discardableResult
-    func insertUser(_ user: StoredUser, now: Date) throws -> Bool {
-        try database.write { db in
-            guard try Row.fetchOne(db, sql: "SELECT 1 FROM users WHERE username = ?", arguments: [user.username]) == nil else { return false }
-            try db.execute(sql: "INSERT INTO users (username, password_hash, email, name, created_at) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [user.username, user.passwordHash, user.email, user.name, now.timeIntervalSince1970])
-            return true
+    /// Whether `identifier` is any account's username or e-mail address (compared without case).
+    func accountExists(identifier: String) throws -> Bool {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT 1 FROM users WHERE lower(username) = lower(?) OR lower(email) = lower(?)",
+                             arguments: [identifier, identifier]) != nil
         }
+    }
+
+    /// Why an account could not be created.
+    enum NewAccountConflict: Error, Equatable {
+        /// The username is another account's username or e-mail address (compared without case).
+        case usernameTaken
+        /// The e-mail address is another account's e-mail address or username (compared without case).
+        case emailTaken
+    }
+
+    /// Adds a user unless the name or the e-mail address would make a sign-in identifier ambiguous.
+    /// Usernames and e-mail addresses share one namespace, compared without case: an authenticator that
+    /// accepts "username or e-mail" finds at most one account.
+    func insertUser(_ user: StoredUser, now: Date) throws -> Result<Void, NewAccountConflict> {
+        try database.write { db in
+            if let conflict = try Self.conflict(db, for: user) { return .failure(conflict) }
+            try Self.insert(db, user, now: now)
+            return .success(())
+        }
+    }
+
+    /// Creates a passkey-only account and its first credential in one transaction, so a sign-up either
+    /// owns a new account or changes nothing.
+    func insertUser(_ user: StoredUser, withPasskey passkey: StoredPasskey, now: Date) throws -> Result<Void, NewAccountConflict> {
+        try database.write { db in
+            if let conflict = try Self.conflict(db, for: user) { return .failure(conflict) }
+            try Self.insert(db, user, now: now)
+            try Self.insertPasskey(db, passkey, now: now)
+            return .success(())
+        }
+    }
+
+    private static func conflict(_ db: Database, for user: StoredUser) throws -> NewAccountConflict? {
+        let identifiers = "SELECT 1 FROM users WHERE lower(username) = lower(?) OR lower(email) = lower(?)"
+        if try Row.fetchOne(db, sql: identifiers, arguments: [user.username, user.username]) != nil { return .usernameTaken }
+        if let email = user.email, try Row.fetchOne(db, sql: identifiers, arguments: [email, email]) != nil { return .emailTaken }
+        return nil
+    }
+
+    private static func insert(_ db: Database, _ user: StoredUser, now: Date) throws {
+        // Credentials left under this name by an earlier database (before sign-ups created accounts) belong
+        // to whoever registered them, not to the new account: they go (pre-hijacking, WebAuthn L3 §13.4.7).
+        try db.execute(sql: "DELETE FROM passkey_credentials WHERE username = ?", arguments: [user.username])
+        try db.execute(sql: "INSERT INTO users (username, password_hash, email, name, created_at) VALUES (?, ?, ?, ?, ?)",
+                       arguments: [user.username, user.passwordHash, user.email, user.name, now.timeIntervalSince1970])
     }
 
     /// When the account is locked, the time it unlocks.

@@ -263,7 +263,9 @@ public final class HaapiFlowViewModel: ObservableObject {
             return
         }
         let bound = !(configuration.tokenBoundConfiguration is UnboundedTokenConfiguration)
-        switch await accessor.oAuthTokenManager.fetchAccessToken(with: code, dpop: bound ? accessor.haapiManager.dpop : nil) {
+        let dpop = bound ? accessor.haapiManager.dpop : nil
+        let verifier = accessor.haapiManager.codeVerifier(for: code)
+        switch await accessor.oAuthTokenManager.fetchAccessToken(with: code, dpop: dpop, codeVerifier: verifier) {
         case .successfulToken(let token):
             let model = OAuthTokenModel(token)
             isFinished = true

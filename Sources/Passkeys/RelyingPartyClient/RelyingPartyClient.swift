@@ -17,13 +17,25 @@ public struct RelyingPartyClient: Sendable {
         public let credentialId: String
         public let userId: String
         public let userName: String
+        /// After a sign-in, the RP's session for the account (when the RP gives one): it lets the signed-in
+        /// user add another passkey to the same account (`registrationInitialize(userName:session:)`).
+        public let session: String?
+
+        /// Two answers name the same account when credential, user id and name match; sessions differ per sign-in.
+        public static func == (lhs: Account, rhs: Account) -> Bool {
+            lhs.credentialId == rhs.credentialId && lhs.userId == rhs.userId && lhs.userName == rhs.userName
+        }
     }
 
-    public func registrationInitialize(userName: String) async throws(WebAuthnError) -> PublicKeyCredentialCreationOptions {
+    /// Asks for creation options. Without `session` this is a sign-up for a new account; with the session of
+    /// a signed-in account it adds a passkey to that account.
+    public func registrationInitialize(userName: String, session: String? = nil) async throws(WebAuthnError) -> PublicKeyCredentialCreationOptions {
         var components = URLComponents(url: baseURL.appendingPathComponent("registration_initialize"), resolvingAgainstBaseURL: true)
         components?.queryItems = [URLQueryItem(name: "user_name", value: userName)]
         guard let url = components?.url else { throw .malformed("bad RP URL") }
-        return try PublicKeyCredentialCreationOptions(json: try await send(HttpRequest(method: "GET", url: url)))
+        var request = HttpRequest(method: "GET", url: url)
+        if let session { request.setHeader("Authorization", "Bearer " + session) }
+        return try PublicKeyCredentialCreationOptions(json: try await send(request))
     }
 
     public func registrationFinalize(_ response: RegistrationResponse) async throws(WebAuthnError) -> Account {
@@ -60,7 +72,8 @@ public struct RelyingPartyClient: Sendable {
         let credential = json["credential"]
         guard let id = credential?["id"]?.stringValue ?? json["credential_id"]?.stringValue else { throw .malformed("the RP's answer names no credential") }
         let user = credential?["user"]
-        return Account(credentialId: id, userId: user?["id"]?.stringValue ?? json["user_id"]?.stringValue ?? "", userName: user?["name"]?.stringValue ?? "")
+        return Account(credentialId: id, userId: user?["id"]?.stringValue ?? json["user_id"]?.stringValue ?? "", userName: user?["name"]?.stringValue ?? "",
+                       session: json["session"]?.stringValue)
     }
 }
 
@@ -82,6 +95,13 @@ public struct AccountManager: Sendable {
 
     public func signUp(userName: String) async throws(WebAuthnError) -> RelyingPartyClient.Account {
         let options = try await client.registrationInitialize(userName: userName)
+        return try await client.registrationFinalize(try await authenticator.register(options, origin: origin))
+    }
+
+    /// Adds a passkey to the account `signedIn` (a `signIn()` result carrying the RP's session).
+    public func addPasskey(to signedIn: RelyingPartyClient.Account) async throws(WebAuthnError) -> RelyingPartyClient.Account {
+        guard let session = signedIn.session else { throw .notAllowed("the RP gave no session for this account; sign in first") }
+        let options = try await client.registrationInitialize(userName: signedIn.userName, session: session)
         return try await client.registrationFinalize(try await authenticator.register(options, origin: origin))
     }
 

@@ -1,10 +1,11 @@
 import Foundation
+import HaapiDriver
 import HaapiModel
 import Hummingbird
 
 extension DevServer {
     /// "Approve on another device": a polling step that turns done when someone approves through the
-    /// admin endpoint (`haapi approve`), and failed when the wait runs out.
+    /// admin endpoint (`haapi approve`, which names this one request), and failed when the wait runs out.
     func approvalAuthenticator(_ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest) async -> Response {
         let caller = input.caller
         guard let session = caller.session else { return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session")) }
@@ -20,11 +21,13 @@ extension DevServer {
             let missing = missingFields(["userName"], in: input.form)
             guard missing.isEmpty else { return problem(caller, Representation.invalidInput(missing)) }
             let username = input.form["userName"] ?? ""
-            guard (try? store.user(named: username)) != nil else {
-                return problem(caller, Representation.problem(.incorrectCredentialsProblem, title: "Unknown user"))
-            }
+            guard username.count <= Self.maxUsernameLength else { return problem(caller, Representation.invalidInput([("userName", "invalidValue", "Too long")])) }
+            // An unknown name waits like a real one (and runs out): the answer does not tell which accounts exist.
+            let isAccount = (try? store.user(named: username)) != nil
             let deadline = now.addingTimeInterval(TimeInterval(configuration.lifetimes.approvalWait))
-            await flows.update(session.id) { $0.approval = FlowSession.Approval(username: username, status: .pending, deadline: deadline) }
+            let approval = FlowSession.Approval(id: SecureRandom.token(byteCount: 32), username: username, isAccount: isAccount, status: .pending,
+                                                deadline: deadline)
+            await flows.update(session.id) { $0.approval = approval }
             return representation(caller, pollingStep(authenticator, status: "pending", remaining: Int(deadline.timeIntervalSince(now))))
         case ("GET", "poll"):
             guard let approval = session.approval else {

@@ -81,7 +81,7 @@ extension DevServer {
         guard client.configuration.redirectURIs.contains(redirect) else {
             return HTTP.body("<!doctype html><p>Unregistered redirect URI.</p>", contentType: "text/html; charset=utf-8", status: .badRequest)
         }
-        switch checkPassword(username: form["userName"] ?? "", password: form["password"] ?? "") {
+        switch await checkPassword(username: form["userName"] ?? "", password: form["password"] ?? "") {
         case .success(let user):
             let nonce = SecureRandom.token(byteCount: 24)
             await flows.update(session.id) { flow in
@@ -94,6 +94,8 @@ extension DevServer {
             return await browserPage(request, page: page, error: "Too many failed attempts; try again later.")
         case .incorrect:
             return await browserPage(request, page: page, error: "Incorrect username or password.")
+        case .busy:
+            return await browserPage(request, page: page, error: "The server is busy; try again in a moment.")
         }
     }
 

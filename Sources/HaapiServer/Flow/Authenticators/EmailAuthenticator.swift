@@ -4,10 +4,10 @@ import HaapiModel
 import Hummingbird
 
 extension DevServer {
-    static let maxCodeFailures = 5
-
     /// One-time code by e-mail: the code goes to the outbox; it expires; resending answers with a
-    /// continue-same-step; too many wrong codes end the attempt.
+    /// continue-same-step. Wrong codes count per account (the security settings' `maxFailedLogins` within
+    /// `lockoutSeconds`): neither a new code, a resend nor a new flow resets the count. Unknown names get the
+    /// same steps, the same lockout and a recipient line that only repeats what was typed.
     func emailAuthenticator(_ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest) async -> Response {
         let caller = input.caller
         guard let session = caller.session else { return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session")) }
@@ -22,14 +22,16 @@ extension DevServer {
             let missing = missingFields(["userName"], in: input.form)
             guard missing.isEmpty else { return problem(caller, Representation.invalidInput(missing)) }
             let identifier = input.form["userName"] ?? ""
+            guard identifier.count <= 254 else { return problem(caller, Representation.invalidInput([("userName", "invalidValue", "Too long")])) }
+            // Usernames and e-mail addresses share one namespace (no account's name is another's address).
             let user = (try? store.user(named: identifier)) ?? (try? store.user(withEmail: identifier))
-            await sendCode(to: user, session: session)
-            return representation(caller, codeStep(authenticator, recipient: user?.email))
+            await sendCode(to: user, attemptName: user?.username ?? identifier.lowercased(), session: session)
+            return representation(caller, codeStep(authenticator, typed: identifier))
         case ("POST", "resend"):
             guard let challenge = session.email else {
                 return problem(caller, Representation.problem(.unexpectedProblem, title: "No code was requested"))
             }
-            await sendCode(to: challenge.username.flatMap { try? store.user(named: $0) }, session: session)
+            await sendCode(to: challenge.username.flatMap { try? store.user(named: $0) }, attemptName: challenge.attemptName, session: session)
             return representation(caller, Representation.step(
                 "continue-same-step", viewName: "authenticator/email/enter-otp/resent",
                 messages: [Representation.message("A new code has been sent")]))
@@ -43,14 +45,20 @@ extension DevServer {
                 await flows.update(session.id) { $0.email = nil }
                 return problem(caller, Representation.problem(.authenticationFailedProblem, title: "The code has expired; ask for a new one"))
             }
+            let isAccount = challenge.username != nil
+            let tooMany = Representation.problem(.tooManyAttemptsProblem, title: "Too many wrong codes; try again later")
+            guard await !isLocked(challenge.attemptName, isAccount: isAccount, for: .emailCode) else {
+                await flows.update(session.id) { $0.email = nil }
+                return problem(caller, tooMany)
+            }
             guard let username = challenge.username, ConstantTime.equals(TokenHash.of(input.form["otp"] ?? ""), challenge.codeHash) else {
-                let updated = await flows.update(session.id) { flow in flow.email?.failures += 1 }
-                if (updated?.email?.failures ?? 0) >= Self.maxCodeFailures {
+                if await recordFailure(challenge.attemptName, isAccount: isAccount, for: .emailCode) {
                     await flows.update(session.id) { $0.email = nil }
-                    return problem(caller, Representation.problem(.tooManyAttemptsProblem, title: "Too many wrong codes; ask for a new one"))
+                    return problem(caller, tooMany)
                 }
                 return problem(caller, Representation.problem(.incorrectCredentialsProblem, title: "Incorrect code"))
             }
+            clearFailures(username, for: .emailCode)
             return await completeAuthentication(caller, username: username)
         default:
             return problem(caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"), status: .notFound)
@@ -58,13 +66,13 @@ extension DevServer {
     }
 
     /// Unknown users get a challenge too (that no code can satisfy), so the answer does not reveal accounts.
-    private func sendCode(to user: StoredUser?, session: FlowSession) async {
+    private func sendCode(to user: StoredUser?, attemptName: String, session: FlowSession) async {
         // Int.random uses SystemRandomNumberGenerator, the system CSPRNG.
         let code = String(format: "%06d", Int.random(in: 0..<1_000_000))
         let expiry = clock().addingTimeInterval(TimeInterval(configuration.lifetimes.emailCode))
         let codeHash = user == nil ? TokenHash.of(SecureRandom.token()) : TokenHash.of(code)
         await flows.update(session.id) { flow in
-            flow.email = FlowSession.EmailChallenge(username: user?.username, codeHash: codeHash, expiresAt: expiry, failures: 0)
+            flow.email = FlowSession.EmailChallenge(username: user?.username, attemptName: attemptName, codeHash: codeHash, expiresAt: expiry)
         }
         if let user, let email = user.email {
             await outbox.send(.init(to: email, username: user.username, subject: "Your sign-in code",
@@ -73,8 +81,11 @@ extension DevServer {
         }
     }
 
-    private func codeStep(_ authenticator: AuthenticatorConfiguration, recipient: String?) -> JSONValue {
-        Representation.step(
+    /// The recipient line depends only on what was typed: an e-mail address is shown masked, a username
+    /// is not turned into the account's address (which would tell that the account exists).
+    private func codeStep(_ authenticator: AuthenticatorConfiguration, typed: String) -> JSONValue {
+        let recipient = typed.contains("@") ? Self.maskEmail(typed) : "the e-mail address of the account"
+        return Representation.step(
             "authentication-step", viewName: "authenticator/email/enter-otp/index",
             actions: [
                 Representation.form(
@@ -84,8 +95,8 @@ extension DevServer {
                 Representation.form(kind: "resend", title: "Send a new code", href: authenticatorURL(authenticator, "resend"), actionTitle: "Resend"),
             ],
             links: [Representation.link(authenticatorURL(authenticator), rel: "restart", title: "Use another account")],
-            messages: [Representation.message("If the account exists, a code was sent to \(Self.maskEmail(recipient))")],
-            properties: ["recipientOfCommunication": .string(Self.maskEmail(recipient))])
+            messages: [Representation.message("If the account exists, a code was sent to \(recipient)")],
+            properties: ["recipientOfCommunication": .string(recipient)])
     }
 
     static func maskEmail(_ email: String?) -> String {

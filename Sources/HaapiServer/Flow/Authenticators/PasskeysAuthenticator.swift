@@ -33,8 +33,10 @@ extension DevServer {
         case ("POST", "register-start"):
             let missing = missingFields(["userName", "password"], in: input.form)
             guard missing.isEmpty else { return problem(caller, Representation.invalidInput(missing)) }
-            guard case .success(let user) = checkPassword(username: input.form["userName"] ?? "", password: input.form["password"] ?? "") else {
-                return problem(caller, Representation.problem(.incorrectCredentialsProblem, title: "Incorrect credentials"))
+            let user: StoredUser
+            switch await checkPassword(username: input.form["userName"] ?? "", password: input.form["password"] ?? "") {
+            case .success(let proven): user = proven
+            case let failure: return await passwordCheckResponse(caller, failure)
             }
             let challenge = Data(SecureRandom.bytes(32))
             let handle = (try? store.passkeys(username: user.username).first?.userHandle) ?? Data(SecureRandom.bytes(16))
@@ -78,8 +80,10 @@ extension DevServer {
         }
         do throws(WebAuthnError) {
             if isRegistration {
+                // The ceremony names the account whose password was proven in this flow: only it gets the credential.
                 guard let username = ceremony.username, let handle = ceremony.userHandle else { throw .verificationFailed("no account for this ceremony") }
-                _ = try registerPasskey(try RegistrationResponse(json: credential), challenge: ceremony.challenge, username: username, userHandle: handle)
+                _ = try registerPasskey(try RegistrationResponse(json: credential), challenge: ceremony.challenge, owner: .existingAccount(username),
+                                        userHandle: handle)
                 return await completeAuthentication(caller, username: username)
             }
             let stored = try verifyPasskeyAssertion(try AuthenticationResponse(json: credential), challenge: ceremony.challenge)

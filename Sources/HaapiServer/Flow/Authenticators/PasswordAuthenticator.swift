@@ -3,6 +3,8 @@ import HaapiModel
 import Hummingbird
 
 extension DevServer {
+    static let maxUsernameLength = 64
+
     /// Username and password: login, account creation (a registration step) and a forgot-password path.
     func passwordAuthenticator(_ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest) async -> Response {
         let caller = input.caller
@@ -12,7 +14,7 @@ extension DevServer {
         case ("POST", nil):
             let missing = missingFields(["userName", "password"], in: input.form)
             guard missing.isEmpty else { return problem(caller, Representation.invalidInput(missing)) }
-            return await passwordCheckResponse(caller, checkPassword(username: input.form["userName"] ?? "", password: input.form["password"] ?? ""))
+            return await passwordCheckResponse(caller, await checkPassword(username: input.form["userName"] ?? "", password: input.form["password"] ?? ""))
         case ("GET", "register"):
             return representation(caller, Representation.step(
                 "registration-step", viewName: "authenticator/html-form/create-account/get",
@@ -75,13 +77,30 @@ extension DevServer {
         let email = input.form["email"] ?? ""
         if !password.isEmpty, password.count < 8 { invalid.append(("password", "invalidValue", "Use at least 8 characters")) }
         if !email.isEmpty, !email.contains("@") { invalid.append(("email", "invalidValue", "Enter an e-mail address")) }
-        if !username.isEmpty, (try? store.user(named: username)) != nil { invalid.append(("userName", "invalidValue", "This username is taken")) }
+        // What one request can make the server keep is bounded too.
+        if username.count > Self.maxUsernameLength { invalid.append(("userName", "invalidValue", "Use at most \(Self.maxUsernameLength) characters")) }
+        if email.count > 254 { invalid.append(("email", "invalidValue", "Use at most 254 characters")) }
+        if password.count > 1024 { invalid.append(("password", "invalidValue", "Use at most 1024 characters")) }
+        if (input.form["name"] ?? "").count > 128 { invalid.append(("name", "invalidValue", "Use at most 128 characters")) }
         guard invalid.isEmpty else { return problem(caller, Representation.invalidInput(invalid)) }
+        let hasher = passwords
+        let hash: String
+        switch try? await passwordPool.run({ Result { try hasher.hash(password) } }) {
+        case .success(let value)?: hash = value
+        case .failure?: return problem(caller, Representation.problem(.unexpectedProblem, title: "Could not create the account"), status: .internalServerError)
+        case nil: return await passwordCheckResponse(caller, .busy)
+        }
         do {
             let name = input.form["name"].flatMap { $0.isEmpty ? nil : $0 }
-            let created = try store.insertUser(
-                StoredUser(username: username, passwordHash: passwords.hash(password), email: email, name: name), now: clock())
-            guard created else { return problem(caller, Representation.invalidInput([("userName", "invalidValue", "This username is taken")])) }
+            // A username may not be another account's e-mail address and the reverse: "username or e-mail"
+            // sign-ins must find one account.
+            switch try store.insertUser(StoredUser(username: username, passwordHash: hash, email: email, name: name), now: clock()) {
+            case .success: break
+            case .failure(.usernameTaken):
+                return problem(caller, Representation.invalidInput([("userName", "invalidValue", "This username is taken")]))
+            case .failure(.emailTaken):
+                return problem(caller, Representation.invalidInput([("email", "invalidValue", "This e-mail address belongs to another account")]))
+            }
         } catch {
             return problem(caller, Representation.problem(.unexpectedProblem, title: "Could not create the account"), status: .internalServerError)
         }

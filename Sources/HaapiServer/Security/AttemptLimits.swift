@@ -1,0 +1,76 @@
+import Foundation
+
+/// Failure counters for names that are not accounts: kept in memory, bounded and expiring, and answering
+/// exactly like the counters of real accounts (which live in the database), so the lockout itself does not
+/// tell an attacker which names exist.
+actor UnknownNameAttempts {
+    private struct Record: Sendable {
+        var failures: Int
+        var lockedUntil: Date?
+    }
+
+    private var records: ExpiringStore<String, Record>
+
+    init(capacity: Int = 50_000) {
+        records = ExpiringStore(capacity: capacity)
+    }
+
+    func isLocked(_ key: String, now: Date) -> Bool {
+        guard let until = records.value(for: key, now: now)?.lockedUntil else { return false }
+        return until > now
+    }
+
+    /// Counts a failure and returns the count; the record lives one lockout period past the last failure.
+    func recordFailure(_ key: String, maxFailures: Int, lockFor seconds: TimeInterval, now: Date) -> Int {
+        var record = records.value(for: key, now: now) ?? Record(failures: 0)
+        record.failures += 1
+        if record.failures >= maxFailures { record.lockedUntil = now.addingTimeInterval(seconds) }
+        records.set(record, for: key, expiresAt: now.addingTimeInterval(seconds), now: now)
+        return record.failures
+    }
+
+    func clear(_ key: String, now: Date) {
+        records.remove(key, now: now)
+    }
+
+    var count: Int { records.count }
+}
+
+/// What a counter is for; each purpose counts separately for the same account.
+enum AttemptPurpose: String {
+    case password
+    /// Wrong one-time codes: counted per account, so a new code, a resend or a new flow does not reset them.
+    case emailCode = "otp"
+
+    func key(_ name: String) -> String {
+        self == .password ? name : rawValue + ":" + name
+    }
+}
+
+extension DevServer {
+    /// Whether the account (or unknown name) is locked for `purpose`.
+    func isLocked(_ name: String, isAccount: Bool, for purpose: AttemptPurpose) async -> Bool {
+        let now = clock()
+        if isAccount { return (try? store.lockedUntil(purpose.key(name), now: now)) != nil }
+        return await unknownNameAttempts.isLocked(purpose.key(name.lowercased()), now: now)
+    }
+
+    /// Counts a failure; returns true when this failure (or an earlier one) locked the name.
+    func recordFailure(_ name: String, isAccount: Bool, for purpose: AttemptPurpose) async -> Bool {
+        let limits = configuration.security
+        let now = clock()
+        let failures: Int
+        if isAccount {
+            failures = (try? store.recordFailedLogin(purpose.key(name), maxFailures: limits.maxFailedLogins,
+                                                     lockFor: limits.lockoutSeconds, now: now)) ?? limits.maxFailedLogins
+        } else {
+            failures = await unknownNameAttempts.recordFailure(purpose.key(name.lowercased()), maxFailures: limits.maxFailedLogins,
+                                                               lockFor: TimeInterval(limits.lockoutSeconds), now: now)
+        }
+        return failures >= limits.maxFailedLogins
+    }
+
+    func clearFailures(_ name: String, for purpose: AttemptPurpose) {
+        try? store.clearFailedLogins(purpose.key(name))
+    }
+}
