@@ -119,7 +119,9 @@ public final class HaapiDevice: @unchecked Sendable {
     /// Sends PKCE (S256) unless `extra` carries its own `code_challenge` or `usePKCE` is false; `redeem` sends the verifier.
     public func authorize(redirectURI: String = "app://haapi", scope: String = "openid profile", extra: [(String, String)] = [],
                           usePKCE: Bool = true) async throws -> RawResponse {
-        var parameters = [("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirectURI), ("scope", scope), ("state", "st-1")] + extra
+        var parameters = [("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirectURI), ("scope", scope)]
+        if !extra.contains(where: { $0.0 == "state" }) { parameters.append(("state", "st-1")) }
+        parameters += extra
         pkce = nil
         sessionID = nil  // a new flow, as the SDK's start() does
         if usePKCE, !extra.contains(where: { $0.0 == "code_challenge" }) {

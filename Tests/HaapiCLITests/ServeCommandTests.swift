@@ -35,4 +35,23 @@ struct ServeCommandTests {
         #expect(approve.status == 1)
         #expect(approve.stderr.contains("no pending sign-in for demouser"))
     }
+
+    @Test("serve never prints a user's password, except the documented demo user's; the file's secrets stay in the file")
+    func noPasswordsPrinted() async throws {
+        let directory = try CLIRunner.temporaryDirectory()
+        let file = directory.appendingPathComponent("users.json")
+        var configuration = try JSONParser().parse(try CLIRunner.run(["serve", "--print-default-config"]).stdout)
+        guard case .object(var object) = configuration, case .array(var users)? = object["users"] else { Issue.record("no users"); return }
+        users.append(["username": "alice", "password": "Alice-s3cret-pw", "email": "alice@example.com"])
+        object["users"] = .array(users)
+        configuration = .object(object)
+        try Data(configuration.serialized().utf8).write(to: file)
+        let (process, output) = try CLIRunner.start(["serve", "--config", file.path, "--port", "0"])
+        defer { process.terminate() }
+        let line = try await CLIRunner.waitForLine(containing: "users:", in: output)
+        #expect(line.contains("alice") && line.contains("demouser / Password1"))
+        _ = try await CLIRunner.waitForLine(containing: "Ctrl-C", in: output)
+        let everything = try String(contentsOf: output, encoding: .utf8)
+        #expect(!everything.contains("Alice-s3cret-pw"))
+    }
 }

@@ -208,7 +208,8 @@ struct FaultTests {
         } catch {
             #expect(error == .timedOut(after: 1))
         }
-        #expect(Date().timeIntervalSince(started) < 5)
+        // Bounded, not timed: a loaded CI machine can take several seconds to schedule the deadline.
+        #expect(Date().timeIntervalSince(started) < 20)
     }
 
     @Test("the real transports report a body cut short by the server", arguments: [true, false])

@@ -26,6 +26,9 @@ extension DevServer {
         case .rejected(let response): return response
         }
         let query = HTTP.query(request)
+        if let repeated = HTTP.repeatedQueryNames(request).first {
+            return authorizationProblem(caller, error: "invalid_request", description: "parameter \(repeated) is repeated")
+        }
         guard query["client_id"] == caller.client.id else {
             return authorizationProblem(caller, error: "invalid_client", description: "client_id must be the client the HAAPI token was issued to")
         }

@@ -69,6 +69,15 @@ enum HTTP {
         return text
     }
 
+    /// The names that occur more than once in the query (RFC 6749 §3.1: a parameter must not be repeated).
+    static func repeatedQueryNames(_ request: Request) -> [String] {
+        guard let query = request.uri.query, let pairs = FormURLEncoding.decode(query) else { return [] }
+        var seen: Set<String> = []
+        var repeated: [String] = []
+        for (name, _) in pairs where !seen.insert(name).inserted && !repeated.contains(name) { repeated.append(name) }
+        return repeated
+    }
+
     /// Query parameters, decoded; repeated names keep the first value.
     static func query(_ request: Request) -> [String: String] {
         guard let query = request.uri.query, let pairs = FormURLEncoding.decode(query) else { return [:] }
