@@ -127,3 +127,28 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Fuzzing, for scripts/fuzz.sh only (HAAPI_FUZZ=1): libFuzzer harnesses for every parser of outside input,
+// and coverage instrumentation (with AddressSanitizer) for the modules they exercise. Never set for other
+// builds: these are unsafe flags, and the harnesses link with lld and libFuzzer's driver.
+if Context.environment["HAAPI_FUZZ"] == "1" {
+    let sanitizers = ["-sanitize=fuzzer,address"]
+    let instrumented: Set<String> = ["HaapiModel", "HaapiDriver", "Passkeys", "AuthHub", "HaapiServer"]
+    for target in package.targets where instrumented.contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(sanitizers)]
+    }
+    package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"))
+    let harnesses: [(name: String, dependencies: [Target.Dependency])] = [
+        ("HaapiDecoderFuzzer", ["HaapiModel"]),
+        ("CBORFuzzer", ["Passkeys"]),
+        ("DPoPProofFuzzer", ["HaapiDriver", "HaapiServer"]),
+        ("AuthHubResponseFuzzer", ["AuthHub"]),
+        ("ServerConfigurationFuzzer", ["HaapiServer"]),
+    ]
+    for harness in harnesses {
+        package.targets.append(.executableTarget(
+            name: harness.name, dependencies: ["FuzzSupport"] + harness.dependencies, path: "Fuzz/" + harness.name,
+            swiftSettings: [.unsafeFlags(sanitizers + ["-parse-as-library"])],
+            linkerSettings: [.unsafeFlags(sanitizers + ["-use-ld=lld"])]))
+    }
+}

@@ -1,38 +1,65 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target for the HAAPI decoder and runs it for a bounded time.
-#   scripts/fuzz.sh [seconds]      (default 60)
-# The target is HaapiModel's sources plus Fuzz/HaapiDecoderFuzzer, built with -sanitize=fuzzer,address.
-# Seeds: Fuzz/seeds (ours) and, when present, the vendor fixtures in ../shared/haapi-fixtures.
+# Builds the libFuzzer harnesses and runs them within a shared time budget.
+#   scripts/fuzz.sh [total-seconds] [harness ...]     (default 60 seconds, all harnesses)
+#   FUZZ_SECONDS_EACH=600 scripts/fuzz.sh 0 CBORFuzzer   (a fixed time per harness instead)
+#
+# Harnesses (Fuzz/<name>, one parser of outside input each):
+#   HaapiDecoderFuzzer         HAAPI representations and problems (HaapiModel)
+#   CBORFuzzer                 CBOR, attestation objects, authenticator data, COSE keys (Passkeys)
+#   DPoPProofFuzzer            compact JWS, DPoP proofs as the server parses them, htu normalisation
+#   AuthHubResponseFuzzer      Authentication Hub responses as the client reads them
+#   ServerConfigurationFuzzer  the dev server's configuration loader
+#
+# HAAPI_FUZZ=1 makes Package.swift add the harnesses and instrument our modules (coverage + ASan); the
+# build reuses .build's dependencies, and the next plain `swift build` recompiles our modules as usual.
+# Seeds: Fuzz/seeds/<name>, plus the vendor fixtures in ../shared/haapi-fixtures for the HAAPI decoder.
 # Any crash leaves its input in fuzz-artifacts/ and fails the script.
 set -euo pipefail
-seconds="${1:-60}"
+total="${1:-60}"
+shift || true
 root="$(cd "$(dirname "$0")/.." && pwd)"
+all=(HaapiDecoderFuzzer CBORFuzzer DPoPProofFuzzer AuthHubResponseFuzzer ServerConfigurationFuzzer)
+if [ "$#" -gt 0 ]; then harnesses=("$@"); else harnesses=("${all[@]}"); fi
 work="$root/.build-fuzz"
-mkdir -p "$work/corpus" "$root/fuzz-artifacts"
+mkdir -p "$work" "$root/fuzz-artifacts"
+cd "$root"
 
-sources=$(find "$root/Sources/HaapiModel" "$root/Fuzz/HaapiDecoderFuzzer" -name '*.swift' | sort)
-binary="$work/haapi-decoder-fuzzer"
-echo "fuzz: building $binary"
-# The ASan runtime makes gold print a page of harmless "cannot export local symbol" warnings; keep them in a log.
-# shellcheck disable=SC2086
-if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name HaapiModel -swift-version 6 $sources -o "$binary" \
-    >"$work/build.log" 2>&1; then
-  grep -v "Cannot export local symbol" "$work/build.log" >&2
-  exit 1
-fi
+for harness in "${harnesses[@]}"; do
+  echo "fuzz: building $harness"
+  # lld prints a page of harmless "cannot export local symbol" warnings for the ASan runtime: keep them in a log.
+  if ! HAAPI_FUZZ=1 swift build --product "$harness" >"$work/build-$harness.log" 2>&1; then
+    grep -v "Cannot export local symbol" "$work/build-$harness.log" | tail -40 >&2
+    exit 1
+  fi
+done
+bin="$(HAAPI_FUZZ=1 swift build --show-bin-path)"
 
-cp "$root"/Fuzz/seeds/*.json "$work/corpus/" 2>/dev/null || true
-fixtures="$root/../shared/haapi-fixtures/ios-haapi-demo-app"
-if [ -d "$fixtures" ]; then cp "$fixtures"/*.json "$work/corpus/"; fi
+each="${FUZZ_SECONDS_EACH:-$(( total / ${#harnesses[@]} ))}"
+[ "$each" -ge 1 ] || each=1
+status=0
+for harness in "${harnesses[@]}"; do
+  corpus="$work/corpus/$harness"
+  mkdir -p "$corpus"
+  cp "$root/Fuzz/seeds/$harness"/* "$corpus/" 2>/dev/null || true
+  fixtures="$root/../shared/haapi-fixtures/ios-haapi-demo-app"
+  if [ "$harness" = HaapiDecoderFuzzer ] && [ -d "$fixtures" ]; then cp "$fixtures"/*.json "$corpus/"; fi
 
-echo "fuzz: running for ${seconds}s"
-"$binary" "$work/corpus" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
-  -artifact_prefix="$root/fuzz-artifacts/" -print_final_stats=1 2>&1 | tee "$work/last-run.log" | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)" || true
-status=${PIPESTATUS[0]}
-if [ "$status" -ne 0 ]; then
-  echo "fuzz: FAILED (exit $status); see $work/last-run.log and fuzz-artifacts/" >&2
-  tail -40 "$work/last-run.log" >&2
-  exit 1
-fi
-runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$work/last-run.log" | grep -Eo '[0-9]+$' || echo 0)
-echo "fuzz: $runs inputs in ${seconds}s, no crash"
+  log="$work/last-run-$harness.log"
+  echo "fuzz: $harness for ${each}s"
+  set +e
+  "$bin/$harness" "$corpus" -max_total_time="$each" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+    -artifact_prefix="$root/fuzz-artifacts/$harness-" -print_final_stats=1 >"$log" 2>&1
+  code=$?
+  set -e
+  runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' || echo 0)
+  coverage=$(grep -Eo 'cov: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
+  if [ "$code" -ne 0 ]; then
+    echo "fuzz: $harness FAILED (exit $code); see $log and fuzz-artifacts/" >&2
+    grep -E "==[0-9]+==ERROR|SUMMARY|Fatal error|fuzzFailure|precondition" "$log" | head -10 >&2
+    tail -30 "$log" >&2
+    status=1
+  else
+    echo "fuzz: $harness: $runs inputs in ${each}s, coverage $coverage edges, no crash"
+  fi
+done
+exit "$status"

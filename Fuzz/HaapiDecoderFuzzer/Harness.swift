@@ -1,0 +1,40 @@
+import Foundation
+import FuzzSupport
+import HaapiModel
+
+// The HAAPI decoder. Besides "never crash", it checks two properties on every input that decodes:
+// the raw JSON written back out parses to the same value, and building a request for every form
+// either succeeds or fails with a typed error.
+func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let bytes = fuzzInput(start, count)
+    guard let response = try? HaapiDecoder().decode(bytes) else { return 0 }
+    let raw: JSONValue
+    let actions: [any Action]
+    switch response {
+    case .representation(let step):
+        raw = step.rawJson
+        actions = step.actions
+    case .problem(let problem):
+        raw = problem.rawJson
+        actions = []
+    }
+    guard let reparsed = try? JSONParser().parse(raw.serialized()), reparsed == raw else {
+        fuzzFailure("raw JSON did not survive a round trip")
+    }
+    guard let base = URL(string: "https://fuzz.example/base/") else { return 0 }
+    for case let form as FormAction in actions {
+        _ = try? HaapiRequestBuilder.request(submitting: form.model, parameters: ["userName": "a b+c", "password": "p&q"], baseURL: base)
+    }
+    return 0
+}
+
+@_cdecl("HaapiDecoderFuzzer_main")
+func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runLibFuzzer(argc, argv) { testOneInput($0, $1) }
+}
+
+/// libFuzzer's standard entry point, for its own tooling (the driver above is what runs).
+@_cdecl("LLVMFuzzerTestOneInput")
+func libFuzzerTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    testOneInput(start, count)
+}
