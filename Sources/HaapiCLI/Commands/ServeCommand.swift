@@ -15,6 +15,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Address to bind. Anything but loopback exposes a development server to the network.")
     var host: String = "127.0.0.1"
 
+    @Option(name: .long, help: ArgumentHelp(
+        "The URL clients reach the server at, when a proxy is in front (the issuer, and what DPoP proofs' htu must name).",
+        valueName: "url"))
+    var publicUrl: String?
+
     @Option(name: .long, help: "SQLite database file; in memory when omitted.")
     var db: String?
 
@@ -23,6 +28,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "Print the embedded default configuration and exit.")
     var printDefaultConfig = false
+
+    func validate() throws {
+        if let publicUrl, URL(string: publicUrl)?.host == nil {
+            throw ValidationError("--public-url must be an absolute URL such as https://login.example.com")
+        }
+    }
 
     func run() async throws {
         if printDefaultConfig {
@@ -41,7 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(ExitCodes.dataError)
         }
         let server = try DevServer(configuration: configuration, store: ServerStore(path: db))
-        let running = try await server.start(host: host, port: port)
+        let running = try await server.start(host: host, port: port, publicURL: publicUrl.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
         // Written straight to the descriptor: print() would sit in a buffer when stdout is a pipe or file.
         FileHandle.standardOutput.write(Data((ServeSummary.text(for: server, database: db) + "\n").utf8))
         try await running.wait()
