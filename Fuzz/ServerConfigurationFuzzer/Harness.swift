@@ -22,12 +22,4 @@ func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 }
 
 @_cdecl("ServerConfigurationFuzzer_main")
-func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    runLibFuzzer(argc, argv) { testOneInput($0, $1) }
-}
-
-/// libFuzzer's standard entry point, for its own tooling (the driver above is what runs).
-@_cdecl("LLVMFuzzerTestOneInput")
-func libFuzzerTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    testOneInput(start, count)
-}
+func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt { runLibFuzzer(argc, argv, testOneInput) }
