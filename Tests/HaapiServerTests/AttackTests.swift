@@ -264,6 +264,13 @@ struct AttackTests {
         }
         #expect(answers["lockme"] == answers["ghost-user"])
         #expect(answers["ghost-user"]?.last == .tooManyAttemptsProblem)
+        // After the lockout period both start a new count alike: one failure is just a wrong password.
+        server.clock.advance(301)
+        let relogin = try await device.startAuthenticator("password")
+        for name in ["lockme", "ghost-user"] {
+            let after = try await device.submit(relogin.json["actions"]?[0], [("userName", name), ("password", "wrong")])
+            #expect(try A.problem(after).type == .incorrectCredentialsProblem, "\(name)")
+        }
 
         // Approval: an unknown name waits like a known one (and nobody can approve it).
         func approvalStep(_ name: String) async throws -> JSONValue {

@@ -60,6 +60,11 @@ public final class ServerStore: Sendable {
             try db.execute(sql: "ALTER TABLE authorization_codes ADD COLUMN family_id TEXT")
             try db.execute(sql: "CREATE INDEX users_email ON users(lower(email))")
         }
+        migrator.registerMigration("v4-lockout-window") { db in
+            // Failures count within one lockout period of each other, like the in-memory counters of
+            // unknown names: the two must answer alike (docs/SECURITY.md).
+            try db.execute(sql: "ALTER TABLE lockouts ADD COLUMN last_failure REAL")
+        }
         return migrator
     }
 
@@ -161,15 +166,20 @@ extension ServerStore {
     }
 
     /// Counts a failed login; locks the account once `maxFailures` is reached. Returns the failure count.
+    /// A failure more than `seconds` after the previous one starts a new count.
     @discardableResult
     func recordFailedLogin(_ username: String, maxFailures: Int, lockFor seconds: Int, now: Date) throws -> Int {
         try database.write { db in
-            let failures = (try Int.fetchOne(db, sql: "SELECT failures FROM lockouts WHERE username = ?", arguments: [username]) ?? 0) + 1
+            let row = try Row.fetchOne(db, sql: "SELECT failures, last_failure FROM lockouts WHERE username = ?", arguments: [username])
+            let previous: Int = row?["failures"] ?? 0
+            let last: Double? = row?["last_failure"]
+            let failures = (last.map { $0 > now.timeIntervalSince1970 - Double(seconds) } ?? false) ? previous + 1 : 1
             let lockedUntil: Double? = failures >= maxFailures ? now.timeIntervalSince1970 + Double(seconds) : nil
             try db.execute(sql: """
-                INSERT INTO lockouts (username, failures, locked_until) VALUES (?, ?, ?)
-                ON CONFLICT(username) DO UPDATE SET failures = excluded.failures, locked_until = excluded.locked_until
-                """, arguments: [username, failures, lockedUntil])
+                INSERT INTO lockouts (username, failures, locked_until, last_failure) VALUES (?, ?, ?, ?)
+                ON CONFLICT(username) DO UPDATE SET failures = excluded.failures, locked_until = excluded.locked_until,
+                  last_failure = excluded.last_failure
+                """, arguments: [username, failures, lockedUntil, now.timeIntervalSince1970])
             return failures
         }
     }
