@@ -57,3 +57,14 @@ struct AHAttackTests {
         #expect(answers["demouser"] == answers["nobody-here"], "\(answers)")
     }
 }
+
+@Suite("Authentication Hub errors a person can read")
+struct AHLocalizedErrorTests {
+    @Test("server, flow and encryption errors have specific sentences")
+    func sentences() {
+        #expect(AHServerError(code: "1004003", message: "Invalid credentials").localizedDescription
+                == "The Authentication Hub refused the request: Invalid credentials (1004003).")
+        #expect(AHFlowError.noFlowState.localizedDescription == "The Authentication Hub sign-in failed: no flow state: start the flow first.")
+        #expect(AHEncryptionError.noTenantKey.localizedDescription.hasPrefix("A field could not be encrypted for the Authentication Hub: "))
+    }
+}

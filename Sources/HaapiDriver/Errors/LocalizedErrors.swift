@@ -1,0 +1,79 @@
+import Foundation
+import HaapiModel
+
+// `localizedDescription` and the other `NSError` keys for the driver's errors (see `ErrorSentence`).
+// `HaapiError` keeps the seed's `IdsvrError` members (`errorDescription`, `failureReason`,
+// `recoverySuggestion` as the typed handling enum); their names clash with `LocalizedError`'s, so the
+// bridge is `CustomNSError`'s user info instead.
+
+extension HaapiError: CustomNSError {
+    public static var errorDomain: String { "HaapiSdk.HaapiError" }
+
+    public var errorUserInfo: [String: Any] {
+        var info: [String: Any] = [
+            NSLocalizedDescriptionKey: errorDescription,
+            NSLocalizedFailureReasonErrorKey: failureReason,
+            NSLocalizedRecoverySuggestionErrorKey: recoverySuggestion.sentence,
+        ]
+        if let cause { info[NSUnderlyingErrorKey] = cause as NSError }
+        return info
+    }
+
+    /// Whether the same operation can succeed if it is tried again (now, later or in the foreground).
+    public var isRetryable: Bool {
+        if case .retryable = recoverySuggestion { return true }
+        return false
+    }
+
+    /// The server asked for a DPoP nonce (`use_dpop_nonce`) and the SDK's own retry did not satisfy it.
+    public var isDPoPNonceRequired: Bool {
+        if case .serverError("use_dpop_nonce", _, _) = self { return true }
+        return false
+    }
+
+    /// No usable answer arrived: no connection, a timeout, a cut or unreadable response.
+    public var isNetworkError: Bool {
+        if case .communication = self { return true }
+        return false
+    }
+
+    /// The flow cannot go on: the app should start a new one.
+    public var requiresNewFlow: Bool { recoverySuggestion == .newHaapiFlow }
+}
+
+extension IdsvrErrorHandling {
+    /// What the suggestion means for a person using the app.
+    public var sentence: String {
+        switch self {
+        case .retryable(.immediately): "Try again."
+        case .retryable(.afterDelay): "Try again in a moment."
+        case .retryable(.whenAppIsInForeground): "Try again with the app open."
+        case .newHaapiFlow: "Start signing in again."
+        case .nonRecoverable(.fixConfiguration): "The app's sign-in configuration needs to be fixed."
+        case .nonRecoverable(.fixIntegration): "The app uses the sign-in SDK in a way it does not support."
+        case .nonRecoverable(.useDCRFallback): "This device cannot attest itself; the app should register dynamically instead."
+        case .nonRecoverable(.changeTokenBinding): "The device key cannot be used; sign in again with another kind of key."
+        }
+    }
+}
+
+extension TransportError: CustomNSError {
+    public static var errorDomain: String { "HaapiDriver.TransportError" }
+    public var errorUserInfo: [String: Any] {
+        [NSLocalizedDescriptionKey: ErrorSentence.make("The server could not be reached", description)]
+    }
+}
+
+extension JOSEError: CustomNSError {
+    public static var errorDomain: String { "HaapiDriver.JOSEError" }
+    public var errorUserInfo: [String: Any] {
+        [NSLocalizedDescriptionKey: ErrorSentence.make("A key or signature could not be used", description)]
+    }
+}
+
+extension StorageError: CustomNSError {
+    public static var errorDomain: String { "HaapiDriver.StorageError" }
+    public var errorUserInfo: [String: Any] {
+        [NSLocalizedDescriptionKey: ErrorSentence.make("The secure storage failed", description)]
+    }
+}
