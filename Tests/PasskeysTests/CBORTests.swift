@@ -110,4 +110,16 @@ struct CBORTests {
             _ = try? CBORDecoder().decode(bytes)
         }
     }
+
+    @Test("map keys that encode alike are duplicates: NaNs with other payloads, a float in two widths (a fuzzing finding)")
+    func keysEqualByEncoding() throws {
+        // Two NaN keys with different payloads (f97c01, f97c02): both re-encode as f97e00.
+        #expect(throws: CBORDecodingError.self) { try CBORDecoder().decode(Data(hex: "a2f97c0101f97c0202")) }
+        // 1.5 as a half and as a single float.
+        #expect(throws: CBORDecodingError.self) { try CBORDecoder().decode(Data(hex: "a2f93e0001fa3fc0000002")) }
+        // What the decoder accepts re-encodes to something the strict decoder accepts, and stays stable.
+        let accepted = try CBORDecoder().decode(Data(hex: "a2f97c0101f9000002"))
+        let encoded = CBOREncoder.encode(accepted)
+        #expect(CBOREncoder.encode(try CBORDecoder(requireCanonical: true).decode(encoded)) == encoded)
+    }
 }

@@ -125,13 +125,15 @@ public struct CBORDecoder: Sendable {
                 let count = try argument(info, start: start)
                 guard count <= UInt64(bytes.count - position) / 2 else { throw fail(.truncated) }
                 var entries: [CBORMapEntry] = []
-                var seen = Set<CBORValue>()
+                // Keys are compared by their canonical encoding: values that encode alike (NaNs with other
+                // payloads, floats in other widths) are one key, as they are after re-encoding (found by fuzzing).
+                var seen = Set<Data>()
                 var previousKey: [UInt8]?
                 for _ in 0..<count {
                     let keyStart = position
                     let key = try item(depth: depth + 1)
                     let keyBytes = Array(bytes[keyStart..<position])
-                    guard seen.insert(key).inserted else { throw fail(.duplicateMapKey, at: keyStart) }
+                    guard seen.insert(CBOREncoder.encode(key)).inserted else { throw fail(.duplicateMapKey, at: keyStart) }
                     if decoder.requireCanonical, let previousKey, !CBOREncoder.canonicalOrder(Data(previousKey), Data(keyBytes)) {
                         throw fail(.nonCanonical("map keys out of canonical order"), at: keyStart)
                     }
