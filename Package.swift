@@ -36,11 +36,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                // Linux only: URLSession on Linux cannot be trusted with OAuth's 401s, and has no TLS hooks.
+                // Apple platforms use URLSession and the Security framework; an app gets no SwiftNIO and no
+                // second BoringSSL from the client products.
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: [.linux])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux])),
             ]
         ),
         // What apps use: configuration, HaapiManager, OAuthTokenManager, the accessor builder with DCR fallback.
@@ -59,7 +62,7 @@ let package = Package(
         // SwiftUI/UIKit screens where those frameworks exist.
         .target(
             name: "HaapiUI",
-            dependencies: ["HaapiSdk", "Passkeys", .product(name: "OpenCombineShim", package: "OpenCombine")]
+            dependencies: ["HaapiSdk", "Passkeys", .product(name: "OpenCombineShim", package: "OpenCombine", condition: .when(platforms: [.linux]))]
         ),
         // The dev identity server: HAAPI flows, OAuth with DPoP, attestation, DCR, SQLite.
         .target(

@@ -79,7 +79,7 @@ struct SdkBenchmark: AsyncParsableCommand {
         let server = try DevServer(configuration: try ServerConfiguration.embeddedDefault, store: try ServerStore(path: nil))
         let running = try await server.start()
         defer { Task { await running.stop() } }
-        let counter = CountingTransport(inner: AsyncHTTPClientTransport.shared())
+        let counter = CountingTransport(inner: defaultHttpTransport())
         let base = running.baseURL
         let configuration = HaapiConfiguration(
             name: "bench-login", clientId: "haapi-demo", baseURL: base, tokenEndpointURL: base.appendingPathComponent("oauth/token"),

@@ -11,7 +11,7 @@ struct FieldEncryptionTests {
 
     static func pair(lifetime: TimeInterval = 300) throws -> (AHFieldEncryptor, AHFieldDecryptor) {
         let key = try _RSA.Encryption.PrivateKey(derRepresentation: try #require(tenantKeyDER))
-        let server = AHFieldDecryptor(tenantKey: key, exchangeLifetime: lifetime)
+        let server = try AHFieldDecryptor(tenantKeyDER: key.derRepresentation, exchangeLifetime: lifetime)
         return (try AHFieldEncryptor(tenantKeyPEM: server.publicKeyPEM), server)
     }
 

@@ -191,7 +191,7 @@ struct FaultTests {
         #expect(HttpRequest(method: "GET", url: url).deadline(default: 0) == 0.001)
         let silent = try await RawSocketServer(reply: "", thenClose: false)
         defer { Task { await silent.stop() } }
-        for transport in [try AsyncHTTPClientTransport(timeout: -5) as any HttpTransport, URLSessionTransport(timeout: 0)] {
+        for transport in [try nioTransport(timeout: -5) as any HttpTransport, URLSessionTransport(timeout: 0)] {
             await #expect(throws: TransportError.self) { try await transport.send(HttpRequest(method: "GET", url: silent.url, timeout: -1)) }
         }
     }
@@ -200,7 +200,7 @@ struct FaultTests {
     func realTimeout(useURLSession: Bool) async throws {
         let silent = try await RawSocketServer(reply: "", thenClose: false)
         defer { Task { await silent.stop() } }
-        let transport: any HttpTransport = useURLSession ? URLSessionTransport(timeout: 1) : try AsyncHTTPClientTransport(timeout: 1)
+        let transport: any HttpTransport = useURLSession ? URLSessionTransport(timeout: 1) : try nioTransport(timeout: 1)
         let started = Date()
         do {
             _ = try await transport.send(HttpRequest(method: "GET", url: silent.url))
@@ -217,7 +217,7 @@ struct FaultTests {
         let reply = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"access_token\":"
         let cutting = try await RawSocketServer(reply: reply, thenClose: true)
         defer { Task { await cutting.stop() } }
-        let transport: any HttpTransport = useURLSession ? URLSessionTransport(timeout: 3) : try AsyncHTTPClientTransport(timeout: 3)
+        let transport: any HttpTransport = useURLSession ? URLSessionTransport(timeout: 3) : try nioTransport(timeout: 3)
         do {
             let response = try await transport.send(HttpRequest(method: "GET", url: cutting.url))
             Issue.record("a truncated body was delivered as complete: \(response.body.count) bytes")

@@ -1,5 +1,10 @@
+// AsyncHTTPClientTransport exists where the driver links AsyncHTTPClient (Linux). The Apple path
+// (URLSessionTransport(tls:), TLSOptions+Security.swift) shares the pin computation tested below.
+#if canImport(AsyncHTTPClient) && !canImport(Darwin)
 import Foundation
+@testable import HaapiDriver
 import HaapiSdk
+import NIOSSL
 import Testing
 
 /// mTLS client certificates and server-key pinning in `AsyncHTTPClientTransport`, against an HTTPS server on 127.0.0.1.
@@ -78,3 +83,24 @@ struct TLSTransportTests {
         #expect(try await Self.client(transport, server.url) == "haapi-test-client")
     }
 }
+
+@Suite("TLS: pins computed from the certificate's DER")
+struct CertificatePinTests {
+    @Test("the DER walk finds the same SubjectPublicKeyInfo as NIOSSL; broken certificates are errors, never crashes",
+          .enabled(if: TestCertificates.isOpenSSLAvailable, "needs the openssl tool to make test certificates"))
+    func spkiFromDER() throws {
+        let certificates = try TestCertificates.make()
+        defer { certificates.remove() }
+        for pem in [certificates.serverPEM, certificates.caPEM] {
+            let nio = try NIOSSLCertificate(bytes: Array(pem.utf8), format: .pem)
+            #expect(try KeyPinning.publicKeyHash(ofCertificate: Array(pem.utf8)) == (try KeyPinning.publicKeyHash(of: nio)))
+            let der = try CertificateDER.firstCertificate(inPEM: Array(pem.utf8))
+            #expect(try KeyPinning.publicKeyHash(ofCertificate: der, format: .der) == (try KeyPinning.publicKeyHash(of: nio)))
+            for cut in stride(from: 0, to: der.count, by: 7) {
+                #expect(throws: CertificateDER.Malformed.self) { _ = try CertificateDER.subjectPublicKeyInfo(ofCertificate: Array(der.prefix(cut))) }
+            }
+        }
+        #expect(throws: CertificateDER.Malformed.self) { _ = try KeyPinning.publicKeyHash(ofCertificate: Array("not a certificate".utf8)) }
+    }
+}
+#endif

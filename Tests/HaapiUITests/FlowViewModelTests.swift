@@ -153,7 +153,7 @@ struct FlowViewModelTests {
             Issue.record("no client operation"); return
         }
         #expect(operation.name == "external-browser-flow")
-        let page = try await AsyncHTTPClientTransport.shared().send(HttpRequest(
+        let page = try await defaultHttpTransport().send(HttpRequest(
             method: "POST", url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")],
             body: Data("userName=demouser&password=Password1&redirect_uri=app%3A%2F%2Fhaapi".utf8)))
         let location = try #require(page.header("Location").flatMap(URL.init(string:)))

@@ -46,10 +46,10 @@ final class UITestServer: Sendable {
 
     /// Approves the newest pending request of `user` through the admin endpoints, as `haapi approve` does.
     func approve(_ user: String) async throws -> Int {
-        let listing = try await AsyncHTTPClientTransport.shared().send(HttpRequest(
+        let listing = try await defaultHttpTransport().send(HttpRequest(
             method: "GET", url: URL(string: base.absoluteString + "/admin/approvals?user=\(user)") ?? base))
         guard let id = (try? JSONParser().parse(listing.body))?["approvals"]?[0]?["id"]?.stringValue else { return 404 }
-        return try await AsyncHTTPClientTransport.shared().send(HttpRequest(
+        return try await defaultHttpTransport().send(HttpRequest(
             method: "POST", url: base.appendingPathComponent("admin/approve"),
             headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data("approval=\(id)".utf8))).statusCode
     }

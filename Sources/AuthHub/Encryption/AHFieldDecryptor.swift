@@ -13,11 +13,21 @@ public actor AHFieldDecryptor {
     /// Anyone may start exchanges: at most this many are kept (the oldest goes first).
     private let capacity: Int
 
-    public init(tenantKey: _RSA.Encryption.PrivateKey, exchangeLifetime: TimeInterval = 300, capacity: Int = 10_000) {
+    /// A decryptor for the tenant key given as DER (PKCS#1 or PKCS#8); no crypto library's types in the API.
+    public init(tenantKeyDER: Data, exchangeLifetime: TimeInterval = 300, capacity: Int = 10_000) throws(AHEncryptionError) {
+        let key: _RSA.Encryption.PrivateKey
+        do { key = try _RSA.Encryption.PrivateKey(derRepresentation: tenantKeyDER) } catch { throw .malformed("the tenant key is not an RSA private key") }
         self.capacity = max(capacity, 1)
-        tenantKeyDER = tenantKey.derRepresentation
-        publicKeyPEM = tenantKey.publicKey.pemRepresentation
+        self.tenantKeyDER = key.derRepresentation
+        publicKeyPEM = key.publicKey.pemRepresentation
         lifetime = exchangeLifetime
+    }
+
+    /// A decryptor with a new 2048-bit tenant key (the dev server makes one per process).
+    public static func withNewTenantKey(exchangeLifetime: TimeInterval = 300) throws(AHEncryptionError) -> AHFieldDecryptor {
+        let key: _RSA.Encryption.PrivateKey
+        do { key = try _RSA.Encryption.PrivateKey(keySize: .bits2048) } catch { throw .malformed("no RSA key could be made: \(error)") }
+        return try AHFieldDecryptor(tenantKeyDER: key.derRepresentation, exchangeLifetime: exchangeLifetime)
     }
 
     nonisolated func open(_ data: Data) throws(AHEncryptionError) -> Data {

@@ -141,7 +141,7 @@ struct DemoCommand: AsyncParsableCommand {
     /// Plays the browser: posts the page's sign-in form and returns where it redirects.
     static func signInThroughPage(_ url: URL, userName: String, password: String) async -> URL? {
         let body = FormURLEncoding.encode([("userName", userName), ("password", password), ("redirect_uri", "app://haapi")])
-        guard let response = try? await AsyncHTTPClientTransport.shared().send(HttpRequest(
+        guard let response = try? await defaultHttpTransport().send(HttpRequest(
             method: "POST", url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data(body.utf8))),
             response.statusCode == 302
         else { return nil }

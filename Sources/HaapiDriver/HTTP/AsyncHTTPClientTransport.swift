@@ -1,3 +1,4 @@
+#if canImport(AsyncHTTPClient)
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -93,3 +94,4 @@ public final class AsyncHTTPClientTransport: HttpTransport, @unchecked Sendable 
         }
     }
 }
+#endif

@@ -122,9 +122,21 @@ public enum MimeTypes {
 /// FoundationNetworking's URLSession on Linux never completes a 401 that carries `WWW-Authenticate`
 /// (it waits for a credential no one supplies), which every OAuth error response may do.
 public func defaultHttpTransport(timeout: TimeInterval = 30) -> any HttpTransport {
-    #if canImport(Darwin)
+    #if canImport(Darwin) || !canImport(AsyncHTTPClient)
     URLSessionTransport(timeout: timeout)
     #else
     AsyncHTTPClientTransport.shared(timeout: timeout)
+    #endif
+}
+
+/// A transport that applies `tls` (pins, trusted roots, client identity): AsyncHTTPClient where it is
+/// linked (Linux), URLSession with its TLS delegate on Apple platforms.
+public func httpTransport(tls: TLSOptions, timeout: TimeInterval = 30) throws -> any HttpTransport {
+    #if canImport(AsyncHTTPClient)
+    try AsyncHTTPClientTransport(tls: tls, timeout: timeout)
+    #elseif canImport(Security) && canImport(Darwin)
+    try URLSessionTransport(tls: tls, timeout: timeout)
+    #else
+    throw TransportError.connectionFailed("TLS options need AsyncHTTPClient or the Security framework")
     #endif
 }

@@ -1,3 +1,4 @@
+#if canImport(AsyncHTTPClient)
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -110,3 +111,4 @@ extension Result where Failure == any Error {
         do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }
+#endif

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import NIOSSL
 
 /// A server key the client accepts for a host: the Base64 SHA-256 of the certificate's
 /// SubjectPublicKeyInfo (the `pin-sha256` value of RFC 7469).
@@ -13,18 +12,27 @@ public struct KeyPinning: Sendable, Hashable {
         self.publicKeyHash = publicKeyHash
     }
 
-    /// The pin of a certificate (PEM or DER): what to put in `publicKeyHash`.
-    public static func publicKeyHash(ofCertificate bytes: [UInt8], format: NIOSSLSerializationFormats = .pem) throws -> String {
-        let certificate = try NIOSSLCertificate(bytes: bytes, format: format)
-        return try publicKeyHash(of: certificate)
+    /// The encodings `publicKeyHash(ofCertificate:format:)` reads.
+    public enum CertificateFormat: Sendable {
+        case pem
+        case der
     }
 
-    static func publicKeyHash(of certificate: NIOSSLCertificate) throws -> String {
-        Data(SHA256.hash(data: try certificate.extractPublicKey().toSPKIBytes())).base64EncodedString()
+    /// The pin of a certificate (the first one of a PEM file, or DER): what to put in `publicKeyHash`.
+    /// The same code computes the pins of the certificates a server presents, on every platform.
+    public static func publicKeyHash(ofCertificate bytes: [UInt8], format: CertificateFormat = .pem) throws -> String {
+        let der = try format == .pem ? CertificateDER.firstCertificate(inPEM: bytes) : bytes
+        return publicKeyHash(ofSubjectPublicKeyInfo: try CertificateDER.subjectPublicKeyInfo(ofCertificate: der))
+    }
+
+    static func publicKeyHash(ofSubjectPublicKeyInfo spki: [UInt8]) -> String {
+        Data(SHA256.hash(data: spki)).base64EncodedString()
     }
 }
 
-/// How a transport secures its TLS connections beyond the system defaults.
+/// How a transport secures its TLS connections beyond the system defaults. The same options work with
+/// every transport: `AsyncHTTPClientTransport` on Linux, `URLSessionTransport` (through its session
+/// delegate) on Apple platforms.
 public struct TLSOptions: Sendable {
     /// A client certificate and its key (mutual TLS), from a PKCS#12 archive.
     public var clientIdentity: ClientIdentity?
@@ -43,35 +51,85 @@ public struct TLSOptions: Sendable {
         self.keyPinnings = keyPinnings
     }
 
+    /// A PKCS#12 archive (certificate chain and private key) and its passphrase. Opened once here, so a
+    /// wrong passphrase or a damaged file is an error at configuration time, not at the first request.
     public struct ClientIdentity: Sendable {
-        public let certificateChain: [NIOSSLCertificate]
-        public let privateKey: NIOSSLPrivateKey
+        let pkcs12: [UInt8]
+        let passphrase: String
 
-        /// Opens a PKCS#12 archive; a wrong passphrase or a damaged file is an error here, not at the first request.
         public init(pkcs12: [UInt8], passphrase: String) throws {
-            let bundle = try NIOSSLPKCS12Bundle(buffer: pkcs12, passphrase: Array(passphrase.utf8))
-            certificateChain = bundle.certificateChain
-            privateKey = bundle.privateKey
+            self.pkcs12 = pkcs12
+            self.passphrase = passphrase
+            try Self.validate(pkcs12: pkcs12, passphrase: passphrase)
         }
     }
 
     func pins(for host: String) -> Set<String> {
         Set(keyPinnings.filter { $0.hostname.caseInsensitiveCompare(host) == .orderedSame }.map(\.publicKeyHash))
     }
+}
 
-    /// The NIOSSL configuration for ordinary (not pinned) connections.
-    func makeConfiguration() throws -> TLSConfiguration {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        configuration.minimumTLSVersion = .tlsv12
-        if let identity = clientIdentity {
-            configuration.certificateChain = identity.certificateChain.map { .certificate($0) }
-            configuration.privateKey = .privateKey(identity.privateKey)
+/// Just enough DER to find a certificate's SubjectPublicKeyInfo (RFC 5280 §4.1), in Swift, so pins are
+/// computed the same way on every platform without a TLS library.
+enum CertificateDER {
+    struct Malformed: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The DER of the first `CERTIFICATE` block of a PEM text.
+    static func firstCertificate(inPEM bytes: [UInt8]) throws -> [UInt8] {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let begin = text.range(of: "-----BEGIN CERTIFICATE-----"),
+            let end = text.range(of: "-----END CERTIFICATE-----", range: begin.upperBound..<text.endIndex)
+        else { throw Malformed(description: "no PEM certificate block") }
+        let body = text[begin.upperBound..<end.lowerBound].filter { !$0.isWhitespace }
+        guard let der = Data(base64Encoded: String(body)) else { throw Malformed(description: "the PEM block is not base64") }
+        return Array(der)
+    }
+
+    /// The complete SubjectPublicKeyInfo element (tag, length and contents) of a DER certificate.
+    static func subjectPublicKeyInfo(ofCertificate der: [UInt8]) throws -> [UInt8] {
+        var certificate = Reader(der[...])
+        var tbs = try Reader(certificate.element(expecting: 0x30).contents)
+        var fields = try Reader(tbs.element(expecting: 0x30).contents)
+        if fields.peekTag == 0xA0 { _ = try fields.element() }  // [0] version
+        for _ in 0..<5 { _ = try fields.element() }  // serial, signature, issuer, validity, subject
+        let spki = try fields.element(expecting: 0x30)
+        return Array(spki.whole)
+    }
+
+    /// Reads DER elements one after another, checking every length against what is left.
+    struct Reader {
+        private var bytes: ArraySlice<UInt8>
+
+        init(_ bytes: ArraySlice<UInt8>) {
+            self.bytes = bytes
         }
-        if let pems = trustedCertificatesPEM {
-            let certificates = try pems.flatMap { try NIOSSLCertificate.fromPEMBytes(Array($0.utf8)) }
-            configuration.trustRoots = .certificates(certificates)
+
+        var peekTag: UInt8? { bytes.first }
+
+        mutating func element(expecting tag: UInt8? = nil) throws -> (whole: ArraySlice<UInt8>, contents: ArraySlice<UInt8>) {
+            let start = bytes.startIndex
+            guard let found = bytes.first else { throw Malformed(description: "the certificate ends early") }
+            if let tag, found != tag { throw Malformed(description: "unexpected DER tag \(found)") }
+            var index = bytes.index(after: start)
+            guard index < bytes.endIndex else { throw Malformed(description: "no length") }
+            var length = Int(bytes[index])
+            index += 1
+            if length & 0x80 != 0 {
+                let count = length & 0x7F
+                guard (1...4).contains(count), bytes.endIndex - index >= count else { throw Malformed(description: "bad long length") }
+                length = 0
+                for _ in 0..<count {
+                    length = length << 8 | Int(bytes[index])
+                    index += 1
+                }
+            }
+            guard length >= 0, bytes.endIndex - index >= length else { throw Malformed(description: "a length runs past the end") }
+            let end = index + length
+            let element = (whole: bytes[start..<end], contents: bytes[index..<end])
+            bytes = bytes[end...]
+            return element
         }
-        if !isValidatingHostname { configuration.certificateVerification = .noHostnameVerification }
-        return configuration
     }
 }

@@ -5,19 +5,35 @@ import FoundationNetworking
 
 /// `HttpTransport` over URLSession. Redirects are not followed: a HAAPI server answers with steps, and a
 /// 3xx must reach the caller as it is. Every exchange has a deadline even if the session never calls back.
+/// On Apple platforms `init(tls:…)` adds key pinning, private trust roots and a client identity (mTLS)
+/// through the session's delegate.
 public final class URLSessionTransport: HttpTransport, @unchecked Sendable {
     // URLSession is thread-safe; everything else is immutable.
     private let session: URLSession
     public let timeout: TimeInterval
     public let maxResponseBytes: Int
 
-    public init(configuration: URLSessionConfiguration = .ephemeral, timeout: TimeInterval = 30, maxResponseBytes: Int = 4 * 1024 * 1024) {
+    public convenience init(configuration: URLSessionConfiguration = .ephemeral, timeout: TimeInterval = 30, maxResponseBytes: Int = 4 * 1024 * 1024) {
+        self.init(configuration: configuration, timeout: timeout, maxResponseBytes: maxResponseBytes, delegate: SessionDelegate())
+    }
+
+    #if canImport(Security) && canImport(Darwin)
+    /// A transport whose TLS connections follow `tls`: pins, trusted roots, hostname checking, client identity.
+    public convenience init(tls: TLSOptions, configuration: URLSessionConfiguration = .ephemeral, timeout: TimeInterval = 30,
+                            maxResponseBytes: Int = 4 * 1024 * 1024) throws {
+        let delegate = SessionDelegate()
+        delegate.tls = try TLSChallengeHandler(options: tls)
+        self.init(configuration: configuration, timeout: timeout, maxResponseBytes: maxResponseBytes, delegate: delegate)
+    }
+    #endif
+
+    private init(configuration: URLSessionConfiguration, timeout: TimeInterval, maxResponseBytes: Int, delegate: SessionDelegate) {
         self.timeout = timeout
         self.maxResponseBytes = maxResponseBytes
         configuration.timeoutIntervalForRequest = timeout
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
-        session = URLSession(configuration: configuration, delegate: RedirectRefuser(), delegateQueue: nil)
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
     deinit {
@@ -72,12 +88,27 @@ public final class URLSessionTransport: HttpTransport, @unchecked Sendable {
     }
 }
 
-/// Hands 3xx responses to the caller instead of following them.
-private final class RedirectRefuser: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+/// Hands 3xx responses to the caller instead of following them, and on Apple platforms answers TLS
+/// challenges with the transport's `TLSOptions`.
+private final class SessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    #if canImport(Security) && canImport(Darwin)
+    // Set once before the session is created; read-only afterwards.
+    var tls: TLSChallengeHandler?
+    #endif
+
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
         completionHandler(nil)
     }
+
+    #if canImport(Security) && canImport(Darwin)
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        guard let tls else { return completionHandler(.performDefaultHandling, nil) }
+        let (disposition, credential) = tls.answer(challenge)
+        completionHandler(disposition, credential)
+    }
+    #endif
 }
 
 /// One exchange's continuation, resumed exactly once by whoever finishes first; the others are ignored

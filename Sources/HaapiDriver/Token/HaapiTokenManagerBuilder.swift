@@ -56,6 +56,6 @@ public final class HaapiTokenManagerBuilder: @unchecked Sendable {
     /// The default transport, or one that presents the client certificate when the method is mTLS.
     public static func transport(for method: any ClientAuthenticationMethod) throws(HaapiError) -> any HttpTransport {
         guard let tls = method.tlsOptions else { return defaultHttpTransport() }
-        do { return try AsyncHTTPClientTransport(tls: tls) } catch { throw .invalidConfiguration(reason: "TLS settings rejected: \(error)") }
+        do { return try httpTransport(tls: tls) } catch { throw .invalidConfiguration(reason: "TLS settings rejected: \(error)") }
     }
 }

@@ -47,7 +47,7 @@ actor AuthHubFlowStore {
     /// The tenant key's server half, made on first use (RSA key generation takes a moment).
     func decryptor() throws -> AHFieldDecryptor {
         if let tenantKeyDecryptor { return tenantKeyDecryptor }
-        let made = AHFieldDecryptor(tenantKey: try _RSA.Encryption.PrivateKey(keySize: .bits2048))
+        let made = try AHFieldDecryptor.withNewTenantKey()
         tenantKeyDecryptor = made
         return made
     }

@@ -13,11 +13,11 @@ struct RecordedExchange: Sendable {
 
 /// Passes requests to the real network and records each exchange.
 actor RecordingTransport: HttpTransport {
-    static let plain = AsyncHTTPClientTransport.shared()
+    static let plain = defaultHttpTransport()
     private let inner: any HttpTransport
     private(set) var requests: [RecordedExchange] = []
 
-    init(inner: any HttpTransport = AsyncHTTPClientTransport.shared()) {
+    init(inner: any HttpTransport = defaultHttpTransport()) {
         self.inner = inner
     }
 
@@ -87,4 +87,14 @@ final class StubTransport: HttpTransport, @unchecked Sendable {
             Self.json(request, 200, ["access_token": "haapi-at", "token_type": "DPoP", "expires_in": .number(JSONNumber(lifetime))])
         }
     }
+}
+
+/// The transport the tests run beside URLSession: AsyncHTTPClient where the driver links it (Linux); on
+/// Apple platforms, which have no AsyncHTTPClient in the client products, URLSession again.
+func nioTransport(timeout: TimeInterval) throws -> any HttpTransport {
+    #if canImport(Darwin)
+    URLSessionTransport(timeout: timeout)
+    #else
+    try AsyncHTTPClientTransport(timeout: timeout)
+    #endif
 }
