@@ -44,7 +44,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux])),
-            ]
+            ],
+            // Apple's privacy manifest for the client products (every one but HaapiModel includes this module).
+            resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
         // What apps use: configuration, HaapiManager, OAuthTokenManager, the accessor builder with DCR fallback.
         .target(name: "HaapiSdk", dependencies: ["HaapiDriver"]),

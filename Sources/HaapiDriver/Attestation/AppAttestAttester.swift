@@ -1,33 +1,34 @@
 #if canImport(DeviceCheck) && os(iOS)
-import Crypto
 import DeviceCheck
 import Foundation
 
-/// Apple App Attest. App Attest keys are managed by DeviceCheck and cannot sign DPoP proofs, so the
-/// attestation binds the DPoP key instead: the client data hash covers the challenge and the DPoP key's
-/// thumbprint. The response is base64url JSON `{"keyId", "attestation", "jkt"}`; the server verifies the
-/// attestation object against Apple's root and recomputes the hash.
-public struct AppAttestAttester: Attester {
+/// DeviceCheck's App Attest service as an `AppAttestKeyService`. A thin adapter: the key handling is
+/// `AppAttestKeyAttester`, tested on Linux with a fake service; this file is compiled by the iOS workflow.
+public struct DeviceCheckAppAttestService: AppAttestKeyService {
     public init() {}
 
     public var isSupported: Bool { DCAppAttestService.shared.isSupported }
 
-    public func attest(challenge: String, clientId: String, key: any SigningKey) async throws -> String {
-        let service = DCAppAttestService.shared
-        guard service.isSupported else { throw HaapiError.attestationNotSupported }
-        let keyId: String
-        do { keyId = try await service.generateKey() } catch { throw HaapiError.attestationKeyGenFailure(cause: error) }
-        let clientData = Data((challenge + "." + clientId + "." + key.thumbprint).utf8)
-        let attestation: Data
-        do {
-            attestation = try await service.attestKey(keyId, clientDataHash: Data(SHA256.hash(data: clientData)))
-        } catch {
-            throw HaapiError.attestationFailure(cause: error)
-        }
-        let response: JSONObject = [
-            "keyId": .string(keyId), "attestation": .string(Base64URL.encode(attestation)), "jkt": .string(key.thumbprint),
-        ]
-        return Base64URL.encode(Data(JSONValue.object(response).serialized().utf8))
+    public func generateKey() async throws -> String {
+        try await DCAppAttestService.shared.generateKey()
+    }
+
+    public func attestKey(_ keyId: String, clientDataHash: Data) async throws -> Data {
+        try await DCAppAttestService.shared.attestKey(keyId, clientDataHash: clientDataHash)
+    }
+
+    public func isInvalidKeyError(_ error: any Error) -> Bool {
+        (error as? DCError)?.code == .invalidKey
+    }
+}
+
+/// Apple App Attest with the key id kept in the Keychain and reused (see `AppAttestKeyAttester`).
+public typealias AppAttestAttester = AppAttestKeyAttester<DeviceCheckAppAttestService>
+
+extension AppAttestKeyAttester where Service == DeviceCheckAppAttestService {
+    /// App Attest through DeviceCheck; the key id lives in `storage` (the Keychain by default).
+    public init(storage: any Storage = KeychainStorage(service: "io.swift-haapi.app-attest")) {
+        self.init(service: DeviceCheckAppAttestService(), storage: storage)
     }
 }
 #endif

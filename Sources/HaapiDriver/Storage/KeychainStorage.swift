@@ -2,15 +2,36 @@
 import Foundation
 import Security
 
-/// `Storage` in the Keychain: generic-password items under one service, readable only while the device
-/// is unlocked and never migrated to another device.
+/// `Storage` in the Keychain: generic-password items under one service, never migrated to another device.
+/// By default they are readable from the first unlock after a restart on, so a background refresh works
+/// while the phone is locked; `.whenUnlocked` is stricter.
 public final class KeychainStorage: Storage, Sendable {
+    /// When the items can be read (`kSecAttrAccessible…ThisDeviceOnly`).
+    public enum Accessibility: Sendable {
+        /// `kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`: the default; background refresh works.
+        case afterFirstUnlock
+        /// `kSecAttrAccessibleWhenUnlockedThisDeviceOnly`: only while the device is unlocked.
+        case whenUnlocked
+        /// `kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly`: only while unlocked, and only with a passcode set.
+        case whenPasscodeSet
+
+        var attribute: CFString {
+            switch self {
+            case .afterFirstUnlock: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+            case .whenUnlocked: kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+            case .whenPasscodeSet: kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly
+            }
+        }
+    }
+
     public let service: String
     public let accessGroup: String?
+    public let accessibility: Accessibility
 
-    public init(service: String = "io.swift-haapi.storage", accessGroup: String? = nil) {
+    public init(service: String = "io.swift-haapi.storage", accessGroup: String? = nil, accessibility: Accessibility = .afterFirstUnlock) {
         self.service = service
         self.accessGroup = accessGroup
+        self.accessibility = accessibility
     }
 
     private func query(_ key: String) -> [String: Any] {
@@ -39,7 +60,7 @@ public final class KeychainStorage: Storage, Sendable {
     public func write(_ data: Data, key: String) throws(StorageError) {
         let attributes: [String: Any] = [
             kSecValueData as String: data,
-            kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+            kSecAttrAccessible as String: accessibility.attribute,
         ]
         let status = SecItemUpdate(query(key) as CFDictionary, attributes as CFDictionary)
         if status == errSecItemNotFound {

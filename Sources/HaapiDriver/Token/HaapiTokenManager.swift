@@ -111,7 +111,8 @@ public actor HaapiTokenManager {
         let authenticate: (inout TokenEndpointRequest) throws(HaapiError) -> Void
         if let attester {
             let cat = try await clientAttestationToken(attester)
-            request.form += [("client_assertion_type", Self.attestationAssertionType), ("client_assertion", cat)]
+            // client_id too: the CAT names the client, but servers match the form's client_id against it.
+            request.form += [("client_id", clientId), ("client_assertion_type", Self.attestationAssertionType), ("client_assertion", cat)]
             authenticate = { _ throws(HaapiError) in }
         } else {
             let method = clientAuthentication
