@@ -1,0 +1,74 @@
+import HaapiUI
+import SwiftUI
+
+/// Where the flow's outcome lands: tokens or an error, for the view to show.
+@MainActor
+final class SignInState: ObservableObject, HaapiFlowResult {
+    @Published var isSigningIn = false
+    @Published var tokens: OAuthTokenModel?
+    @Published var message: String?
+
+    nonisolated func didReceiveOAuthTokenModel(_ oAuthTokenModel: OAuthTokenModel) {
+        Task { @MainActor in
+            tokens = oAuthTokenModel
+            isSigningIn = false
+        }
+    }
+
+    nonisolated func didReceiveError(_ error: Error) {
+        let text = error.localizedDescription
+        Task { @MainActor in
+            message = text
+            isSigningIn = false
+        }
+    }
+}
+
+struct ContentView: View {
+    @StateObject private var state = SignInState()
+    /// `haapi serve`'s address as the simulator sees it (the Mac's loopback).
+    @AppStorage("server") private var server = "http://127.0.0.1:8443"
+
+    var body: some View {
+        NavigationView {
+            Form {
+                Section("Dev server") {
+                    TextField("URL", text: $server).textInputAutocapitalization(.never).autocorrectionDisabled()
+                    Text("Run `swift run haapi serve` on this Mac; sign in as demouser / Password1.").font(.footnote)
+                }
+                Section {
+                    Button("Sign in") { state.isSigningIn = true }.disabled(application == nil)
+                }
+                if let tokens = state.tokens {
+                    Section("Signed in") {
+                        Text(tokens.idTokenClaims?["sub"]?.stringValue ?? "signed in")
+                        Text("\(tokens)").font(.caption.monospaced())
+                    }
+                }
+                if let message = state.message {
+                    Section("Error") { Text(message).foregroundColor(.red) }
+                }
+            }
+            .navigationTitle("HAAPI Demo")
+            .sheet(isPresented: $state.isSigningIn) {
+                if let application {
+                    HaapiFlow.start(state, haapiUIKitApplication: application, haapiDeepLinkManageable: HaapiDeepLinkManager.shared)
+                }
+            }
+        }
+    }
+
+    /// The UI kit application for the entered server; the dev server's `software` attestation policy
+    /// stands in for App Attest, which the simulator does not have.
+    private var application: HaapiUIKitApplication? {
+        guard let base = URL(string: server) else { return nil }
+        let configuration = HaapiUIKitConfigurationBuilder(
+            clientId: "haapi-demo", baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
+            authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://haapi")
+            .setRevocationEndpointUrl(base.appendingPathComponent("oauth/revoke"))
+            .setScopes(["openid", "profile", "email"])
+            .setAttester(SoftwareAttester())
+            .build()
+        return try? HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).build()
+    }
+}

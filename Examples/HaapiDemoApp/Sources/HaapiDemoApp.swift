@@ -1,0 +1,17 @@
+import HaapiUI
+import SwiftUI
+
+/// A SwiftUI app that signs in against `haapi serve` on the Mac running the simulator:
+///
+///     swift run haapi serve --port 8443      # in the repository
+///
+/// then run this app (the workflow in .github/workflows/apple.yml builds it; nothing on Linux can).
+@main
+struct HaapiDemoApp: App {
+    var body: some Scene {
+        WindowGroup {
+            ContentView()
+                .onOpenURL { url in _ = HaapiDeepLinkManager.shared.handle(url: url) }
+        }
+    }
+}
