@@ -84,11 +84,9 @@ final class TLSChallengeHandler: @unchecked Sendable {
         return (.useCredential, URLCredential(trust: trust))
     }
 
+    /// The server's own certificate (the package's floor, iOS 15 and macOS 13, has `SecTrustCopyCertificateChain`).
     private static func leaf(of trust: SecTrust) -> SecCertificate? {
-        if #available(iOS 15, macOS 12, tvOS 15, watchOS 8, *) {
-            return (SecTrustCopyCertificateChain(trust) as? [SecCertificate])?.first
-        }
-        return SecTrustGetCertificateAtIndex(trust, 0)
+        (SecTrustCopyCertificateChain(trust) as? [SecCertificate])?.first
     }
 }
 #endif
