@@ -134,8 +134,9 @@ public final class HaapiDevice: @unchecked Sendable {
     }
 
     /// Authorize → redirect → selector → the named authenticator's first step.
-    public func startAuthenticator(_ id: String, redirectURI: String = "app://haapi", extra: [(String, String)] = []) async throws -> RawResponse {
-        let redirect = try await authorize(redirectURI: redirectURI, extra: extra)
+    public func startAuthenticator(_ id: String, redirectURI: String = "app://haapi", extra: [(String, String)] = [],
+                                   usePKCE: Bool = true) async throws -> RawResponse {
+        let redirect = try await authorize(redirectURI: redirectURI, extra: extra, usePKCE: usePKCE)
         guard redirect.json["actions"]?[0] != nil else { throw UnexpectedResponse("authorize refused: \(redirect.status) \(redirect.text)") }
         var step = try await submit(redirect.json["actions"]?[0])
         let first = step.json["actions"]?[0]
@@ -149,8 +150,8 @@ public final class HaapiDevice: @unchecked Sendable {
 
     /// A complete password login up to the authorization code.
     public func passwordLogin(username: String = "demouser", password: String = "Password1", redirectURI: String = "app://haapi",
-                       extra: [(String, String)] = []) async throws -> String {
-        let login = try await startAuthenticator("password", redirectURI: redirectURI, extra: extra)
+                       extra: [(String, String)] = [], usePKCE: Bool = true) async throws -> String {
+        let login = try await startAuthenticator("password", redirectURI: redirectURI, extra: extra, usePKCE: usePKCE)
         let redirect = try await submit(login.json["actions"]?[0], [("userName", username), ("password", password)])
         guard redirect.json["actions"]?[0] != nil else { throw UnexpectedResponse("login refused: \(redirect.status) \(redirect.text)") }
         let final = try await submit(redirect.json["actions"]?[0])

@@ -258,6 +258,17 @@ struct RegistrationTests {
         #expect(tokens.status == 200 && tokens.json["token_type"] == "DPoP", "\(tokens.text)")
         #expect(try await RawHTTP.form(tokenURL, [("grant_type", "client_credentials"), ("scope", "urn:se:curity:scopes:haapi")],
                                        headers: [RawHTTP.basic(clientID, "wrong")]).status == 401)
+
+        // A confidential client may skip PKCE; then a code_verifier at the token endpoint is a downgrade or a
+        // mix-up (RFC 9700 §2.1.1) and is refused, while the same exchange without it works.
+        let plainCode = try await device.passwordLogin(usePKCE: false)
+        let mixedUp = try await RawHTTP.form(tokenURL, [("grant_type", "authorization_code"), ("code", plainCode), ("redirect_uri", "app://haapi"),
+                                                        ("code_verifier", PKCE().codeVerifier)],
+                                             headers: [RawHTTP.basic(clientID, secret), ("DPoP", try device.proof("POST", tokenURL))])
+        #expect(mixedUp.status == 400 && mixedUp.json["error"] == "invalid_grant", "\(mixedUp.text)")
+        let plain = try await RawHTTP.form(tokenURL, [("grant_type", "authorization_code"), ("code", plainCode), ("redirect_uri", "app://haapi")],
+                                           headers: [RawHTTP.basic(clientID, secret), ("DPoP", try device.proof("POST", tokenURL))])
+        #expect(plain.status == 200, "\(plain.text)")
     }
 
     @Test("registration needs a live dcr-scoped token of the template's main client and a known template")
