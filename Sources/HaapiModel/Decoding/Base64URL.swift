@@ -44,8 +44,10 @@ public enum Base64URL {
         encode(Array(text.utf8))
     }
 
-    /// The decoded bytes, or `nil` when the text is not canonical unpadded base64url.
-    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
+    /// The decoded bytes, or `nil` when the text is not canonical unpadded base64url. With
+    /// `allowingNonZeroTrailingBits`, unused low bits of the last symbol may be set, as browsers' base64url
+    /// decoders allow (then two texts can decode to the same bytes: use it only where that is harmless).
+    public static func decode(_ text: some StringProtocol, allowingNonZeroTrailingBits: Bool = false) -> [UInt8]? {
         let symbols = Array(text.utf8)
         guard symbols.count % 4 != 1 else { return nil }
         var output = [UInt8]()
@@ -64,7 +66,7 @@ public enum Base64URL {
             }
         }
         // Leftover bits must be zero; otherwise two different strings would decode to the same bytes.
-        guard accumulator == 0 else { return nil }
+        guard accumulator == 0 || allowingNonZeroTrailingBits else { return nil }
         return output
     }
 }

@@ -47,7 +47,7 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
         self.userName = userName
         userDisplayName = user["displayName"]?.stringValue ?? userName
         algorithms = (options["pubKeyCredParams"]?.arrayValue ?? []).compactMap { $0["alg"]?.numberValue?.intValue }
-        excludeCredentials = (options["excludeCredentials"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue.flatMap(Base64URL.decodeLenient) }
+        excludeCredentials = try Base64URL.credentialIds(options["excludeCredentials"], in: "excludeCredentials")
         let selection = options["authenticatorSelection"]
         residentKey = selection?["residentKey"]?.stringValue ?? (selection?["requireResidentKey"]?.boolValue == true ? "required" : nil)
         userVerification = selection?["userVerification"]?.stringValue
@@ -94,7 +94,7 @@ public struct PublicKeyCredentialRequestOptions: Sendable {
         guard let challenge = options["challenge"]?.stringValue.flatMap(Base64URL.decodeLenient) else { throw .malformed("request options need a challenge") }
         self.challenge = challenge
         rpId = options["rpId"]?.stringValue
-        allowCredentials = (options["allowCredentials"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue.flatMap(Base64URL.decodeLenient) }
+        allowCredentials = try Base64URL.credentialIds(options["allowCredentials"], in: "allowCredentials")
         userVerification = options["userVerification"]?.stringValue
         timeout = options["timeout"]?.numberValue?.intValue
     }
@@ -217,8 +217,13 @@ public struct AuthenticationResponse: Sendable {
             let authData = response["authenticatorData"]?.stringValue.flatMap(Base64URL.decodeLenient),
             let signature = response["signature"]?.stringValue.flatMap(Base64URL.decodeLenient)
         else { throw .malformed("an authentication response needs rawId, clientDataJSON, authenticatorData and signature") }
+        var userHandle: Data?
+        if let text = response["userHandle"]?.stringValue {
+            guard let handle = Base64URL.decodeLenient(text) else { throw .malformed("userHandle is not base64url") }
+            userHandle = handle
+        }
         self.init(credentialId: credentialId, clientDataJSON: clientData, authenticatorData: authData, signature: signature,
-                  userHandle: response["userHandle"]?.stringValue.flatMap(Base64URL.decodeLenient),
+                  userHandle: userHandle,
                   authenticatorAttachment: json["authenticatorAttachment"]?.stringValue)
     }
 }
@@ -234,10 +239,27 @@ func publicKeyCredentialJSON(id: Data, response: JSONObject, attachment: String?
 }
 
 extension Base64URL {
-    /// Decodes base64url with or without padding, and plain base64 too (some servers send `+`/`/`).
+    /// Decodes WebAuthn's base64url the way browsers' JSON parsers do: with or without correct trailing `=`
+    /// padding, with non-zero unused bits in the last symbol, and plain base64's `+`/`/` too (some servers
+    /// send them). Anything else (other characters, padding inside or in excess, an impossible length) is `nil`.
     static func decodeLenient(_ text: String) -> Data? {
-        let normalized = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .trimmingCharacters(in: CharacterSet(charactersIn: "="))
-        return Base64URL.decode(normalized).map { Data($0) }
+        // The padding rule of WHATWG's forgiving-base64: up to two `=` at the end of a length that is a multiple of 4.
+        var symbols = Substring(text)
+        if symbols.utf8.count % 4 == 0 {
+            for _ in 0..<2 where symbols.hasSuffix("=") { symbols = symbols.dropLast() }
+        }
+        let normalized = symbols.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        return Base64URL.decode(normalized, allowingNonZeroTrailingBits: true).map { Data($0) }
+    }
+
+    /// The credential ids of an options list; one that is not base64url makes the whole list malformed
+    /// (dropping it would widen an allow list or narrow an exclude list without anyone knowing).
+    static func credentialIds(_ list: JSONValue?, in field: String) throws(WebAuthnError) -> [Data] {
+        var ids: [Data] = []
+        for (index, entry) in (list?.arrayValue ?? []).enumerated() {
+            guard let id = entry["id"]?.stringValue.flatMap(decodeLenient) else { throw .malformed("\(field)[\(index)].id is not base64url") }
+            ids.append(id)
+        }
+        return ids
     }
 }
