@@ -169,7 +169,8 @@ struct AccessTests {
             clientAuthenticationMethod: ClientAuthenticationMethodSecret("dcr-main-secret-change-me"))
         let accessor = try await HaapiAccessorBuilder(haapiConfiguration: configuration)
             .setDCRConfiguration(configuration: DCRConfiguration(templateClientId: "haapi-dcr-template",
-                                                                 clientRegistrationEndpointUrl: server.base.appendingPathComponent("oauth/register")))
+                                                                 clientRegistrationEndpointUrl: server.base.appendingPathComponent("oauth/register"),
+                                                                 storage: InMemoryStorage()))
             .build()
         #expect(await recorder.count { $0.path == "/oauth/token/cat" } == 0)
         _ = try await accessor.haapiManager.passwordLogin()
@@ -194,8 +195,38 @@ struct AccessTests {
         let server = try await SdkTestServer.shared.get()
         let builder = HaapiAccessorBuilder(haapiConfiguration: server.configuration(clientId: "haapi-dcr-main"))
             .setDCRConfiguration(configuration: DCRConfiguration(templateClientId: "haapi-dcr-template",
-                                                                 clientRegistrationEndpointUrl: server.base.appendingPathComponent("oauth/register")))
+                                                                 clientRegistrationEndpointUrl: server.base.appendingPathComponent("oauth/register"),
+                                                                 storage: nil))
         await #expect(throws: HaapiError.self) { try await builder.build() }
+    }
+
+    @Test("by default the dynamic client is kept between runs (a file under application support on Linux): a second build does not register")
+    func dcrPersistedByDefault() async throws {
+        let server = try await SdkTestServer.shared.get()
+        let dcr = DCRConfiguration(templateClientId: "haapi-dcr-template", clientRegistrationEndpointUrl: server.base.appendingPathComponent("oauth/register"))
+        let storage = try #require(dcr.storage)
+        #if !canImport(Darwin)
+        #expect(storage is FileStorage)
+        #endif
+        defer { try? storage.delete(key: dcr.storageKey) }
+        func build(_ recorder: RecordingTransport) async throws -> any HaapiAccessor {
+            let configuration = server.configuration(clientId: "haapi-dcr-main", clientAuthentication: ClientAuthenticationMethodSecret("dcr-main-secret-change-me"),
+                                                     transport: recorder)
+            // A fresh DCRConfiguration each time, as a relaunched app makes: the default storage is the same place.
+            let again = DCRConfiguration(templateClientId: "haapi-dcr-template", clientRegistrationEndpointUrl: dcr.clientRegistrationEndpointUrl)
+            return try await HaapiAccessorBuilder(haapiConfiguration: configuration).setDCRConfiguration(configuration: again).build()
+        }
+        let recorder = RecordingTransport()
+        let first = try await build(recorder)
+        await first.haapiManager.close()
+        let second = try await build(recorder)
+        #expect(second.haapiManager.configuration.clientId == first.haapiManager.configuration.clientId)
+        #expect(await recorder.count { $0.path == "/oauth/register" } == 1)
+        _ = try await second.haapiManager.passwordLogin()
+        await second.haapiManager.close()
+        // The key names the server too: another registration endpoint does not see this client.
+        let other = DCRConfiguration(templateClientId: "haapi-dcr-template", clientRegistrationEndpointUrl: URL(string: "https://other.example/register")!)
+        #expect(other.storageKey != dcr.storageKey)
     }
 
     @Test("a DPoP key kept in storage survives a restart: the refresh after reloading it is accepted")

@@ -5,13 +5,39 @@ public struct DCRConfiguration: Sendable {
     /// The template client the server registers the device's client from (`software_id`).
     public let templateClientId: String
     public let clientRegistrationEndpointUrl: URL
-    /// Where the registered client is kept between runs; `nil` keeps it for this process only.
+    /// Where the registered client is kept between runs, so a restart does not register again; `nil`
+    /// keeps it for this process only. By default: the Keychain on Apple platforms, a sealed 0600 file
+    /// under the user's application-support directory elsewhere (`defaultStorage()`).
     public let storage: (any Storage)?
 
-    public init(templateClientId: String, clientRegistrationEndpointUrl: URL, storage: (any Storage)? = nil) {
+    public init(templateClientId: String, clientRegistrationEndpointUrl: URL, storage: (any Storage)? = DCRConfiguration.defaultStorage()) {
         self.templateClientId = templateClientId
         self.clientRegistrationEndpointUrl = clientRegistrationEndpointUrl
         self.storage = storage
+    }
+
+    /// The key the registered client is stored under: one per template and registration endpoint, so apps
+    /// that talk to several servers can share one storage.
+    public var storageKey: String {
+        // BASE64URL(SHA-256(endpoint)), shortened: PKCE's challenge function is exactly that hash.
+        "dcr-client." + templateClientId + "." + String(PKCE.challenge(for: clientRegistrationEndpointUrl.absoluteString).prefix(16))
+    }
+
+    /// Where dynamic clients are kept unless the app says otherwise: `KeychainStorage` on Apple platforms;
+    /// elsewhere `FileStorage` in `<application support>/swift-haapi/dcr-clients`. `nil` (with a logged
+    /// warning) when that cannot be opened: the client then lives for this process only.
+    public static func defaultStorage() -> (any Storage)? {
+        #if canImport(Security) && canImport(Darwin)
+        return KeychainStorage(service: "io.swift-haapi.dcr-clients")
+        #else
+        do {
+            let base = try FileManager.default.url(for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+            return try FileStorage(directory: base.appendingPathComponent("swift-haapi/dcr-clients", isDirectory: true))
+        } catch {
+            HaapiLogger.warning(SdkFollowUpTag.oauth, "dynamic clients cannot be kept between runs: \(String(describing: error))")
+            return nil
+        }
+        #endif
     }
 }
 
@@ -44,18 +70,30 @@ struct DynamicClientRegistrar: Sendable {
     let dcr: DCRConfiguration
     let exchange: TokenEndpointExchange
 
-    // One registration per template, as the seed describes; apps with several servers give each its own storage.
-    var storageKey: String { "dcr-client." + dcr.templateClientId }
+    var storageKey: String { dcr.storageKey }
+    /// Where earlier versions kept the client (one per template): read once and moved to `storageKey`.
+    var legacyStorageKey: String { "dcr-client." + dcr.templateClientId }
 
     func stored() throws(HaapiError) -> DynamicClient? {
         guard let storage = dcr.storage else { return nil }
-        let data: Data?
-        do { data = try storage.read(key: storageKey) } catch { throw .illegalState(message: "the stored dynamic client cannot be read: \(error)") }
-        return data.flatMap(DynamicClient.init(json:))
+        do {
+            if let data = try storage.read(key: storageKey) { return DynamicClient(json: data) }
+            guard let legacy = try storage.read(key: legacyStorageKey), let client = DynamicClient(json: legacy) else { return nil }
+            try storage.write(legacy, key: storageKey)
+            try storage.delete(key: legacyStorageKey)
+            return client
+        } catch {
+            throw .illegalState(message: "the stored dynamic client cannot be read: \(error)")
+        }
     }
 
     func clear() throws(HaapiError) {
-        do { try dcr.storage?.delete(key: storageKey) } catch { throw .illegalState(message: "the stored dynamic client cannot be removed: \(error)") }
+        do {
+            try dcr.storage?.delete(key: storageKey)
+            try dcr.storage?.delete(key: legacyStorageKey)
+        } catch {
+            throw .illegalState(message: "the stored dynamic client cannot be removed: \(error)")
+        }
     }
 
     func register() async throws(HaapiError) -> DynamicClient {
