@@ -247,3 +247,42 @@ struct AccessTests {
         _ = try refreshed.success()
     }
 }
+
+@Suite("Relaunch-safe DPoP binding")
+struct RelaunchTests {
+    @Test("a new OAuthTokenManager over the same key storage (an app relaunch) refreshes with the stored key; the server checks proof and cnf.jkt")
+    func refreshAfterRelaunch() async throws {
+        let server = try await SdkTestServer.shared.get()
+        let storage = InMemoryStorage()
+        let name = "relaunch-" + UUID().uuidString
+        func configuration() -> HaapiConfiguration {
+            let base = server.configuration(storage: storage)
+            return HaapiConfiguration(
+                name: name, clientId: base.clientId, baseURL: base.baseURL, tokenEndpointURL: base.tokenEndpointURL,
+                authorizationEndpointURL: base.authorizationEndpointURL, appRedirect: base.appRedirect,
+                authorizationParametersProvider: base.authorizationParametersProvider,
+                introspectionEndpointURL: base.baseURL.appendingPathComponent("oauth/introspect"), attester: SoftwareAttester(),
+                tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256), dpopKeyStorage: storage)
+        }
+        let before = configuration()
+        let manager = try HaapiManager(haapiConfiguration: before)
+        let tokens = try await OAuthTokenManager(oauthTokenConfiguration: before)
+            .fetchAccessToken(with: try await manager.passwordLogin(), dpop: manager.dpop).success()
+        let thumbprint = manager.dpop.jwkThumbprint
+        await manager.close()
+
+        // The relaunch: new configuration and manager objects, nothing in memory but the storage.
+        let relaunched = OAuthTokenManager(oauthTokenConfiguration: configuration())
+        let refreshed = try await relaunched.refreshAccessToken(with: try #require(tokens.refreshToken)).success()
+        #expect(refreshed.tokenType == "DPoP")
+        let introspected = await OAuthTokenManager(oauthTokenConfiguration: configuration())
+            .introspect(refreshed.accessToken, dpop: Dpop(key: try #require(try DeviceKeyStore(storage: storage).load(name: name + "." + before.clientId))))
+        #expect(try introspected.get()["cnf"]?["jkt"]?.stringValue == thumbprint)
+
+        // The completion-handler form takes the key too.
+        let viaCompletion = await withCheckedContinuation { continuation in
+            relaunched.refreshAccessToken(with: refreshed.refreshToken ?? "", dpop: nil) { continuation.resume(returning: $0) }
+        }
+        _ = try viaCompletion.success()
+    }
+}

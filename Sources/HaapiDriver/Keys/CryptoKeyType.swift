@@ -38,19 +38,8 @@ public struct DeviceKeyStore: Sendable {
     /// The key stored under `name`, or a new one stored there. A stored value that cannot be opened is an
     /// error, never silently replaced: the tokens bound to the old key would stop working unnoticed.
     public func loadOrCreate(name: String) throws(HaapiError) -> any SigningKey {
+        if let stored = try load(name: name) { return stored }
         let storageKey = "dpop-key." + name + "." + keyType.rawValue
-        let stored: Data?
-        do { stored = try storage.read(key: storageKey) } catch { throw .dpopKeyCreationFailure(cause: error) }
-        if let stored {
-            do {
-                switch keyType {
-                case .p256: return try SoftwareP256SigningKey(jwk: try JWK(jsonString: String(decoding: stored, as: UTF8.self)))
-                case .secureEnclave: return try SecureEnclaveSigningKey(dataRepresentation: stored)
-                }
-            } catch {
-                throw .dpopKeyCreationFailure(cause: error)
-            }
-        }
         let key: any SigningKey
         let data: Data
         switch keyType {
@@ -69,6 +58,23 @@ public struct DeviceKeyStore: Sendable {
         }
         do { try storage.write(data, key: storageKey) } catch { throw .dpopKeyCreationFailure(cause: error) }
         return key
+    }
+
+    /// The key stored under `name`, or nil when there is none (nothing is created). An unreadable stored
+    /// value is an error, as in `loadOrCreate`.
+    public func load(name: String) throws(HaapiError) -> (any SigningKey)? {
+        let storageKey = "dpop-key." + name + "." + keyType.rawValue
+        let stored: Data?
+        do { stored = try storage.read(key: storageKey) } catch { throw .dpopKeyCreationFailure(cause: error) }
+        guard let stored else { return nil }
+        do {
+            switch keyType {
+            case .p256: return try SoftwareP256SigningKey(jwk: try JWK(jsonString: String(decoding: stored, as: UTF8.self)))
+            case .secureEnclave: return try SecureEnclaveSigningKey(dataRepresentation: stored)
+            }
+        } catch {
+            throw .dpopKeyCreationFailure(cause: error)
+        }
     }
 
     public func delete(name: String) throws(HaapiError) {

@@ -36,13 +36,14 @@ public final class OAuthTokenManager: Sendable {
 
     /// Refreshes. Concurrent calls with the same refresh token share one request; a token that was already
     /// rotated is never sent again (its callers get the rotation's result). `dpop` defaults to the key the
-    /// code was redeemed with.
+    /// code was redeemed with, and after a relaunch (a new manager) to the configuration's device key: its
+    /// `dpopKey`, or the key `HaapiManager` keeps in `dpopKeyStorage` under the same configuration name.
     public func refreshAccessToken(with refreshToken: String, dpop: Dpop? = nil, additionalParameters: [String: String] = [:]) async -> TokenResponse {
         if dpop != nil, isUnbounded {
             return .error(HaapiError.invalidConfiguration(reason: "a DPoP was passed but the configuration is UnboundedTokenConfiguration"))
         }
         let bound = await state.boundDpop
-        let proofKey = isUnbounded ? nil : (dpop ?? bound)
+        let proofKey = isUnbounded ? nil : (dpop ?? bound ?? storedDpop())
         return await state.refresh(refreshToken) { [self] in
             var form: [(name: String, value: String)] = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
             for name in additionalParameters.keys.sorted() where !form.contains(where: { $0.name == name }) {
@@ -50,6 +51,17 @@ public final class OAuthTokenManager: Sendable {
             }
             return await tokenRequest(form, dpop: proofKey, previousRefreshToken: refreshToken)
         }
+    }
+
+    /// The device key a relaunched app's configuration names (see `refreshAccessToken`); never creates one.
+    private func storedDpop() -> Dpop? {
+        guard let concrete = configuration as? HaapiConfiguration else { return nil }
+        if let key = concrete.dpopKey { return Dpop(key: key) }
+        guard let storage = concrete.dpopKeyStorage else { return nil }
+        let store = DeviceKeyStore(storage: storage, keyType: concrete.tokenBoundConfiguration.keyPairType)
+        // `try?` flattens the optional: nil for no stored key and for an unreadable one alike.
+        guard let key = try? store.load(name: concrete.name + "." + concrete.clientId) else { return nil }
+        return Dpop(key: key)
     }
 
     public func revokeAccessToken(_ accessToken: String) async -> TokenRevocationResponse {
@@ -166,8 +178,8 @@ extension OAuthTokenManager {
         Task { completion(await fetchAccessToken(with: code, dpop: dpop)) }
     }
 
-    public func refreshAccessToken(with refreshToken: String, completion: @escaping OAuthCompletion) {
-        Task { completion(await refreshAccessToken(with: refreshToken)) }
+    public func refreshAccessToken(with refreshToken: String, dpop: Dpop? = nil, completion: @escaping OAuthCompletion) {
+        Task { completion(await refreshAccessToken(with: refreshToken, dpop: dpop)) }
     }
 
     public func revokeAccessToken(_ accessToken: String, completion: @escaping OAuthRevocationCompletion) {
