@@ -93,6 +93,26 @@ struct LoginAndTokenCommandTests {
         #expect(dead.status == 1 && dead.stdout.contains("invalid_grant"))
     }
 
+    @Test("a second login into the same session folder keeps the DPoP key (the SDK's key store); --new-dpop-key replaces it")
+    func sessionKeepsItsKey() async throws {
+        let (server, base) = try await Self.startServer()
+        defer { server.terminate() }
+        let session = try CLIRunner.temporaryDirectory().appendingPathComponent("session").path
+        func loginAndKey(_ extra: [String] = []) throws -> String? {
+            let login = try CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "Password1",
+                                           "--save-session", session] + extra)
+            #expect(login.status == 0, "\(login.stderr)")
+            let introspection = try CLIRunner.run(["token", "introspect", "--session", session])
+            return try JSONParser().parse(introspection.stdout)["cnf"]?["jkt"]?.stringValue
+        }
+        let first = try #require(try loginAndKey())
+        #expect(try loginAndKey() == first)
+        let replaced = try #require(try loginAndKey(["--new-dpop-key"]))
+        #expect(replaced != first)
+        #expect(try CLIRunner.run(["token", "refresh", "--session", session]).status == 0)
+        #expect(try CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--new-dpop-key"]).status == 64)
+    }
+
     @Test("login without --username and without a terminal asks for --answers; --answers runs the flow")
     func scriptedLogin() async throws {
         let (server, base) = try await Self.startServer()

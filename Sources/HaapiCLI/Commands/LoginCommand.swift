@@ -58,6 +58,9 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Folder to keep the session in (tokens and DPoP key, sealed) for `haapi token … --session`.")
     var saveSession: String?
 
+    @Flag(name: .long, help: "With --save-session: bind the new tokens to a new DPoP key instead of the folder's existing one.")
+    var newDpopKey = false
+
     @Flag(name: .long, help: "Print the RFC 6749 token response as JSON.")
     var json = false
 
@@ -69,6 +72,7 @@ struct LoginCommand: AsyncParsableCommand {
         guard ["software", "none"].contains(attestation) else { throw ValidationError("--attestation must be software or none") }
         guard (dcrTemplate == nil) == (dcrEndpoint == nil) else { throw ValidationError("--dcr-template and --dcr-endpoint go together") }
         guard (username == nil) == (password == nil) else { throw ValidationError("--username and --password go together") }
+        guard !newDpopKey || saveSession != nil else { throw ValidationError("--new-dpop-key goes with --save-session") }
     }
 
     @MainActor
@@ -77,7 +81,10 @@ struct LoginCommand: AsyncParsableCommand {
         let clientId = client.clientId ?? ""
         let transport = defaultHttpTransport()
         let endpoints = await ServerEndpoints.discover(base, transport: transport)
-        let key: SoftwareP256SigningKey = try dpopKey.map { try KeyFile.loadOrCreateP256(at: $0).key } ?? SoftwareP256SigningKey()
+        // The session folder keeps its DPoP key in the SDK's key store, so logging in again keeps the binding.
+        let key: SoftwareP256SigningKey = try dpopKey.map { try KeyFile.loadOrCreateP256(at: $0).key }
+            ?? saveSession.map { try SavedSession.deviceKey(in: $0, clientId: clientId, fresh: newDpopKey) }
+            ?? SoftwareP256SigningKey()
         let method = try client.authenticationMethod()
         let dcr = try dcrTemplate.map { template -> DCRConfiguration in
             guard let endpoint = dcrEndpoint.flatMap(URL.init(string:)) else { throw ValidationError("--dcr-endpoint must be a URL") }

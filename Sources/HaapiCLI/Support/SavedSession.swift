@@ -36,7 +36,6 @@ struct SavedSession {
         if let revocationEndpoint { object["revocation_endpoint"] = .string(revocationEndpoint.absoluteString) }
         if let introspectionEndpoint { object["introspection_endpoint"] = .string(introspectionEndpoint.absoluteString) }
         if let clientSecret { object["client_secret"] = .string(clientSecret) }
-        if let dpopKey { object["dpop_key"] = dpopKey.privateJWK.json }
         do { try storage.write(Data(JSONValue.object(object).serialized().utf8), key: Self.sessionKey) } catch {
             throw Failure(description: "cannot save the session: \(error)")
         }
@@ -50,12 +49,32 @@ struct SavedSession {
             let token = object["token_endpoint"]?.stringValue.flatMap(URL.init(string:)), let clientId = object["client_id"]?.stringValue,
             let tokens = object["tokens"]?.objectValue
         else { throw Failure(description: "\(directory) holds no saved session (log in with --save-session first)") }
-        let key = try object["dpop_key"].map { try SoftwareP256SigningKey(jwk: try JWK(json: $0)) }
+        // Sessions saved before the key moved to the SDK's key store carry it in the session itself.
+        let legacy = try object["dpop_key"].map { try SoftwareP256SigningKey(jwk: try JWK(json: $0)) }
+        let key = try legacy ?? storedDeviceKey(storage, clientId: clientId)
         return SavedSession(
             tokenEndpoint: token, revocationEndpoint: object["revocation_endpoint"]?.stringValue.flatMap(URL.init(string:)),
             introspectionEndpoint: object["introspection_endpoint"]?.stringValue.flatMap(URL.init(string:)), clientId: clientId,
             clientSecret: object["client_secret"]?.stringValue, redirectURI: object["redirect_uri"]?.stringValue ?? "app://haapi",
             tokens: tokens, dpopKey: key)
+    }
+
+    /// The name the session's DPoP key has in the SDK's key store (`DeviceKeyStore`).
+    static func deviceKeyName(clientId: String) -> String { "haapi-cli." + clientId }
+
+    /// The session folder's DPoP key through the SDK's key store: the same key for every login into this
+    /// folder, a new one when `fresh` (`--new-dpop-key`).
+    static func deviceKey(in directory: String, clientId: String, fresh: Bool) throws -> SoftwareP256SigningKey {
+        let store = DeviceKeyStore(storage: try storage(directory), keyType: .p256)
+        if fresh { try store.delete(name: deviceKeyName(clientId: clientId)) }
+        guard let key = try store.loadOrCreate(name: deviceKeyName(clientId: clientId)) as? SoftwareP256SigningKey else {
+            throw Failure(description: "the session's DPoP key is not a software P-256 key")
+        }
+        return key
+    }
+
+    private static func storedDeviceKey(_ storage: FileStorage, clientId: String) throws -> SoftwareP256SigningKey? {
+        try DeviceKeyStore(storage: storage, keyType: .p256).load(name: deviceKeyName(clientId: clientId)) as? SoftwareP256SigningKey
     }
 
     /// Keeps a refreshed token response; members the refresh did not return (the ID token) stay.
