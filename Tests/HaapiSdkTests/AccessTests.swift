@@ -154,6 +154,26 @@ struct AccessTests {
         #expect(oauthOnly.oAuthTokenManager.configuration.clientId == fresh.haapiManager.configuration.clientId)
     }
 
+    @Test("a stored dynamic client the server no longer knows (a reset dev server) is replaced by one new registration")
+    func forgottenDynamicClient() async throws {
+        let server = try await SdkTestServer.shared.get()
+        let storage = InMemoryStorage()
+        let dcr = DCRConfiguration(templateClientId: "haapi-dcr-template", clientRegistrationEndpointUrl: server.base.appendingPathComponent("oauth/register"),
+                                   storage: storage)
+        try storage.write(Data(#"{"client_id":"dyn-forgotten","client_secret":"gone"}"#.utf8), key: dcr.storageKey)
+        let recorder = RecordingTransport()
+        let accessor = try await Self.dcrBuilder(server, storage: storage, transport: recorder).build()
+        #expect(accessor.haapiManager.configuration.clientId != "dyn-forgotten")
+        #expect(await recorder.count { $0.path == "/oauth/register" } == 1)
+        _ = try await accessor.haapiManager.passwordLogin()
+        await accessor.haapiManager.close()
+        // And the new one is what the next start uses.
+        let next = try await Self.dcrBuilder(server, storage: storage, transport: recorder).build()
+        #expect(next.haapiManager.configuration.clientId == accessor.haapiManager.configuration.clientId)
+        #expect(await recorder.count { $0.path == "/oauth/register" } == 1)
+        await next.haapiManager.close()
+    }
+
     @Test("an attester that is not supported goes straight to the DCR fallback without asking for a challenge")
     func unsupportedAttester() async throws {
         struct NoAttestation: Attester {

@@ -77,7 +77,20 @@ public final class HaapiAccessorBuilder: @unchecked Sendable {
         // A device that already fell back keeps its dynamic client: attestation is not retried on every start.
         if let registrar, let stored = try registrar.stored() {
             HaapiLogger.info(SdkFollowUpTag.flow, "using the stored dynamic client")
-            return try dynamicAccess(stored, needsManager: needsManager)
+            let access = try dynamicAccess(stored, needsManager: needsManager)
+            guard let manager = access.0 else { return access }
+            // A server that forgot the client (a reset dev server, a deleted registration) refuses its
+            // credentials: register again once, instead of failing on every start.
+            do throws(HaapiError) {
+                _ = try await manager.tokenManager.getHaapiTokenAsync()
+                return access
+            } catch {
+                guard case .serverError(let code, _, _) = error, code == "invalid_client" || code == "unauthorized_client" else { throw error }
+                await manager.close()
+                HaapiLogger.warning(SdkFollowUpTag.flow, "the stored dynamic client was refused (\(code)); registering a new one")
+                try registrar.clear()
+                return try dynamicAccess(try await registrar.register(), needsManager: needsManager)
+            }
         }
         if configuration.attestationConfiguration.useAttestation {
             guard needsManager else { return (nil, configuration) }
