@@ -54,4 +54,14 @@ struct ServeCommandTests {
         let everything = try String(contentsOf: output, encoding: .utf8)
         #expect(!everything.contains("Alice-s3cret-pw"))
     }
+
+    @Test("haapi --version prints the version; completion scripts are generated for bash, zsh and fish")
+    func versionAndCompletions() throws {
+        let version = try CLIRunner.run(["--version"])
+        #expect(version.status == 0 && version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.1.0-dev")
+        for shell in ["bash", "zsh", "fish"] {
+            let script = try CLIRunner.run(["--generate-completion-script", shell])
+            #expect(script.status == 0 && script.stdout.contains("haapi") && script.stdout.contains("serve"), "\(shell)")
+        }
+    }
 }
