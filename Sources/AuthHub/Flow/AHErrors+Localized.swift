@@ -3,30 +3,18 @@ import HaapiModel
 
 // `localizedDescription` for the Authentication Hub client's errors (see `ErrorSentence`).
 
-extension AHServerError: CustomNSError {
-    public static var errorDomain: String { "AuthHub.AHServerError" }
-    public var errorUserInfo: [String: Any] {
-        [NSLocalizedDescriptionKey: ErrorSentence.make("The Authentication Hub refused the request", description)]
-    }
+extension AHServerError: SentenceError {
+    public static var failureContext: String { "The Authentication Hub refused the request" }
 }
 
-extension AHFlowError: CustomNSError {
-    public static var errorDomain: String { "AuthHub.AHFlowError" }
-    public var errorUserInfo: [String: Any] {
-        [NSLocalizedDescriptionKey: ErrorSentence.make("The Authentication Hub sign-in failed", description)]
-    }
+extension AHFlowError: SentenceError {
+    public static var failureContext: String { "The Authentication Hub sign-in failed" }
 }
 
-extension AHEncryptionError: CustomNSError {
-    public static var errorDomain: String { "AuthHub.AHEncryptionError" }
-    public var errorUserInfo: [String: Any] {
-        [NSLocalizedDescriptionKey: ErrorSentence.make("A field could not be encrypted for the Authentication Hub", description)]
-    }
+extension AHEncryptionError: SentenceError {
+    public static var failureContext: String { "A field could not be encrypted for the Authentication Hub" }
 }
 
-extension AuthHubEndpoint.BuildError: CustomNSError {
-    public static var errorDomain: String { "AuthHub.AuthHubEndpoint.BuildError" }
-    public var errorUserInfo: [String: Any] {
-        [NSLocalizedDescriptionKey: ErrorSentence.make("The Authentication Hub request could not be built", description)]
-    }
+extension AuthHubEndpoint.BuildError: SentenceError {
+    public static var failureContext: String { "The Authentication Hub request could not be built" }
 }

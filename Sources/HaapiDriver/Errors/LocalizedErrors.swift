@@ -57,23 +57,14 @@ extension IdsvrErrorHandling {
     }
 }
 
-extension TransportError: CustomNSError {
-    public static var errorDomain: String { "HaapiDriver.TransportError" }
-    public var errorUserInfo: [String: Any] {
-        [NSLocalizedDescriptionKey: ErrorSentence.make("The server could not be reached", description)]
-    }
+extension TransportError: SentenceError {
+    public static var failureContext: String { "The server could not be reached" }
 }
 
-extension JOSEError: CustomNSError {
-    public static var errorDomain: String { "HaapiDriver.JOSEError" }
-    public var errorUserInfo: [String: Any] {
-        [NSLocalizedDescriptionKey: ErrorSentence.make("A key or signature could not be used", description)]
-    }
+extension JOSEError: SentenceError {
+    public static var failureContext: String { "A key or signature could not be used" }
 }
 
-extension StorageError: CustomNSError {
-    public static var errorDomain: String { "HaapiDriver.StorageError" }
-    public var errorUserInfo: [String: Any] {
-        [NSLocalizedDescriptionKey: ErrorSentence.make("The secure storage failed", description)]
-    }
+extension StorageError: SentenceError {
+    public static var failureContext: String { "The secure storage failed" }
 }

@@ -14,3 +14,18 @@ package enum ErrorSentence {
         return context + ": " + trimmed + ending
     }
 }
+
+/// An SDK error whose `localizedDescription` is `"<failureContext>: <description>."`, bridged through
+/// `CustomNSError` (the domain is the type's full name). One conformance line per error type.
+public protocol SentenceError: CustomNSError, CustomStringConvertible {
+    /// What failed, as the start of the sentence ("The server could not be reached").
+    static var failureContext: String { get }
+}
+
+extension SentenceError {
+    public static var errorDomain: String { String(reflecting: Self.self) }
+
+    public var errorUserInfo: [String: Any] {
+        [NSLocalizedDescriptionKey: ErrorSentence.make(Self.failureContext, description)]
+    }
+}

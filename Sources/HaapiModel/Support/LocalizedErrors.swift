@@ -2,16 +2,10 @@ import Foundation
 
 // `localizedDescription` for the wire model's errors (see `ErrorSentence`).
 
-extension HaapiDecodingError: CustomNSError {
-    public static var errorDomain: String { "HaapiModel.HaapiDecodingError" }
-    public var errorUserInfo: [String: Any] {
-        [NSLocalizedDescriptionKey: ErrorSentence.make("The server's response could not be read", description)]
-    }
+extension HaapiDecodingError: SentenceError {
+    public static var failureContext: String { "The server's response could not be read" }
 }
 
-extension HaapiRequestBuildingError: CustomNSError {
-    public static var errorDomain: String { "HaapiModel.HaapiRequestBuildingError" }
-    public var errorUserInfo: [String: Any] {
-        [NSLocalizedDescriptionKey: ErrorSentence.make("The form could not be submitted", description)]
-    }
+extension HaapiRequestBuildingError: SentenceError {
+    public static var failureContext: String { "The form could not be submitted" }
 }

@@ -1,16 +1,10 @@
 import Foundation
 import HaapiModel
 
-extension WebAuthnError: CustomNSError {
-    public static var errorDomain: String { "Passkeys.WebAuthnError" }
-    public var errorUserInfo: [String: Any] {
-        [NSLocalizedDescriptionKey: ErrorSentence.make("The passkey operation failed", description)]
-    }
+extension WebAuthnError: SentenceError {
+    public static var failureContext: String { "The passkey operation failed" }
 }
 
-extension CBORDecodingError: CustomNSError {
-    public static var errorDomain: String { "Passkeys.CBORDecodingError" }
-    public var errorUserInfo: [String: Any] {
-        [NSLocalizedDescriptionKey: ErrorSentence.make("Passkey data could not be read", description)]
-    }
+extension CBORDecodingError: SentenceError {
+    public static var failureContext: String { "Passkey data could not be read" }
 }
