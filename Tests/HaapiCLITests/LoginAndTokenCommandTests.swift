@@ -48,6 +48,20 @@ struct LoginAndTokenCommandTests {
         #expect(try JSONParser().parse(afterRevoke.stdout)["error"] == "invalid_grant")
     }
 
+    /// Random tokens are base64url, so one in 64 starts with `-`; such a value must still be read as the option's value.
+    @Test("token and secret values that start with a dash are values, not options")
+    func dashLeadingValues() throws {
+        let endpoint = ["--token-endpoint", "http://127.0.0.1:9/oauth/token", "--client-id", "haapi-demo"]
+        for arguments in [["token", "refresh"] + endpoint + ["--refresh-token", "-x7Q"],
+                          ["token", "revoke"] + endpoint + ["--token", "--x7Q"],
+                          ["token", "exchange"] + endpoint + ["--code", "-c", "--code-verifier", "-v"],
+                          ["token", "introspect"] + endpoint + ["--client-secret", "-s", "--token", "-t"]] {
+            let result = try CLIRunner.run(arguments)
+            #expect(!result.stderr.contains("Missing value"), "\(arguments): \(result.stderr)")
+            #expect(result.status == 1, "\(arguments): the request itself fails (nothing listens on port 9)")
+        }
+    }
+
     @Test("login through the DCR fallback, and a wrong password is a clear error")
     func dcrAndWrongPassword() async throws {
         let (server, base) = try await Self.startServer()

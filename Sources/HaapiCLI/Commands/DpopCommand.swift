@@ -15,10 +15,10 @@ struct DpopCommand: ParsableCommand {
     @Option(name: .long, help: "Request URL; query and fragment are left out of htu.")
     var url: String
 
-    @Option(name: .long, help: "Server-provided DPoP nonce.")
+    @Option(name: .long, parsing: .unconditional, help: "Server-provided DPoP nonce.")
     var nonce: String?
 
-    @Option(name: .long, help: "Access token the request carries; its hash becomes ath.")
+    @Option(name: .long, parsing: .unconditional, help: "Access token the request carries; its hash becomes ath.")
     var accessToken: String?
 
     @Option(name: .long, help: "Private EC P-256 JWK file.")

@@ -43,10 +43,10 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Which authenticator to choose unattended when the server offers several (href suffix, type or title).")
     var authenticator = "password"
 
-    @Option(name: .long, help: "With --password: log in unattended.")
+    @Option(name: .long, parsing: .unconditional, help: "With --password: log in unattended.")
     var username: String?
 
-    @Option(name: .long, help: "With --username: log in unattended.")
+    @Option(name: .long, parsing: .unconditional, help: "With --username: log in unattended.")
     var password: String?
 
     @Option(name: .long, help: "Scripted answers (JSON array) instead of a terminal.")

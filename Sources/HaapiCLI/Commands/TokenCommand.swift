@@ -89,8 +89,8 @@ struct TokenCommand: AsyncParsableCommand {
     struct Exchange: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Redeem an authorization code (grant_type=authorization_code).")
         @OptionGroup var common: Common
-        @Option(name: .long, help: "The authorization code.") var code: String
-        @Option(name: .long, help: "The PKCE code verifier.") var codeVerifier: String?
+        @Option(name: .long, parsing: .unconditional, help: "The authorization code.") var code: String
+        @Option(name: .long, parsing: .unconditional, help: "The PKCE code verifier.") var codeVerifier: String?
 
         func run() async throws {
             let (manager, dpop) = try common.manager(nil)
@@ -101,7 +101,7 @@ struct TokenCommand: AsyncParsableCommand {
     struct Refresh: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Refresh (grant_type=refresh_token); DPoP-bound tokens need the same key.")
         @OptionGroup var common: Common
-        @Option(name: .long, help: "The refresh token (default: the session's).") var refreshToken: String?
+        @Option(name: .long, parsing: .unconditional, help: "The refresh token (default: the session's).") var refreshToken: String?
 
         func run() async throws {
             let saved = try common.loadSession()
@@ -116,7 +116,7 @@ struct TokenCommand: AsyncParsableCommand {
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Revoke a token (RFC 7009).")
         @OptionGroup var common: Common
-        @Option(name: .long, help: "The token to revoke (default: the session's refresh token).") var token: String?
+        @Option(name: .long, parsing: .unconditional, help: "The token to revoke (default: the session's refresh token).") var token: String?
         @Option(name: .long, help: "access_token or refresh_token.") var tokenTypeHint = "refresh_token"
 
         func run() async throws {
@@ -139,7 +139,7 @@ struct TokenCommand: AsyncParsableCommand {
     struct Introspect: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Ask the server about a token (RFC 7662).")
         @OptionGroup var common: Common
-        @Option(name: .long, help: "The token (default: the session's access token).") var token: String?
+        @Option(name: .long, parsing: .unconditional, help: "The token (default: the session's access token).") var token: String?
 
         func run() async throws {
             let saved = try common.loadSession()

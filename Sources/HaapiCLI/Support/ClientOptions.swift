@@ -3,11 +3,14 @@ import Foundation
 import HaapiSdk
 
 /// How the CLI's client authenticates at the token endpoint; shared by `login` and `token`.
+///
+/// Options that carry secrets, tokens or codes parse `.unconditional`ly throughout the CLI: these values are random
+/// base64url text and may begin with `-`, which would otherwise be taken for the next option.
 struct ClientOptions: ParsableArguments {
     @Option(name: .long, help: "The OAuth client id (for `haapi token`, it may come from --session instead).")
     var clientId: String?
 
-    @Option(name: .long, help: "Client secret (client_secret_basic, or client_secret_post with --secret-in-body).")
+    @Option(name: .long, parsing: .unconditional, help: "Client secret (client_secret_basic, or client_secret_post with --secret-in-body).")
     var clientSecret: String?
 
     @Flag(name: .long, help: "Send the client secret in the form body instead of the Authorization header.")
@@ -22,7 +25,7 @@ struct ClientOptions: ParsableArguments {
     @Option(name: .long, help: "The kid the server registered --client-key under (sent in the assertion's header).")
     var clientKeyId: String?
 
-    @Option(name: .long, help: "Shared secret for client_secret_jwt.")
+    @Option(name: .long, parsing: .unconditional, help: "Shared secret for client_secret_jwt.")
     var clientJwtSecret: String?
 
     @Option(name: .long, help: "Algorithm for --client-jwt-secret: HS256, HS384 or HS512.")
