@@ -91,6 +91,7 @@ struct ConfigurationTests {
         (#"{"clients":[],"authenticators":[{"id":"p","type":"username-password","title":"P"}],"authHub":{"tenants":[{"name":"t","secondFactors":["SMSOTP"]}]}}"#, "unknown factor \"SMSOTP\""),
         (#"{"clients":[],"authenticators":[{"id":"p","type":"username-password","title":"P"}],"authHub":{"tenants":[{"name":"a"},{"name":"b","proxyPath":"a"}]}}"#, "names two tenants"),
         (#"{"clients":[],"authenticators":[{"id":"p","type":"username-password","title":"P"}],"authHub":{"tenants":[{"name":"oauth"}]}}"#, "cannot be a tenant name"),
+        (#"{"clients":[],"authenticators":[{"id":"p","type":"username-password","title":"P"}],"lifetimes":{"refreshTokenReuseGrace":3600}}"#, "refreshTokenReuseGrace must be 0…300"),
     ])
     func badConfiguration(json: String, expected: String) {
         do {

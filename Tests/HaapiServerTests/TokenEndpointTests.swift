@@ -129,11 +129,11 @@ struct TokenEndpointTests {
         #expect(tokens.json["scope"] == "openid profile")
     }
 
-    @Test("refresh: rotation; reusing a rotated token revokes the family; a bound token needs the same key")
+    @Test("refresh: rotation; reusing a rotated token after the leeway revokes the family; a bound token needs the same key")
     func refreshRotation() async throws {
-        let server = try await TestServer.shared.get()
-        let device = HaapiDevice(base: server.base)
-        try await device.obtainHaapiToken()
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let device = try await AuthenticatorTests.device(server)
         let tokens = try await device.redeem(code: try await device.passwordLogin())
         let first = try #require(tokens.json["refresh_token"]?.stringValue)
 
@@ -145,6 +145,7 @@ struct TokenEndpointTests {
         let second = try #require(rotated.json["refresh_token"]?.stringValue)
         #expect(second != first)
 
+        server.clock.advance(31)  // past the default 30 s rotation leeway
         let reuse = try await device.refresh(first)
         #expect(reuse.status == 400 && reuse.json["error"] == "invalid_grant")
         #expect(reuse.json["error_description"]?.stringValue?.contains("family") == true)
@@ -153,6 +154,44 @@ struct TokenEndpointTests {
         let access = try #require(rotated.json["access_token"]?.stringValue)
         let introspected = try await RawHTTP.form(server.base + "/oauth/introspect", [("token", access)], headers: [RawHTTP.basic("secret-basic", "basic-secret")])
         #expect(introspected.json["active"] == false)
+    }
+
+    @Test("rotation leeway: a client killed before it stored the new refresh token refreshes again with the old one; the leeway never restarts")
+    func rotationLeeway() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let device = try await AuthenticatorTests.device(server)
+        let first = try #require(try await device.redeem(code: try await device.passwordLogin()).json["refresh_token"]?.stringValue)
+        let lost = try await device.refresh(first)  // the answer the killed client never stored
+        #expect(lost.status == 200)
+
+        server.clock.advance(20)
+        let retried = try await device.refresh(first)
+        #expect(retried.status == 200, "\(retried.text)")
+        let kept = try #require(retried.json["refresh_token"]?.stringValue)
+        // Within the leeway the old token still needs the key it is bound to.
+        let stolen = try await device.refresh(first, withKey: Dpop(key: SoftwareP256SigningKey()))
+        #expect(stolen.status == 400 && stolen.json["error"] == "invalid_dpop_proof")
+
+        // 20 + 15 s after the first rotation: the second use did not restart the leeway, so this is a replay.
+        server.clock.advance(15)
+        let replay = try await device.refresh(first)
+        #expect(replay.status == 400 && replay.json["error"] == "invalid_grant")
+        #expect(try await device.refresh(kept).json["error"] == "invalid_grant", "the family is revoked")
+    }
+
+    @Test("rotation leeway 0: an immediate reuse revokes the family")
+    func rotationLeewayOff() async throws {
+        var configuration = try TestConfiguration.make()
+        configuration.lifetimes.refreshTokenReuseGrace = 0
+        let server = try await TestServer(configuration: configuration)
+        defer { Task { await server.stop() } }
+        let device = try await AuthenticatorTests.device(server)
+        let first = try #require(try await device.redeem(code: try await device.passwordLogin()).json["refresh_token"]?.stringValue)
+        let second = try #require(try await device.refresh(first).json["refresh_token"]?.stringValue)
+        server.clock.advance(0.01)
+        #expect(try await device.refresh(first).json["error"] == "invalid_grant")
+        #expect(try await device.refresh(second).json["error"] == "invalid_grant")
     }
 
     @Test("unbound tokens when the client does not bind: legacy client, Bearer tokens, refresh without a proof")

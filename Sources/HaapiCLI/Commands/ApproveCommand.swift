@@ -22,7 +22,7 @@ struct ApproveCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The user whose pending sign-in to approve.")
     var user: String
 
-    @Option(name: .long, help: "The id of the pending sign-in to approve, when the user has several.")
+    @Option(name: .long, parsing: .unconditional, help: "The id of the pending sign-in to approve, when the user has several.")
     var id: String?
 
     func run() async throws {

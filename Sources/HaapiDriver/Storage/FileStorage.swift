@@ -11,8 +11,9 @@ import Darwin
 ///
 /// - The directory is created with mode 0700, every file with mode 0600, in one call each (no window
 ///   in which another user could read them).
-/// - A write goes to a temporary file that is then renamed over the old one, so a crash never leaves
-///   half a value.
+/// - A write goes to a temporary file that is synced and then renamed over the old one, so a process
+///   killed at any point leaves the old value or the new one, never half of either; the sealing key is
+///   created the same way. Temporaries a killed process left behind are removed when they are old.
 /// - The value's key name is the GCM associated data: a file copied or renamed onto another key does
 ///   not open.
 /// - File names are SHA-256 of the key name, so key names never appear on disk.
@@ -31,6 +32,7 @@ public final class FileStorage: Storage, @unchecked Sendable {
         self.directory = directory
         try Self.createDirectory(directory)
         sealingKey = try Self.loadOrCreateKey(in: directory)
+        Self.removeStaleTemporaryFiles(in: directory)
     }
 
     public func read(key: String) throws(StorageError) -> Data? {
@@ -66,6 +68,7 @@ public final class FileStorage: Storage, @unchecked Sendable {
             unlink(temporary)
             throw .unavailable("cannot replace \(path): \(reason)")
         }
+        Self.syncDirectory(directory)
     }
 
     public func delete(key: String) throws(StorageError) {
@@ -101,22 +104,45 @@ public final class FileStorage: Storage, @unchecked Sendable {
     private static func loadOrCreateKey(in directory: URL) throws(StorageError) -> SymmetricKey {
         let path = directory.appendingPathComponent(keyFileName).path
         if !FileManager.default.fileExists(atPath: path) {
-            do {
-                try createPrivateFile(path, contents: Data(SecureRandom.bytes(32)), exclusive: true)
-            } catch {
-                // Another process created it first; use theirs.
-                guard FileManager.default.fileExists(atPath: path) else { throw error }
-            }
+            // Written in full to a private temporary file first, then linked into place: link(2) is atomic and
+            // never replaces, so a process killed at any moment leaves either no key or a whole one, and of two
+            // processes creating it at once both end up using the one that was linked first.
+            let temporary = path + ".tmp-" + UUID().uuidString
+            try createPrivateFile(temporary, contents: Data(SecureRandom.bytes(32)))
+            let linked = link(temporary, path) == 0 || errno == EEXIST
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            guard linked else { throw .unavailable("cannot create \(path): \(reason)") }
+            syncDirectory(directory)
         }
         guard let bytes = FileManager.default.contents(atPath: path) else { throw .unavailable("cannot read \(path)") }
         guard bytes.count == 32 else { throw .unavailable("\(path) must hold 32 bytes, found \(bytes.count)") }
         return SymmetricKey(data: bytes)
     }
 
+    /// Temporary files left by a process that was killed between writing and renaming. Only old ones go: a
+    /// young one may belong to another process that is about to rename it.
+    private static func removeStaleTemporaryFiles(in directory: URL, olderThan age: TimeInterval = 600) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        let cutoff = Date().addingTimeInterval(-age)
+        for name in names where name.contains(".tmp-") {
+            let path = directory.appendingPathComponent(name).path
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date, modified < cutoff else { continue }
+            unlink(path)
+        }
+    }
+
+    /// Makes a rename or link in `directory` durable: without it a power loss (not a kill) may undo it.
+    private static func syncDirectory(_ directory: URL) {
+        let descriptor = open(directory.path, O_RDONLY)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+
     /// Creates the file with mode 0600 in the same call that opens it, then writes and syncs it.
-    private static func createPrivateFile(_ path: String, contents: Data, exclusive: Bool = true) throws(StorageError) {
-        let flags = O_WRONLY | O_CREAT | O_TRUNC | (exclusive ? O_EXCL : 0)
-        let descriptor = open(path, flags, 0o600)
+    private static func createPrivateFile(_ path: String, contents: Data) throws(StorageError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else { throw .unavailable("cannot create \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         let written = contents.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }

@@ -50,6 +50,11 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
         /// How long a poll may wait for approval on another device.
         public var approvalWait = 120
         public var idToken = 300
+        /// The rotation leeway: for this long after a refresh token is first rotated, presenting it again
+        /// rotates it once more instead of revoking the family as a replay. It keeps a client that was killed
+        /// before it stored the new token signed in (Okta calls it a grace period, Auth0 a reuse interval).
+        /// 0 turns it off: every reuse is treated as theft.
+        public var refreshTokenReuseGrace = 30
 
         public init() {}
 
@@ -67,6 +72,7 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
             flow = try c.decodeIfPresent(Int.self, forKey: .flow) ?? d.flow
             approvalWait = try c.decodeIfPresent(Int.self, forKey: .approvalWait) ?? d.approvalWait
             idToken = try c.decodeIfPresent(Int.self, forKey: .idToken) ?? d.idToken
+            refreshTokenReuseGrace = try c.decodeIfPresent(Int.self, forKey: .refreshTokenReuseGrace) ?? d.refreshTokenReuseGrace
         }
     }
 
@@ -303,6 +309,10 @@ extension ServerConfiguration {
             for uri in client.redirectURIs where URL(string: uri)?.scheme == nil {
                 throw ConfigurationError.invalid("client \"\(client.id)\": redirect URI \"\(uri)\" is not absolute")
             }
+        }
+        guard (0...300).contains(lifetimes.refreshTokenReuseGrace) else {
+            // Longer than a few minutes and reuse detection no longer catches a stolen refresh token in time.
+            throw ConfigurationError.invalid("lifetimes.refreshTokenReuseGrace must be 0…300 seconds, not \(lifetimes.refreshTokenReuseGrace)")
         }
         if let unknown = dpop.algorithms.first(where: { !["ES256", "ES384", "ES512", "PS256", "PS384", "PS512", "RS256", "RS384", "RS512"].contains($0) }) {
             throw ConfigurationError.invalid("dpop.algorithms: \"\(unknown)\" is not an asymmetric JWS algorithm")

@@ -228,7 +228,8 @@ extension DevServer {
         let expiry = now.addingTimeInterval(TimeInterval(client.configuration.refreshTokenLifetime ?? configuration.lifetimes.refreshToken))
         let rotation: ServerStore.Rotation
         do {
-            rotation = try store.rotateRefreshToken(token, replacement: replacement, expiresAt: expiry, now: now)
+            rotation = try store.rotateRefreshToken(token, replacement: replacement, expiresAt: expiry,
+                                                    reuseGrace: TimeInterval(configuration.lifetimes.refreshTokenReuseGrace), now: now)
         } catch {
             return HTTP.oauthError("server_error", "could not rotate the refresh token", status: .internalServerError)
         }

@@ -23,6 +23,8 @@ struct RefreshTokenRecord: Sendable {
     let jkt: String?
     let expiresAt: Date
     let status: Status
+    /// When the token was first rotated; nil while it is active (and for rows older than migration v5).
+    var rotatedAt: Date? = nil
 }
 
 struct AccessTokenRecord: Sendable {
@@ -103,35 +105,49 @@ extension ServerStore {
             RefreshTokenRecord(
                 familyID: $0["family_id"], clientID: $0["client_id"], username: $0["username"], scope: $0["scope"], jkt: $0["jkt"],
                 expiresAt: Date(timeIntervalSince1970: $0["expires_at"]),
-                status: RefreshTokenRecord.Status(rawValue: $0["status"]) ?? .revoked)
+                status: RefreshTokenRecord.Status(rawValue: $0["status"]) ?? .revoked,
+                rotatedAt: ($0["rotated_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
         }
     }
 
     enum Rotation { case unknown, reused(RefreshTokenRecord), inactive(RefreshTokenRecord), rotated(RefreshTokenRecord) }
 
     /// Retires `token` and stores `replacement` in its family, atomically. Presenting a token that was
-    /// already rotated is theft or a replay: the whole family (and its access tokens) is revoked.
-    func rotateRefreshToken(_ token: String, replacement: String, expiresAt: Date, now: Date) throws -> Rotation {
+    /// already rotated is theft or a replay: the whole family (and its access tokens) is revoked, unless it
+    /// comes within `reuseGrace` seconds of the first rotation. That leeway is for a client that was killed
+    /// between the server's answer and its own write of the new token: it still holds only the old one.
+    /// A token presented within the leeway is rotated again (into the same family); the leeway never
+    /// restarts, and it never revives a revoked or expired token.
+    func rotateRefreshToken(_ token: String, replacement: String, expiresAt: Date, reuseGrace: TimeInterval, now: Date) throws -> Rotation {
         try database.write { db in
             let hash = TokenHash.of(token)
             guard let record = try Self.refreshRecord(db, hash: hash) else { return .unknown }
             switch record.status {
             case .rotated:
+                if let rotatedAt = record.rotatedAt, now.timeIntervalSince(rotatedAt) <= reuseGrace, record.expiresAt > now {
+                    try Self.insertReplacement(db, replacement, of: record, expiresAt: expiresAt, now: now)
+                    return .rotated(record)
+                }
                 try Self.revokeFamily(db, record.familyID)
                 return .reused(record)
             case .revoked:
                 return .inactive(record)
             case .active:
                 guard record.expiresAt > now else { return .inactive(record) }
-                try db.execute(sql: "UPDATE refresh_tokens SET status = 'rotated' WHERE token_hash = ?", arguments: [hash])
-                try db.execute(sql: """
-                    INSERT INTO refresh_tokens (token_hash, family_id, client_id, username, scope, jkt, expires_at, status, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?)
-                    """, arguments: [TokenHash.of(replacement), record.familyID, record.clientID, record.username, record.scope, record.jkt,
-                                     expiresAt.timeIntervalSince1970, now.timeIntervalSince1970])
+                try db.execute(sql: "UPDATE refresh_tokens SET status = 'rotated', rotated_at = ? WHERE token_hash = ?",
+                               arguments: [now.timeIntervalSince1970, hash])
+                try Self.insertReplacement(db, replacement, of: record, expiresAt: expiresAt, now: now)
                 return .rotated(record)
             }
         }
+    }
+
+    private static func insertReplacement(_ db: Database, _ replacement: String, of record: RefreshTokenRecord, expiresAt: Date, now: Date) throws {
+        try db.execute(sql: """
+            INSERT INTO refresh_tokens (token_hash, family_id, client_id, username, scope, jkt, expires_at, status, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?)
+            """, arguments: [TokenHash.of(replacement), record.familyID, record.clientID, record.username, record.scope, record.jkt,
+                             expiresAt.timeIntervalSince1970, now.timeIntervalSince1970])
     }
 
     private static func revokeFamily(_ db: Database, _ familyID: String) throws {

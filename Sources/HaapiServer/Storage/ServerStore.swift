@@ -65,6 +65,10 @@ public final class ServerStore: Sendable {
             // unknown names: the two must answer alike (docs/SECURITY.md).
             try db.execute(sql: "ALTER TABLE lockouts ADD COLUMN last_failure REAL")
         }
+        migrator.registerMigration("v5-refresh-rotated-at") { db in
+            // The rotation leeway counts from the moment a refresh token was first rotated.
+            try db.execute(sql: "ALTER TABLE refresh_tokens ADD COLUMN rotated_at REAL")
+        }
         return migrator
     }
 
