@@ -129,6 +129,11 @@ let package = Package(
         .testTarget(name: "PasskeysTests", dependencies: ["Passkeys", "HaapiServer", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "AuthHubTests", dependencies: ["AuthHub", "HaapiServer", "Passkeys", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]),
         .testTarget(name: "HaapiCLITests", dependencies: ["HaapiCLI", "haapi"]),
+        // The seeds' sample call shapes, compiled in Swift 6 mode here and in Swift 5 mode below (the Swift 5
+        // target's files are links to these).
+        .testTarget(name: "SeedSamplesTests", dependencies: ["HaapiSdk", "HaapiUI", "AuthHub", "HaapiServer"]),
+        .testTarget(name: "SeedSamplesSwift5Tests", dependencies: ["HaapiSdk", "HaapiUI", "AuthHub", "HaapiServer"],
+                    swiftSettings: [.swiftLanguageMode(.v5)]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,16 +17,17 @@ struct NetworkModuleTests {
         }
     }
 
-    /// The seed's example: a subclass that adds a header per endpoint.
+    /// The seed's pattern: a subclass that adds a header per endpoint, then sends as the base class does.
     final class TaggingRequest: AuthHubBasicRequest, @unchecked Sendable {
-        override func addRequestHeaders(endpoint: AuthHubEndpoint) -> [String: Any] {
+        override func sendRequest(endpoint: AuthHubEndpoint) async throws -> AHRequestResult {
             var headers = endpoint.headers
             switch endpoint.path {
             case .brandingSettings: headers["X-Custom"] = "branding"
             case .authEndpoint: headers["X-Custom"] = "init-auth"
             default: break
             }
-            return headers
+            endpoint.setRequestHeaders(headers)
+            return try await super.sendRequest(endpoint: endpoint)
         }
     }
 

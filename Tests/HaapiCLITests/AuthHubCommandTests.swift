@@ -8,7 +8,7 @@ struct AuthHubCommandTests {
     func passwordAndOTP() async throws {
         let (server, base) = try await LoginAndTokenCommandTests.startServer()
         defer { server.terminate() }
-        let result = try CLIRunner.run(["authhub", "login", "--server", base, "--tenant", "default", "--user", "demouser", "--factor", "EMAILOTP", "--dev-inbox"],
+        let result = try await CLIRunner.run(["authhub", "login", "--server", base, "--tenant", "default", "--user", "demouser", "--factor", "EMAILOTP", "--dev-inbox"],
                                        stdin: Data("not-the-password\nPassword1\n".utf8))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("The tenant encrypts: password"))
@@ -23,10 +23,10 @@ struct AuthHubCommandTests {
         defer { server.terminate() }
         let store = try CLIRunner.temporaryDirectory().appendingPathComponent("passkeys").path
         let arguments = ["authhub", "login", "--server", base, "--proxy-url", base + "/gateway", "--user", "demouser", "--factor", "FIDO", "--passkey-store", store]
-        let first = try CLIRunner.run(arguments, stdin: Data("Password1\n".utf8))
+        let first = try await CLIRunner.run(arguments, stdin: Data("Password1\n".utf8))
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("Creating a passkey") && first.stdout.contains("amr: pwd, fido"))
-        let second = try CLIRunner.run(arguments, stdin: Data("Password1\n".utf8))
+        let second = try await CLIRunner.run(arguments, stdin: Data("Password1\n".utf8))
         #expect(second.status == 0 && !second.stdout.contains("Creating a passkey") && second.stdout.contains("Signing in with a passkey"), "\(second.stderr)")
     }
 
@@ -34,10 +34,10 @@ struct AuthHubCommandTests {
     func failures() async throws {
         let (server, base) = try await LoginAndTokenCommandTests.startServer()
         defer { server.terminate() }
-        let unknown = try CLIRunner.run(["authhub", "login", "--server", base, "--tenant", "nobody", "--user", "demouser"], stdin: Data())
+        let unknown = try await CLIRunner.run(["authhub", "login", "--server", base, "--tenant", "nobody", "--user", "demouser"], stdin: Data())
         #expect(unknown.status == 1 && unknown.stderr.contains("Unknown tenant"))
         let wrong = String(repeating: "wrong\n", count: 6)
-        let locked = try CLIRunner.run(["authhub", "login", "--server", base, "--tenant", "plain", "--user", "demouser"], stdin: Data(wrong.utf8))
+        let locked = try await CLIRunner.run(["authhub", "login", "--server", base, "--tenant", "plain", "--user", "demouser"], stdin: Data(wrong.utf8))
         #expect(locked.status == 1)
         #expect(locked.stderr.contains("0000050") || locked.stderr.contains("1004002"), "\(locked.stderr)")
     }

@@ -21,7 +21,20 @@ enum CLIRunner {
         return FileManager.default.isExecutableFile(atPath: fallback.path) ? fallback : nil
     }()
 
-    static func run(_ arguments: [String], stdin: Data? = nil) throws -> Result {
+    /// Runs the command to its end. The waiting happens on a thread of its own: blocking one of the few
+    /// cooperative threads (two on a two-core machine) would starve every other test running meanwhile.
+    static func run(_ arguments: [String], stdin: Data? = nil) async throws -> Result {
+        try await onOwnThread { try runBlocking(arguments, stdin: stdin) }
+    }
+
+    /// `body` on a new thread, awaited without holding a cooperative thread.
+    static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String], stdin: Data?) throws -> Result {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
         process.executableURL = executable

@@ -9,13 +9,13 @@ struct InspectTests {
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/haapi-fixtures/ios-haapi-demo-app")
     static var fixturesAvailable: Bool { FileManager.default.fileExists(atPath: fixtures.path) }
 
-    static func report(_ json: String) throws -> JSONValue {
+    static func report(_ json: String) async throws -> JSONValue {
         InspectReport.json(for: try HaapiDecoder().decode(Data(json.utf8)))
     }
 
     @Test("the JSON report of a step: type, step name, actions with fields, options and operations, links, messages")
-    func stepReport() throws {
-        let report = try Self.report("""
+    func stepReport() async throws {
+        let report = try await Self.report("""
             {"type":"authentication-step","messages":[{"text":"Hi","classList":["info"]}],"links":[{"href":"/f","rel":"forgot-password","title":"F"}],
              "actions":[{"template":"selector","kind":"device-selector","title":"Pick","model":{"options":[
                {"template":"form","kind":"login","title":"sms","model":{"href":"/s","method":"POST","fields":[{"name":"d","type":"hidden","value":"1"}]}}]}},
@@ -36,9 +36,9 @@ struct InspectTests {
     }
 
     @Test("polling steps report pollingStatus; client-operation steps report their Swift type")
-    func pollingAndOperations() throws {
-        #expect(try Self.report(#"{"type":"polling-step","properties":{"status":"done"}}"#)["pollingStatus"] == "done")
-        let webauthn = try Self.report("""
+    func pollingAndOperations() async throws {
+        #expect(try await Self.report(#"{"type":"polling-step","properties":{"status":"done"}}"#)["pollingStatus"] == "done")
+        let webauthn = try await Self.report("""
             {"type":"authentication-step","actions":[{"template":"client-operation","kind":"device-authn","model":{"name":"webauthn-authentication",
              "arguments":{"credentialRequestOptions":{"publicKey":{"challenge":"AAEC"}}},"continueActions":[]}}]}
             """)
@@ -46,19 +46,19 @@ struct InspectTests {
     }
 
     @Test("problems report their type URI, class name and invalid fields")
-    func problemReport() throws {
-        let report = try Self.report(#"{"type":"https://curity.se/problems/invalid-input","title":"Oops","invalidFields":[{"name":"u","reason":"missing","detail":"Needed"}]}"#)
+    func problemReport() async throws {
+        let report = try await Self.report(#"{"type":"https://curity.se/problems/invalid-input","title":"Oops","invalidFields":[{"name":"u","reason":"missing","detail":"Needed"}]}"#)
         #expect(report["representationType"] == "https://curity.se/problems/invalid-input")
         #expect(report["step"] == "InvalidInputProblem")
         #expect(report["invalidFields"] == [["name": "u", "reason": "missing", "detail": "Needed"]])
-        let plain = try Self.report(#"{"type":"https://curity.se/problems/unexpected"}"#)
+        let plain = try await Self.report(#"{"type":"https://curity.se/problems/unexpected"}"#)
         #expect(plain["step"] == "Problem")
         #expect(plain["invalidFields"] == [])
     }
 
     @Test("the binary prints one JSON object and exits 0", .enabled(if: fixturesAvailable, "fixtures not found beside the checkout"))
-    func binarySuccess() throws {
-        let result = try CLIRunner.run(["inspect", "--json", Self.fixtures.appendingPathComponent("selectAuthentication.json").path])
+    func binarySuccess() async throws {
+        let result = try await CLIRunner.run(["inspect", "--json", Self.fixtures.appendingPathComponent("selectAuthentication.json").path])
         #expect(result.status == 0)
         let report = try JSONParser().parse(result.stdout)
         #expect(report["step"] == "AuthenticatorSelectorStep")
@@ -67,14 +67,14 @@ struct InspectTests {
     }
 
     @Test("malformed input: one line naming the path on stderr, nothing on stdout, exit 65")
-    func binaryMalformed() throws {
+    func binaryMalformed() async throws {
         let body = #"{"type":"authentication-step","actions":[{"template":"form","kind":"login","model":{"href":"/x","method":"POST","fields":[{"name":"a","type":"text"},{"name":"b","type":"text"},{"name":2,"type":"text"}]}}]}"#
-        let result = try CLIRunner.run(["inspect", "--json", "-"], stdin: Data(body.utf8))
+        let result = try await CLIRunner.run(["inspect", "--json", "-"], stdin: Data(body.utf8))
         #expect(result.status == 65)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(result.stderr.contains("actions[0].model.fields[2].name"))
-        let garbage = try CLIRunner.run(["inspect", "--json", "-"], stdin: Data([0x7B, 0xFF]))
+        let garbage = try await CLIRunner.run(["inspect", "--json", "-"], stdin: Data([0x7B, 0xFF]))
         #expect(garbage.status == 65 && garbage.stdout.isEmpty && garbage.stderr.contains("invalid UTF-8 at byte 1"))
     }
 }

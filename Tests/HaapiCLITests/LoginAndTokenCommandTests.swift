@@ -19,12 +19,12 @@ struct LoginAndTokenCommandTests {
         let directory = try CLIRunner.temporaryDirectory()
         let key = directory.appendingPathComponent("dpop.jwk").path
 
-        let masked = try CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "Password1"])
+        let masked = try await CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "Password1"])
         #expect(masked.status == 0, "\(masked.stderr)")
         #expect(masked.stdout.contains("token_type: DPoP"))
         #expect(masked.stdout.contains("masked"))
 
-        let login = try CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "Password1",
+        let login = try await CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "Password1",
                                        "--dpop-key", key, "--json", "--show-tokens"])
         #expect(login.status == 0, "\(login.stderr)")
         let tokens = try JSONParser().parse(login.stdout)
@@ -32,31 +32,31 @@ struct LoginAndTokenCommandTests {
         #expect(tokens["token_type"] == "DPoP")
 
         let common = ["--token-endpoint", base + "/oauth/token", "--client-id", "haapi-demo"]
-        let refreshed = try CLIRunner.run(["token", "refresh"] + common + ["--dpop-key", key, "--refresh-token", refreshToken, "--show-tokens"])
+        let refreshed = try await CLIRunner.run(["token", "refresh"] + common + ["--dpop-key", key, "--refresh-token", refreshToken, "--show-tokens"])
         #expect(refreshed.status == 0, "\(refreshed.stdout) \(refreshed.stderr)")
         let rotated = try #require(try JSONParser().parse(refreshed.stdout)["refresh_token"]?.stringValue)
 
         let otherKey = directory.appendingPathComponent("other.jwk").path
-        let stolen = try CLIRunner.run(["token", "refresh"] + common + ["--dpop-key", otherKey, "--refresh-token", rotated])
+        let stolen = try await CLIRunner.run(["token", "refresh"] + common + ["--dpop-key", otherKey, "--refresh-token", rotated])
         #expect(stolen.status == 1)
         #expect(try JSONParser().parse(stolen.stdout)["error"]?.stringValue != nil)
 
-        let revoked = try CLIRunner.run(["token", "revoke"] + common + ["--token", rotated])
+        let revoked = try await CLIRunner.run(["token", "revoke"] + common + ["--token", rotated])
         #expect(revoked.status == 0, "\(revoked.stdout) \(revoked.stderr)")
-        let afterRevoke = try CLIRunner.run(["token", "refresh"] + common + ["--dpop-key", key, "--refresh-token", rotated])
+        let afterRevoke = try await CLIRunner.run(["token", "refresh"] + common + ["--dpop-key", key, "--refresh-token", rotated])
         #expect(afterRevoke.status == 1)
         #expect(try JSONParser().parse(afterRevoke.stdout)["error"] == "invalid_grant")
     }
 
     /// Random tokens are base64url, so one in 64 starts with `-`; such a value must still be read as the option's value.
     @Test("token and secret values that start with a dash are values, not options")
-    func dashLeadingValues() throws {
+    func dashLeadingValues() async throws {
         let endpoint = ["--token-endpoint", "http://127.0.0.1:9/oauth/token", "--client-id", "haapi-demo"]
         for arguments in [["token", "refresh"] + endpoint + ["--refresh-token", "-x7Q"],
                           ["token", "revoke"] + endpoint + ["--token", "--x7Q"],
                           ["token", "exchange"] + endpoint + ["--code", "-c", "--code-verifier", "-v"],
                           ["token", "introspect"] + endpoint + ["--client-secret", "-s", "--token", "-t"]] {
-            let result = try CLIRunner.run(arguments)
+            let result = try await CLIRunner.run(arguments)
             #expect(!result.stderr.contains("Missing value"), "\(arguments): \(result.stderr)")
             #expect(result.status == 1, "\(arguments): the request itself fails (nothing listens on port 9)")
         }
@@ -66,13 +66,13 @@ struct LoginAndTokenCommandTests {
     func dcrAndWrongPassword() async throws {
         let (server, base) = try await Self.startServer()
         defer { server.terminate() }
-        let dcr = try CLIRunner.run(["login", "--server", base, "--client-id", "haapi-dcr-main", "--client-secret", "dcr-main-secret-change-me",
+        let dcr = try await CLIRunner.run(["login", "--server", base, "--client-id", "haapi-dcr-main", "--client-secret", "dcr-main-secret-change-me",
                                      "--dcr-template", "haapi-dcr-template", "--dcr-endpoint", base + "/oauth/register",
                                      "--username", "demouser", "--password", "Password1"])
         #expect(dcr.status == 0, "\(dcr.stderr)")
         #expect(dcr.stdout.contains("(client dyn-"))
 
-        let wrong = try CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "nope"])
+        let wrong = try await CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "nope"])
         #expect(wrong.status == 1)
         #expect(wrong.stderr.contains("incorrect-credentials"))
     }
@@ -82,7 +82,7 @@ struct LoginAndTokenCommandTests {
         let (server, base) = try await Self.startServer()
         defer { server.terminate() }
         let session = try CLIRunner.temporaryDirectory().appendingPathComponent("session").path
-        let login = try CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "Password1",
+        let login = try await CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "Password1",
                                        "--save-session", session])
         #expect(login.status == 0, "\(login.stderr)")
         let files = try FileManager.default.contentsOfDirectory(atPath: session)
@@ -93,17 +93,17 @@ struct LoginAndTokenCommandTests {
         let sealed = try files.map { try Data(contentsOf: URL(fileURLWithPath: session + "/" + $0)) }
         #expect(!sealed.contains { String(decoding: $0, as: UTF8.self).contains("refresh_token") })  // sealed, not plain JSON
 
-        let introspection = try CLIRunner.run(["token", "introspect", "--session", session])
+        let introspection = try await CLIRunner.run(["token", "introspect", "--session", session])
         #expect(introspection.status == 0, "\(introspection.stderr)")
         let answer = try JSONParser().parse(introspection.stdout)
         #expect(answer["active"] == true && answer["sub"] == "demouser" && answer["cnf"]?["jkt"]?.stringValue != nil)
 
-        let refreshed = try CLIRunner.run(["token", "refresh", "--session", session, "--show-tokens"])
+        let refreshed = try await CLIRunner.run(["token", "refresh", "--session", session, "--show-tokens"])
         #expect(refreshed.status == 0, "\(refreshed.stdout) \(refreshed.stderr)")
-        let again = try CLIRunner.run(["token", "refresh", "--session", session])  // uses the rotated token saved by the first refresh
+        let again = try await CLIRunner.run(["token", "refresh", "--session", session])  // uses the rotated token saved by the first refresh
         #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
-        #expect(try CLIRunner.run(["token", "revoke", "--session", session]).status == 0)
-        let dead = try CLIRunner.run(["token", "refresh", "--session", session])
+        #expect(try await CLIRunner.run(["token", "revoke", "--session", session]).status == 0)
+        let dead = try await CLIRunner.run(["token", "refresh", "--session", session])
         #expect(dead.status == 1 && dead.stdout.contains("invalid_grant"))
     }
 
@@ -112,30 +112,30 @@ struct LoginAndTokenCommandTests {
         let (server, base) = try await Self.startServer()
         defer { server.terminate() }
         let session = try CLIRunner.temporaryDirectory().appendingPathComponent("session").path
-        func loginAndKey(_ extra: [String] = []) throws -> String? {
-            let login = try CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "Password1",
+        func loginAndKey(_ extra: [String] = []) async throws -> String? {
+            let login = try await CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "Password1",
                                            "--save-session", session] + extra)
             #expect(login.status == 0, "\(login.stderr)")
-            let introspection = try CLIRunner.run(["token", "introspect", "--session", session])
+            let introspection = try await CLIRunner.run(["token", "introspect", "--session", session])
             return try JSONParser().parse(introspection.stdout)["cnf"]?["jkt"]?.stringValue
         }
-        let first = try #require(try loginAndKey())
-        #expect(try loginAndKey() == first)
-        let replaced = try #require(try loginAndKey(["--new-dpop-key"]))
+        let first = try #require(try await loginAndKey())
+        #expect(try await loginAndKey() == first)
+        let replaced = try #require(try await loginAndKey(["--new-dpop-key"]))
         #expect(replaced != first)
-        #expect(try CLIRunner.run(["token", "refresh", "--session", session]).status == 0)
-        #expect(try CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--new-dpop-key"]).status == 64)
+        #expect(try await CLIRunner.run(["token", "refresh", "--session", session]).status == 0)
+        #expect(try await CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--new-dpop-key"]).status == 64)
     }
 
     @Test("login without --username and without a terminal asks for --answers; --answers runs the flow")
     func scriptedLogin() async throws {
         let (server, base) = try await Self.startServer()
         defer { server.terminate() }
-        let refused = try CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo"])
+        let refused = try await CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo"])
         #expect(refused.status != 0 && refused.stderr.contains("--answers"))
         let script = try CLIRunner.temporaryDirectory().appendingPathComponent("answers.json")
         try Data(#"[{"choose":"password"},{"fields":{"userName":"demouser","password":"Password1"}}]"#.utf8).write(to: script)
-        let scripted = try CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--answers", script.path, "--json"])
+        let scripted = try await CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--answers", script.path, "--json"])
         #expect(scripted.status == 0, "\(scripted.stdout) \(scripted.stderr)")
         #expect(scripted.stdout.contains(#""token_type":"DPoP""#))
     }

@@ -5,8 +5,8 @@ import Testing
 @Suite("haapi serve and haapi approve")
 struct ServeCommandTests {
     @Test("--print-default-config prints the embedded configuration")
-    func printDefaultConfig() throws {
-        let result = try CLIRunner.run(["serve", "--print-default-config"])
+    func printDefaultConfig() async throws {
+        let result = try await CLIRunner.run(["serve", "--print-default-config"])
         #expect(result.status == 0)
         let configuration = try JSONParser().parse(result.stdout)
         #expect(configuration["users"]?[0]?["username"] == "demouser")
@@ -14,11 +14,11 @@ struct ServeCommandTests {
     }
 
     @Test("a bad configuration file is a clear error and exit 65")
-    func badConfig() throws {
+    func badConfig() async throws {
         let directory = try CLIRunner.temporaryDirectory()
         let file = directory.appendingPathComponent("bad.json")
         try Data(#"{"clients":[{"id":"a"},{"id":"a"}],"authenticators":[{"id":"p","type":"username-password","title":"P"}]}"#.utf8).write(to: file)
-        let result = try CLIRunner.run(["serve", "--config", file.path, "--port", "0"])
+        let result = try await CLIRunner.run(["serve", "--config", file.path, "--port", "0"])
         #expect(result.status == 65)
         #expect(result.stderr.contains("client \"a\" is defined twice"))
     }
@@ -31,7 +31,7 @@ struct ServeCommandTests {
         let base = try #require(summary.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }).description
         let all = try await CLIRunner.waitForLine(containing: "users:", in: output)
         #expect(all.contains("demouser"))
-        let approve = try CLIRunner.run(["approve", "--server", base, "--user", "demouser"])
+        let approve = try await CLIRunner.run(["approve", "--server", base, "--user", "demouser"])
         #expect(approve.status == 1)
         #expect(approve.stderr.contains("no pending sign-in for demouser"))
     }
@@ -40,7 +40,7 @@ struct ServeCommandTests {
     func noPasswordsPrinted() async throws {
         let directory = try CLIRunner.temporaryDirectory()
         let file = directory.appendingPathComponent("users.json")
-        var configuration = try JSONParser().parse(try CLIRunner.run(["serve", "--print-default-config"]).stdout)
+        var configuration = try JSONParser().parse(try await CLIRunner.run(["serve", "--print-default-config"]).stdout)
         guard case .object(var object) = configuration, case .array(var users)? = object["users"] else { Issue.record("no users"); return }
         users.append(["username": "alice", "password": "Alice-s3cret-pw", "email": "alice@example.com"])
         object["users"] = .array(users)
@@ -56,11 +56,11 @@ struct ServeCommandTests {
     }
 
     @Test("haapi --version prints the version; completion scripts are generated for bash, zsh and fish")
-    func versionAndCompletions() throws {
-        let version = try CLIRunner.run(["--version"])
+    func versionAndCompletions() async throws {
+        let version = try await CLIRunner.run(["--version"])
         #expect(version.status == 0 && version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.1.0-dev")
         for shell in ["bash", "zsh", "fish"] {
-            let script = try CLIRunner.run(["--generate-completion-script", shell])
+            let script = try await CLIRunner.run(["--generate-completion-script", shell])
             #expect(script.status == 0 && script.stdout.contains("haapi") && script.stdout.contains("serve"), "\(shell)")
         }
     }

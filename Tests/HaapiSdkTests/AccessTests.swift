@@ -25,7 +25,7 @@ struct AccessTests {
         #expect(throws: HaapiError.self) { try HaapiManager(haapiConfiguration: server.configuration(useAttestation: false)) }
         do {
             _ = try HaapiManager(haapiConfiguration: server.configuration(useAttestation: false))
-        } catch {
+        } catch let error as HaapiError {
             #expect(error.recoverySuggestion == .nonRecoverable(action: .fixConfiguration))
         }
     }

@@ -86,6 +86,7 @@ struct FaultTests {
     }
 
     @Test("token endpoint: a restless nonce, a 5xx, a truncated JSON, and the listener sees each")
+    @MainActor
     func tokenEndpointFaults() async throws {
         let stub = StubTransport()
         let listener = RecordingListener()
@@ -242,17 +243,13 @@ final class Counter: @unchecked Sendable {
     }
 }
 
-final class RecordingListener: TokenEndpointResponseListener, @unchecked Sendable {
-    private let lock = NSLock()
-    private var _successes: [OAuthTokenManager.SuccessTokenHTTPURLResponseContent] = []
-    private var _tokenErrors: [OAuthTokenManager.ErrorTokenHTTPURLResponseContent] = []
-    private var _errors: [ErrorHTTPURLResponseContent] = []
+/// Main-actor isolated, like every listener: the manager calls it there, so plain stored arrays will do.
+final class RecordingListener: TokenEndpointResponseListener {
+    var successes: [OAuthTokenManager.SuccessTokenHTTPURLResponseContent] = []
+    var tokenErrors: [OAuthTokenManager.ErrorTokenHTTPURLResponseContent] = []
+    var errors: [ErrorHTTPURLResponseContent] = []
 
-    var successes: [OAuthTokenManager.SuccessTokenHTTPURLResponseContent] { lock.withLock { _successes } }
-    var tokenErrors: [OAuthTokenManager.ErrorTokenHTTPURLResponseContent] { lock.withLock { _tokenErrors } }
-    var errors: [ErrorHTTPURLResponseContent] { lock.withLock { _errors } }
-
-    func onSuccess(_ value: OAuthTokenManager.SuccessTokenHTTPURLResponseContent) { lock.withLock { _successes.append(value) } }
-    func onTokenError(_ value: OAuthTokenManager.ErrorTokenHTTPURLResponseContent) { lock.withLock { _tokenErrors.append(value) } }
-    func onError(_ value: ErrorHTTPURLResponseContent) { lock.withLock { _errors.append(value) } }
+    func onSuccess(_ value: OAuthTokenManager.SuccessTokenHTTPURLResponseContent) { successes.append(value) }
+    func onTokenError(_ value: OAuthTokenManager.ErrorTokenHTTPURLResponseContent) { tokenErrors.append(value) }
+    func onError(_ value: ErrorHTTPURLResponseContent) { errors.append(value) }
 }

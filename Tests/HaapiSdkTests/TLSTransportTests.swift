@@ -25,14 +25,14 @@ struct TLSTransportTests {
 
         let method = try ClientAuthenticationMethodMTLS(pkcs12: certificates.clientPKCS12, pkcs12Passphrase: TestCertificates.passphrase,
                                                         serverPEM: certificates.caPEM)
-        let transport = try AsyncHTTPClientTransport(tls: method.tls, timeout: 5)
+        let transport = try AsyncHTTPClientTransport(tls: method.tls, timeout: 30)
         #expect(try await Self.client(transport, server.url) == "haapi-test-client")
 
-        let anonymous = try AsyncHTTPClientTransport(tls: TLSOptions(trustedCertificatesPEM: [certificates.caPEM]), timeout: 5)
+        let anonymous = try AsyncHTTPClientTransport(tls: TLSOptions(trustedCertificatesPEM: [certificates.caPEM]), timeout: 30)
         await #expect(throws: TransportError.self) { try await Self.client(anonymous, server.url) }
 
         let systemTrust = try AsyncHTTPClientTransport(tls: TLSOptions(clientIdentity: try TLSOptions.ClientIdentity(
-            pkcs12: Array(certificates.clientPKCS12), passphrase: TestCertificates.passphrase)), timeout: 5)
+            pkcs12: Array(certificates.clientPKCS12), passphrase: TestCertificates.passphrase)), timeout: 30)
         await #expect(throws: TransportError.self) { try await Self.client(systemTrust, server.url) }
     }
 
@@ -56,12 +56,12 @@ struct TLSTransportTests {
         defer { Task { await server.stop() } }
         let pin = try KeyPinning.publicKeyHash(ofCertificate: Array(certificates.serverPEM.utf8))
 
-        let pinned = try AsyncHTTPClientTransport(tls: TLSOptions(keyPinnings: [KeyPinning(hostname: "127.0.0.1", publicKeyHash: pin)]), timeout: 5)
+        let pinned = try AsyncHTTPClientTransport(tls: TLSOptions(keyPinnings: [KeyPinning(hostname: "127.0.0.1", publicKeyHash: pin)]), timeout: 30)
         #expect(try await Self.client(pinned, server.url) == "none")
 
         let wrongPin = try AsyncHTTPClientTransport(tls: TLSOptions(keyPinnings: [
             KeyPinning(hostname: "127.0.0.1", publicKeyHash: "Kjuy4mT3fbeDozRNP6rTjWRYmbs79Begb5Roq+DUu7s="),
-        ]), timeout: 5)
+        ]), timeout: 30)
         do {
             _ = try await Self.client(wrongPin, server.url)
             Issue.record("a connection to an unpinned key succeeded")
@@ -79,7 +79,7 @@ struct TLSTransportTests {
         let pin = try KeyPinning.publicKeyHash(ofCertificate: Array(certificates.serverPEM.utf8))
         let method = try ClientAuthenticationMethodMTLS(pkcs12: certificates.clientPKCS12, pkcs12Passphrase: TestCertificates.passphrase,
                                                         serverKeyPinnings: [KeyPinning(hostname: "127.0.0.1", publicKeyHash: pin)])
-        let transport = try AsyncHTTPClientTransport(tls: method.tls, timeout: 5)
+        let transport = try AsyncHTTPClientTransport(tls: method.tls, timeout: 30)
         #expect(try await Self.client(transport, server.url) == "haapi-test-client")
     }
 }

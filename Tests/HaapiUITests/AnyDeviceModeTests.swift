@@ -48,7 +48,7 @@ struct AnyDeviceModeTests {
             .setTransport(server).setAttester(SoftwareAttester()).setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
             .setPasskeyAuthenticator(SoftwareAuthenticator(storage: InMemoryStorage()))
             .build()
-        let viewModel = HaapiFlowViewModel(haapiUIKitApplication: try HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).build())
+        let viewModel = HaapiFlowViewModel(haapiUIKitApplication: HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).build())
         await viewModel.start()
         #expect(await viewModel.performPasskeyOperation())
         let body = try JSONParser().parse(try #require(server.body(for: "/authn/register/webauthn")))

@@ -92,7 +92,7 @@ struct ThemingTests {
         #expect(configuration.autoPollingDuration == 3 && configuration.presentationMode == .modal)
         #expect(configuration.authenticationSelectionPresentation == .list && configuration.shouldConfirmFlowInterruption)
         #expect(configuration.shouldAutoHandleFlowErrorFeedback && !configuration.useDefaultExternalBrowser)
-        let application = try HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).setThemingPlistURL(file).build()
+        let application = HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).setThemingPlistURL(file).build()
         #expect(application.theme.fontName == "Baskerville")
     }
 }

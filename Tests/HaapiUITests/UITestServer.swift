@@ -41,7 +41,7 @@ final class UITestServer: Sendable {
             .setAttester(SoftwareAttester())
             .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
         if let passkeys { builder.setPasskeyAuthenticator(passkeys) }
-        return try HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: builder.build()).build()
+        return HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: builder.build()).build()
     }
 
     /// Approves the newest pending request of `user` through the admin endpoints, as `haapi approve` does.

@@ -69,6 +69,6 @@ struct ContentView: View {
             .setScopes(["openid", "profile", "email"])
             .setAttester(SoftwareAttester())
             .build()
-        return try? HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).build()
+        return HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).build()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HaapiDriver
 
 /// The Authentication Hub core API of seed 002: the fields a tenant wants encrypted, `initAuth`, and the
 /// three ways to encrypt a field (docs/AUTHHUB-ENCRYPTION.md). Every call has an `async` form and the seed's
@@ -51,13 +52,13 @@ public final class AHCore: @unchecked Sendable {
     }
 
     public func getFieldsToBeEncryptedInAuthFlow(serverHost: String, tenant: String, requestHeaders: [String: Any],
-                                                 completionBlock: @escaping @Sendable (AHCoreResult) -> Void) throws {
+                                                 completionBlock: @escaping AHCompletionBlock) throws {
         let headers = UncheckedDictionary(requestHeaders)
         try complete(AHServerAddress(serverHost: serverHost, tenant: tenant), completionBlock) { try await self.fieldsToBeEncrypted($0, headers.value) }
     }
 
     public func getFieldsToBeEncryptedInAuthFlow(serverUrl: String, requestHeaders: [String: Any],
-                                                 completionBlock: @escaping @Sendable (AHCoreResult) -> Void) throws {
+                                                 completionBlock: @escaping AHCompletionBlock) throws {
         let headers = UncheckedDictionary(requestHeaders)
         try complete(AHServerAddress(serverUrl: serverUrl), completionBlock) { try await self.fieldsToBeEncrypted($0, headers.value) }
     }
@@ -95,7 +96,7 @@ public final class AHCore: @unchecked Sendable {
     /// what this instance already knew when called (`false` until the tenant's settings have been read once).
     @discardableResult
     public func isEncryptionRequiredForField(serverHost: String, tenant: String, requestHeaders: [String: Any], fieldName: String,
-                                             completionBlock: @escaping @Sendable (AHCoreResult) -> Void) throws -> Bool {
+                                             completionBlock: @escaping AHCompletionBlock) throws -> Bool {
         let address = AHServerAddress(serverHost: serverHost, tenant: tenant)
         let headers = UncheckedDictionary(requestHeaders)
         try complete(address, completionBlock) { try await self.encryptionRequired($0, headers.value, fieldName) }
@@ -104,7 +105,7 @@ public final class AHCore: @unchecked Sendable {
 
     @discardableResult
     public func isEncryptionRequiredForField(serverUrl: String, requestHeaders: [String: Any], fieldName: String,
-                                             completionBlock: @escaping @Sendable (AHCoreResult) -> Void) throws -> Bool {
+                                             completionBlock: @escaping AHCompletionBlock) throws -> Bool {
         let address = AHServerAddress(serverUrl: serverUrl)
         let headers = UncheckedDictionary(requestHeaders)
         try complete(address, completionBlock) { try await self.encryptionRequired($0, headers.value, fieldName) }
@@ -135,7 +136,7 @@ public final class AHCore: @unchecked Sendable {
     }
 
     public func initAuth(serverHost: String, tenant: String, requestHeaders: [String: Any], authRequestParams: [String: Any],
-                         fieldsTobeEncryptedList: [String]?, completionBlock: @escaping @Sendable (AHCoreResult) -> Void) throws {
+                         fieldsTobeEncryptedList: [String]?, completionBlock: @escaping AHCompletionBlock) throws {
         let parameters = UncheckedDictionary(authRequestParams)
         let headers = UncheckedDictionary(requestHeaders)
         try complete(AHServerAddress(serverHost: serverHost, tenant: tenant), completionBlock) {
@@ -144,7 +145,7 @@ public final class AHCore: @unchecked Sendable {
     }
 
     public func initAuth(serverUrl: String, requestHeaders: [String: Any], authRequestParams: [String: Any],
-                         fieldsTobeEncryptedList: [String]?, completionBlock: @escaping @Sendable (AHCoreResult) -> Void) throws {
+                         fieldsTobeEncryptedList: [String]?, completionBlock: @escaping AHCompletionBlock) throws {
         let parameters = UncheckedDictionary(authRequestParams)
         let headers = UncheckedDictionary(requestHeaders)
         try complete(AHServerAddress(serverUrl: serverUrl), completionBlock) {
@@ -188,6 +189,12 @@ public final class AHCore: @unchecked Sendable {
         guard let key else { throw AHEncryptionError.noTenantKey }
         guard let exchange else { throw AHEncryptionError.noNonceExchange }
         return try key.encryptData(plainText: plainText, exchange: exchange)
+    }
+
+    /// The seed's spelling of `encryptData(plainText:)`.
+    @available(*, deprecated, renamed: "encryptData(plainText:)")
+    public func encryptdData(plainText: String) throws -> String {
+        try encryptData(plainText: plainText)
     }
 
     /// RSA-OAEP-SHA256 to the tenant key, not bound to any exchange.
@@ -266,12 +273,22 @@ public final class AHCore: @unchecked Sendable {
         return try await requestObject.sendRequest(endpoint: endpoint)
     }
 
-    /// Runs `work` for a completion-block API: a bad address throws before anything starts.
-    private func complete(_ address: AHServerAddress, _ completion: @escaping @Sendable (AHCoreResult) -> Void,
+    /// Runs `work` for a completion-block API: a bad address throws before anything starts; the block runs on
+    /// the main actor, and what it throws is logged (it has no caller to go to).
+    private func complete(_ address: AHServerAddress, _ completion: @escaping AHCompletionBlock,
                           _ work: @escaping @Sendable (AHServerAddress) async throws -> AHCoreResult) throws {
         try address.validate()
         Task {
-            do { completion(try await work(address)) } catch { completion(Self.networkFailure(error)) }
+            let result: AHCoreResult
+            do { result = try await work(address) } catch { result = Self.networkFailure(error) }
+            await Self.deliver(result, to: completion)
+        }
+    }
+
+    @MainActor
+    private static func deliver(_ result: AHCoreResult, to completion: AHCompletionBlock) {
+        do { try completion(result) } catch {
+            HaapiLogger.error(SdkFollowUpTag.flow, "an Authentication Hub completion block threw: \(String(describing: error))")
         }
     }
 

@@ -26,6 +26,10 @@ public struct AHCoreResult: @unchecked Sendable {
 }
 
 /// Result codes of `AHCoreResult.code`.
+/// What the completion-block APIs call with their result: on the main actor, as UIKit code expects, and
+/// allowed to throw (the seed's samples call other throwing APIs inside the block).
+public typealias AHCompletionBlock = @MainActor (AHCoreResult) throws -> Void
+
 public enum AHResult {
     public enum Code {
         public static let SUCCESS = 0

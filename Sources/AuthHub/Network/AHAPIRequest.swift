@@ -18,8 +18,9 @@ public protocol AHAPIRequest: AnyObject, Sendable {
     func setRequestLogger(requestLogger: AuthHubRequestLogger)
 }
 
-/// The default request object. Subclass it to change what is sent, e.g. override `addRequestHeaders(endpoint:)`
-/// to add headers per endpoint, as in the seed's example.
+/// The default request object. To change what is sent, subclass it and override `sendRequest(endpoint:)`: set
+/// the endpoint's headers or payload, then call `super.sendRequest(endpoint:)` (the seed's example does this
+/// with a helper of its own that picks headers per `endpoint.path`).
 open class AuthHubBasicRequest: AHAPIRequest, @unchecked Sendable {
     // The logger is set once at set-up; the transport is immutable.
     private var logger: AuthHubRequestLogger?
@@ -33,18 +34,8 @@ open class AuthHubBasicRequest: AHAPIRequest, @unchecked Sendable {
         logger = requestLogger
     }
 
-    /// The headers to send for `endpoint`; the default is the endpoint's own.
-    open func addRequestHeaders(endpoint: AuthHubEndpoint) -> [String: Any] {
-        endpoint.headers
-    }
-
-    /// The body to send for `endpoint`; the default is the endpoint's payload.
-    open func addRequestBody(endpoint: AuthHubEndpoint) -> [String: Any] {
-        endpoint.payload
-    }
-
+    /// Sends what `endpoint` holds: its headers and payload, as set by the caller or by an override.
     open func sendRequest(endpoint: AuthHubEndpoint) async throws -> AHRequestResult {
-        endpoint.setRequestHeaders(addRequestHeaders(endpoint: endpoint)).setRequestPayloadParameters(addRequestBody(endpoint: endpoint))
         let request = try endpoint.build()
         guard let url = request.url else { throw AuthHubEndpoint.BuildError.invalidURL(endpoint.baseURL) }
         var http = HttpRequest(method: request.httpMethod ?? endpoint.path.method, url: url, body: request.httpBody)

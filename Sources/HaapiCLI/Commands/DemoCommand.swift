@@ -59,7 +59,7 @@ struct DemoCommand: AsyncParsableCommand {
             .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
             .setPasskeyAuthenticator(SoftwareAuthenticator(storage: InMemoryStorage()))
             .build()
-        let application = try HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).build()
+        let application = HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).build()
         let viewModel = HaapiFlowViewModel(haapiUIKitApplication: application)
         var flow: TerminalFlow?
         let hooks = TerminalFlowHooks(

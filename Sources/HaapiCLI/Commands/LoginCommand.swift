@@ -188,7 +188,7 @@ struct LoginCommand: AsyncParsableCommand {
             .setTransport(transport)
         if let revocation = endpoints.revocation { builder.setRevocationEndpointUrl(revocation) }
         if let dcr { builder.setDCRConfiguration(dcr) }
-        let application = try HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: builder.build()).setDpopKey(key).build()
+        let application = HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: builder.build()).setDpopKey(key).build()
         let viewModel = HaapiFlowViewModel(haapiUIKitApplication: application)
         let flow = TerminalFlow(viewModel: viewModel, io: io, answers: try answers.map { try FlowAnswers(file: $0) })
         let outcome = await flow.run()

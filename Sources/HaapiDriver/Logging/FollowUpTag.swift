@@ -30,6 +30,9 @@ public enum LogType: String, Sendable, CaseIterable {
 }
 
 /// Receives every log line that passes `HaapiLogger`'s filters.
-public protocol LogSink: Sendable {
+///
+/// Not `Sendable`, so a plain class can be a sink, as the seeds write one. `writeLog` is called on whatever
+/// thread logs, possibly on several at once: a sink that keeps state protects it itself.
+public protocol LogSink {
     func writeLog(logType: LogType, followUpTag: any FollowUpTag, message: String, file: String, line: Int)
 }

@@ -13,6 +13,8 @@ import Foundation
 public enum HaapiLogger {
     static let mask = "*****"
 
+    // Unchecked: every member is read and written under `lock`. The sinks it holds need not be Sendable
+    // (see `LogSink`); they are called outside the lock.
     private final class State: @unchecked Sendable {
         let lock = NSLock()
         var followUpTags: [any FollowUpTag] = []
@@ -68,8 +70,9 @@ public enum HaapiLogger {
         set { state.withLock { $0.isSensitiveValueMasked = newValue } }
     }
 
-    /// Adds a destination; the console sink (standard error) is always there.
-    public static func appendLogSink(_ sink: any LogSink) {
+    /// Adds a destination; the console sink (standard error) is always there. The sink is handed over: the
+    /// logger calls it from any thread (see `LogSink`).
+    public static func appendLogSink(_ sink: sending any LogSink) {
         state.withLock { $0.sinks.append(sink) }
     }
 

@@ -62,6 +62,14 @@ public actor HaapiTokenManager {
         self.clock = clock
     }
 
+    /// A manager that holds no name in the registry and is never asked for a token: what a manager whose
+    /// client is not decided yet shows until it is (see `HaapiAccessorBuilder.build()`).
+    package static func standIn(name: String, tokenEndpoint: URL, clientId: String, key: any SigningKey, transport: any HttpTransport) -> HaapiTokenManager {
+        HaapiTokenManager(name: name, tokenEndpoint: tokenEndpoint, clientId: clientId, dpop: Dpop(key: key),
+                          exchange: TokenEndpointExchange(transport: transport), attester: nil, attestationMaxRetries: 0,
+                          clientAuthentication: ClientAuthenticationMethodNone(), minTokenTtl: 0, clock: { Date() })
+    }
+
     /// The current token, or a new one when there is none, it is about to expire, or `forceFresh`.
     public func getHaapiTokenAsync(forceFresh: Bool = false) async throws(HaapiError) -> DpopAccessTokenInfo {
         guard !isClosed else { throw .haapiTokenManagerIsClosed }

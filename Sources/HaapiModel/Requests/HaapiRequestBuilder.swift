@@ -94,6 +94,8 @@ public enum HaapiRequestBuilder {
             case .bool(let flag): return flag ? "true" : "false"
             default: throw HaapiRequestBuildingError.valueNotURLEncodable(field: field, valueType: json.typeName)
             }
+        case let unsupported as FormValues.Unsupported:
+            throw HaapiRequestBuildingError.valueNotURLEncodable(field: field, valueType: unsupported.typeName)
         default:
             throw HaapiRequestBuildingError.valueNotURLEncodable(field: field, valueType: String(describing: type(of: value)))
         }
@@ -115,6 +117,8 @@ public enum HaapiRequestBuilder {
             return .object(JSONObject(object.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
         case let object as [String: String]:
             return .object(JSONObject(object.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+        case let unsupported as FormValues.Unsupported:
+            throw HaapiRequestBuildingError.unsupportedValue(field: field, valueType: unsupported.typeName)
         default:
             throw HaapiRequestBuildingError.unsupportedValue(field: field, valueType: String(describing: type(of: value)))
         }

@@ -4,13 +4,15 @@ import Foundation
 public struct DCRConfiguration: Sendable {
     /// The template client the server registers the device's client from (`software_id`).
     public let templateClientId: String
-    public let clientRegistrationEndpointUrl: URL
+    /// The registration endpoint (RFC 7591). Optional because apps build it with `URL(string:relativeTo:)`;
+    /// a nil endpoint makes the accessor's build fail with `.invalidConfiguration` when it would register.
+    public let clientRegistrationEndpointUrl: URL?
     /// Where the registered client is kept between runs, so a restart does not register again; `nil`
     /// keeps it for this process only. By default: the Keychain on Apple platforms, a sealed 0600 file
     /// under the user's application-support directory elsewhere (`defaultStorage()`).
     public let storage: (any Storage)?
 
-    public init(templateClientId: String, clientRegistrationEndpointUrl: URL, storage: (any Storage)? = DCRConfiguration.defaultStorage()) {
+    public init(templateClientId: String, clientRegistrationEndpointUrl: URL?, storage: (any Storage)? = DCRConfiguration.defaultStorage()) {
         self.templateClientId = templateClientId
         self.clientRegistrationEndpointUrl = clientRegistrationEndpointUrl
         self.storage = storage
@@ -20,7 +22,7 @@ public struct DCRConfiguration: Sendable {
     /// that talk to several servers can share one storage.
     public var storageKey: String {
         // BASE64URL(SHA-256(endpoint)), shortened: PKCE's challenge function is exactly that hash.
-        "dcr-client." + templateClientId + "." + String(PKCE.challenge(for: clientRegistrationEndpointUrl.absoluteString).prefix(16))
+        "dcr-client." + templateClientId + "." + String(PKCE.challenge(for: clientRegistrationEndpointUrl?.absoluteString ?? "").prefix(16))
     }
 
     /// Where dynamic clients are kept unless the app says otherwise: `KeychainStorage` on Apple platforms;
@@ -99,6 +101,9 @@ struct DynamicClientRegistrar: Sendable {
     func register() async throws(HaapiError) -> DynamicClient {
         let method = configuration.clientAuthenticationMethod
         let mainClient = configuration.clientId
+        guard let endpoint = dcr.clientRegistrationEndpointUrl else {
+            throw .invalidConfiguration(reason: "the DCRConfiguration has no registration endpoint URL")
+        }
         HaapiLogger.info(SdkFollowUpTag.oauth, "registering a dynamic client from template \(dcr.templateClientId)")
         let tokenResponse = try await exchange.post(
             TokenEndpointRequest(url: configuration.tokenEndpointURL, form: [("grant_type", "client_credentials"), ("scope", "dcr")]), dpop: nil
@@ -107,7 +112,7 @@ struct DynamicClientRegistrar: Sendable {
         guard let token = try tokenResponse.oauthObject()["access_token"]?.stringValue else {
             throw .communication(message: "the dcr token response has no access_token", cause: nil)
         }
-        var request = HttpRequest(method: "POST", url: dcr.clientRegistrationEndpointUrl,
+        var request = HttpRequest(method: "POST", url: endpoint,
                                   body: Data(JSONValue.object(["software_id": .string(dcr.templateClientId)]).serialized().utf8))
         request.setHeader(HttpHeaderNames.contentType, MimeTypes.json)
         request.setHeader(HttpHeaderNames.accept, MimeTypes.json)

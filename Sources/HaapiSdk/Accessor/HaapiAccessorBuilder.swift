@@ -52,21 +52,42 @@ public final class HaapiAccessorBuilder: @unchecked Sendable {
         return self
     }
 
-    /// Builds a `HaapiManager` and an `OAuthTokenManager` (option `.all`).
+    /// Builds a `HaapiManager` and an `OAuthTokenManager` (option `.all`), having decided between attestation
+    /// and the DCR fallback: errors surface here.
     public func build(shouldClearExistingDCRClient: Bool = false) async throws(HaapiError) -> any HaapiAccessor {
         guard option == .all else { throw .illegalState(message: "the option is .oauth; call buildOAuthAccessor()") }
-        let (manager, client) = try await resolve(shouldClearExistingDCRClient: shouldClearExistingDCRClient, needsManager: true)
+        let (manager, client) = try await Self.resolve(configuration, dcrConfiguration, shouldClearExistingDCRClient: shouldClearExistingDCRClient,
+                                                       needsManager: true)
         guard let manager else { throw .illegalState(message: "no HaapiManager was built") }
         return BuiltHaapiAccessor(haapiManager: manager, oAuthTokenManager: OAuthTokenManager(oauthTokenConfiguration: client))
     }
 
+    /// The seed's synchronous shape, for code outside an async context (`viewDidLoad`). It returns at once;
+    /// the choice between attestation and the DCR fallback starts in the background and finishes before the
+    /// managers' first request, and its errors come back from that request (`HaapiResult.error`,
+    /// `TokenResponse.error`). With the `.oauth` option the accessor's `haapiManager` answers every call
+    /// with `.illegalState`. Until the choice is made, `haapiManager.dpop` and `tokenManager` are those of
+    /// the configured client; prefer the `async` form where you can.
+    public func build() -> any HaapiAccessor {
+        let configuration = configuration, dcrConfiguration = dcrConfiguration, needsManager = option == .all
+        let access = DeferredAccess { () async throws(HaapiError) -> DeferredAccess.Resolved in
+            let (manager, client) = try await Self.resolve(configuration, dcrConfiguration, shouldClearExistingDCRClient: false,
+                                                           needsManager: needsManager)
+            return (manager, OAuthTokenManager(oauthTokenConfiguration: client))
+        }
+        return BuiltHaapiAccessor(haapiManager: HaapiManager(deferringTo: access, configuration: configuration),
+                                  oAuthTokenManager: OAuthTokenManager(deferringTo: access, configuration: configuration))
+    }
+
     /// Builds an `OAuthTokenManager` only, with the client a HAAPI flow would use.
     public func buildOAuthAccessor(shouldClearExistingDCRClient: Bool = false) async throws(HaapiError) -> any OAuthAccessor {
-        let (_, client) = try await resolve(shouldClearExistingDCRClient: shouldClearExistingDCRClient, needsManager: false)
+        let (_, client) = try await Self.resolve(configuration, dcrConfiguration, shouldClearExistingDCRClient: shouldClearExistingDCRClient,
+                                                 needsManager: false)
         return BuiltOAuthAccessor(oAuthTokenManager: OAuthTokenManager(oauthTokenConfiguration: client))
     }
 
-    private func resolve(shouldClearExistingDCRClient: Bool, needsManager: Bool) async throws(HaapiError) -> (HaapiManager?, HaapiConfiguration) {
+    private static func resolve(_ configuration: HaapiConfiguration, _ dcrConfiguration: DCRConfiguration?, shouldClearExistingDCRClient: Bool,
+                                needsManager: Bool) async throws(HaapiError) -> (HaapiManager?, HaapiConfiguration) {
         if dcrConfiguration != nil, !configuration.clientAuthenticationMethod.hasCredentials {
             throw .invalidConfiguration(reason: "the DCR fallback needs the main client's credentials (a ClientAuthenticationMethod other than None)")
         }
@@ -77,7 +98,7 @@ public final class HaapiAccessorBuilder: @unchecked Sendable {
         // A device that already fell back keeps its dynamic client: attestation is not retried on every start.
         if let registrar, let stored = try registrar.stored() {
             HaapiLogger.info(SdkFollowUpTag.flow, "using the stored dynamic client")
-            let access = try dynamicAccess(stored, needsManager: needsManager)
+            let access = try dynamicAccess(configuration, stored, needsManager: needsManager)
             guard let manager = access.0 else { return access }
             // A server that forgot the client (a reset dev server, a deleted registration) refuses its
             // credentials: register again once, instead of failing on every start.
@@ -89,12 +110,12 @@ public final class HaapiAccessorBuilder: @unchecked Sendable {
                 await manager.close()
                 HaapiLogger.warning(SdkFollowUpTag.flow, "the stored dynamic client was refused (\(code)); registering a new one")
                 try registrar.clear()
-                return try dynamicAccess(try await registrar.register(), needsManager: needsManager)
+                return try dynamicAccess(configuration, try await registrar.register(), needsManager: needsManager)
             }
         }
         if configuration.attestationConfiguration.useAttestation {
             guard needsManager else { return (nil, configuration) }
-            let manager = try HaapiManager(haapiConfiguration: configuration)
+            let manager = try HaapiManager(checked: configuration)
             do throws(HaapiError) {
                 _ = try await manager.tokenManager.getHaapiTokenAsync()
                 return (manager, configuration)
@@ -102,17 +123,19 @@ public final class HaapiAccessorBuilder: @unchecked Sendable {
                 await manager.close()
                 guard let registrar, Self.allowsFallback(error) else { throw error }
                 HaapiLogger.warning(SdkFollowUpTag.flow, "attestation unavailable (\(error.error)); using the DCR fallback")
-                return try dynamicAccess(try await registrar.register(), needsManager: needsManager)
+                return try dynamicAccess(configuration, try await registrar.register(), needsManager: needsManager)
             }
         }
-        if let registrar { return try dynamicAccess(try await registrar.register(), needsManager: needsManager) }
-        return (needsManager ? try HaapiManager(haapiConfiguration: configuration) : nil, configuration)
+        if let registrar { return try dynamicAccess(configuration, try await registrar.register(), needsManager: needsManager) }
+        return (needsManager ? try HaapiManager(checked: configuration) : nil, configuration)
     }
 
-    private func dynamicAccess(_ client: DynamicClient, needsManager: Bool) throws(HaapiError) -> (HaapiManager?, HaapiConfiguration) {
+    private static func dynamicAccess(_ configuration: HaapiConfiguration, _ client: DynamicClient, needsManager: Bool) throws(HaapiError)
+        -> (HaapiManager?, HaapiConfiguration)
+    {
         let dynamic = configuration.with(clientId: client.clientId, clientAuthenticationMethod: ClientAuthenticationMethodSecret(client.clientSecret),
                                          useAttestation: false)
-        return (needsManager ? try HaapiManager(haapiConfiguration: dynamic) : nil, dynamic)
+        return (needsManager ? try HaapiManager(checked: dynamic) : nil, dynamic)
     }
 
     /// Errors that mean "this device cannot attest here", as opposed to a network failure.

@@ -51,6 +51,10 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
     public let appRedirect: String
     public let httpHeadersProvider: HttpHeadersProvider?
     public let authorizationParametersProvider: OAuthAuthorizationParametersProvider?
+    /// The app's bundle, which the seed's SDK reads for BankID's risk assessment. This SDK collects no device
+    /// data: the value is kept for source compatibility and for client-operation handlers that need the app's
+    /// identity (its bundle identifier and URL schemes).
+    public let applicationBundle: Bundle?
     /// Follow redirection steps without returning them.
     public let isAutoRedirect: Bool
     public let transport: any HttpTransport
@@ -75,6 +79,7 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         appRedirect: String,
         httpHeadersProvider: HttpHeadersProvider? = nil,
         authorizationParametersProvider: OAuthAuthorizationParametersProvider? = nil,
+        applicationBundle: Bundle? = nil,
         isAutoRedirect: Bool = true,
         transport: (any HttpTransport)? = nil,
         revocationEndpointURL: URL? = nil,
@@ -96,6 +101,7 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         self.appRedirect = appRedirect
         self.httpHeadersProvider = httpHeadersProvider
         self.authorizationParametersProvider = authorizationParametersProvider
+        self.applicationBundle = applicationBundle
         self.isAutoRedirect = isAutoRedirect
         if let transport {
             self.transport = transport
@@ -123,7 +129,8 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         HaapiConfiguration(
             name: name, clientId: clientId, baseURL: baseURL, tokenEndpointURL: tokenEndpointURL,
             authorizationEndpointURL: authorizationEndpointURL, appRedirect: appRedirect, httpHeadersProvider: httpHeadersProvider,
-            authorizationParametersProvider: authorizationParametersProvider, isAutoRedirect: isAutoRedirect, transport: transport,
+            authorizationParametersProvider: authorizationParametersProvider, applicationBundle: applicationBundle,
+            isAutoRedirect: isAutoRedirect, transport: transport,
             revocationEndpointURL: revocationEndpointURL, introspectionEndpointURL: introspectionEndpointURL, minTokenTtl: minTokenTtl,
             attestationConfiguration: AttestationConfiguration(useAttestation: useAttestation,
                                                                attestationMaxRetries: attestationConfiguration.attestationMaxRetries),

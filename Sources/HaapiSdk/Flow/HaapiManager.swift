@@ -4,8 +4,12 @@ import Foundation
 /// `OAuthAuthorizationResponseStep` carries the code. Every call returns a `HaapiResult`; none throws.
 public final class HaapiManager: Sendable {
     public let configuration: any HaapiConfigurable
-    public let tokenManager: HaapiTokenManager
+    /// The manager of the HAAPI access token this flow's requests carry.
+    public var tokenManager: HaapiTokenManager { deferred?.resolved?.manager?.tokenManager ?? ownTokenManager }
+    private let ownTokenManager: HaapiTokenManager
     private let client: HaapiClient
+    /// Set for the managers of `HaapiAccessorBuilder.build()`: every call goes to the manager it decides on.
+    private let deferred: DeferredAccess?
     /// Redirection steps followed in a row before the manager assumes a loop.
     static let maxAutoRedirects = 10
     /// The PKCE verifier of the authorization request in progress (nil when the app sent its own challenge).
@@ -14,9 +18,32 @@ public final class HaapiManager: Sendable {
     /// The key that signs this flow's proofs; pass it to `OAuthTokenManager.fetchAccessToken(with:dpop:)`.
     public var dpop: Dpop { tokenManager.dpop }
 
+    /// The manager the calls go to: this one, or the one a deferred build decided on.
+    private func target() async -> Result<HaapiManager, HaapiError> {
+        guard let deferred else { return .success(self) }
+        switch await deferred.resolve() {
+        case .success(let resolved):
+            guard let manager = resolved.manager else {
+                return .failure(.illegalState(message: "the accessor was built with the .oauth option: it has no HaapiManager"))
+            }
+            return .success(manager)
+        case .failure(let error):
+            return .failure(error)
+        }
+    }
+
     /// A manager that obtains its HAAPI token with attestation (or, with attestation off, with the client's
     /// credentials). Apps that need the DCR fallback use `HaapiAccessorBuilder` instead.
-    public convenience init(haapiConfiguration: any HaapiConfigurable) throws(HaapiError) {
+    ///
+    /// - Throws: a `HaapiError` (`.invalidConfiguration`, `.dpopKeyCreationFailure`,
+    ///   `.haapiTokenManagerAlreadyExists`). Declared untyped, as in the seed, so that its
+    ///   `catch let error as HaapiError { … } catch { … }` compiles without warnings.
+    public convenience init(haapiConfiguration: any HaapiConfigurable) throws {
+        try self.init(checked: haapiConfiguration)
+    }
+
+    /// The typed form of `init(haapiConfiguration:)`.
+    convenience init(checked haapiConfiguration: any HaapiConfigurable) throws(HaapiError) {
         let concrete = haapiConfiguration as? HaapiConfiguration
         try self.init(configuration: haapiConfiguration, dpopKeyStorage: concrete?.dpopKeyStorage, dpopKey: concrete?.dpopKey)
     }
@@ -44,16 +71,22 @@ public final class HaapiManager: Sendable {
             .setAttestationMaxRetryCount(attestation.attestationMaxRetries)
         if attestation.useAttestation { builder.setAttester(configuration.attester) } else { builder.disableDeviceCheckAttestation() }
         self.configuration = configuration
-        tokenManager = try builder.build()
-        client = tokenManager.createClient(headersProvider: configuration.httpHeadersProvider,
-                                           allowedURLs: [configuration.baseURL, configuration.authorizationEndpointURL])
+        ownTokenManager = try builder.build()
+        client = ownTokenManager.createClient(headersProvider: configuration.httpHeadersProvider,
+                                              allowedURLs: [configuration.baseURL, configuration.authorizationEndpointURL])
+        deferred = nil
     }
 
-    init(configuration: any HaapiConfigurable, tokenManager: HaapiTokenManager) {
+    /// A manager whose calls go to the one `access` decides on. Until then its own token manager is a
+    /// stand-in outside the name registry, with the configured key or a fresh software one; it sends nothing.
+    init(deferringTo access: DeferredAccess, configuration: HaapiConfiguration) {
         self.configuration = configuration
-        self.tokenManager = tokenManager
-        client = tokenManager.createClient(headersProvider: configuration.httpHeadersProvider,
-                                           allowedURLs: [configuration.baseURL, configuration.authorizationEndpointURL])
+        ownTokenManager = HaapiTokenManager.standIn(name: configuration.name, tokenEndpoint: configuration.tokenEndpointURL,
+                                                     clientId: configuration.clientId, key: configuration.dpopKey ?? SoftwareP256SigningKey(),
+                                                     transport: configuration.transport)
+        client = ownTokenManager.createClient(headersProvider: configuration.httpHeadersProvider,
+                                              allowedURLs: [configuration.baseURL, configuration.authorizationEndpointURL])
+        deferred = access
     }
 
     /// Sends the authorization request: `client_id`, `response_type=code`, `redirect_uri`, and the
@@ -63,6 +96,11 @@ public final class HaapiManager: Sendable {
     /// (S256); the verifier goes with the code to `OAuthTokenManager.fetchAccessToken(with:dpop:)` by itself,
     /// or is read with `codeVerifier(for:)`.
     public func start(parameters: OAuthAuthorizationParameters? = nil) async -> HaapiResult {
+        switch await target() {
+        case .failure(let error): return .error(error)
+        case .success(let manager) where manager !== self: return await manager.start(parameters: parameters)
+        case .success: break
+        }
         var chosen = parameters ?? configuration.authorizationParametersProvider?() ?? OAuthAuthorizationParameters()
         if chosen.codeChallenge == nil {
             let pkce = PKCE()
@@ -85,6 +123,11 @@ public final class HaapiManager: Sendable {
 
     /// Submits a form; `parameters` override the fields' values (hidden fields keep the server's).
     public func submitForm(_ form: FormActionModel, parameters: [String: any Sendable] = [:]) async -> HaapiResult {
+        switch await target() {
+        case .failure(let error): return .error(error)
+        case .success(let manager) where manager !== self: return await manager.submitForm(form, parameters: parameters)
+        case .success: break
+        }
         let request: HaapiRequest
         do {
             request = try HaapiRequestBuilder.request(submitting: form, parameters: parameters, baseURL: configuration.baseURL)
@@ -95,6 +138,11 @@ public final class HaapiManager: Sendable {
     }
 
     public func followLink(_ link: Link) async -> HaapiResult {
+        switch await target() {
+        case .failure(let error): return .error(error)
+        case .success(let manager) where manager !== self: return await manager.followLink(link)
+        case .success: break
+        }
         do {
             return await send(try HaapiRequestBuilder.request(following: link, baseURL: configuration.baseURL))
         } catch {
@@ -110,7 +158,12 @@ public final class HaapiManager: Sendable {
 
     /// Ends the flow and the token manager; later calls return `haapiTokenManagerIsClosed`.
     public func close() async {
-        await tokenManager.close()
+        // A deferred manager's own token manager is a stand-in that holds no name: only the decided one closes.
+        if deferred != nil {
+            await deferred?.resolved?.manager?.close()
+        } else {
+            await ownTokenManager.close()
+        }
     }
 
     private func send(_ first: HaapiRequest) async -> HaapiResult {
@@ -144,18 +197,21 @@ public final class HaapiManager: Sendable {
     }
 }
 
-// The completion-handler forms. The handler runs on an arbitrary task; UI code hops to the main actor itself.
+// The completion-handler forms: the request runs off the main actor, the handler on it.
 extension HaapiManager {
     public func start(parameters: OAuthAuthorizationParameters? = nil, completionHandler: @escaping HaapiCompletionHandler) {
-        Task { completionHandler(await start(parameters: parameters)) }
+        Task { await completionHandler(await start(parameters: parameters)) }
     }
 
-    public func submitForm(_ form: FormActionModel, parameters: [String: any Sendable] = [:], completionHandler: @escaping HaapiCompletionHandler) {
-        Task { completionHandler(await submitForm(form, parameters: parameters)) }
+    /// The seed's shape: values of any type (strings, numbers, booleans) as an app collects them from its
+    /// fields. They are turned into form values before the call returns; the async form takes `Sendable`s.
+    public func submitForm(_ form: FormActionModel, parameters: [String: Any] = [:], completionHandler: @escaping HaapiCompletionHandler) {
+        let values = FormValues.sendable(parameters)
+        Task { await completionHandler(await submitForm(form, parameters: values)) }
     }
 
     public func followLink(_ link: Link, completionHandler: @escaping HaapiCompletionHandler) {
-        Task { completionHandler(await followLink(link)) }
+        Task { await completionHandler(await followLink(link)) }
     }
 }
 

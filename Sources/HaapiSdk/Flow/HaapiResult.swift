@@ -8,4 +8,5 @@ public enum HaapiResult: Sendable {
     case error(any Error)
 }
 
-public typealias HaapiCompletionHandler = @Sendable (HaapiResult) -> Void
+/// Runs on the main actor, as UIKit and SwiftUI code expects: it may call the view controller's methods.
+public typealias HaapiCompletionHandler = @MainActor @Sendable (HaapiResult) -> Void

@@ -6,11 +6,27 @@ public final class OAuthTokenManager: Sendable {
     public let configuration: any OAuthTokenConfigurable
     let exchange: TokenEndpointExchange
     private let state: RefreshState
+    /// Set for the manager of `HaapiAccessorBuilder.build()`: every call goes to the manager it decides on.
+    private let deferred: DeferredAccess?
 
     public init(oauthTokenConfiguration: any OAuthTokenConfigurable, nonceStore: DpopNonceStore = .shared) {
         configuration = oauthTokenConfiguration
         exchange = TokenEndpointExchange(transport: oauthTokenConfiguration.transport, nonces: nonceStore)
         state = RefreshState()
+        deferred = nil
+    }
+
+    init(deferringTo access: DeferredAccess, configuration: HaapiConfiguration) {
+        self.configuration = configuration
+        exchange = TokenEndpointExchange(transport: configuration.transport)
+        state = RefreshState()
+        deferred = access
+    }
+
+    /// The manager the calls go to: this one, or the one a deferred build decided on.
+    private func target() async -> Result<OAuthTokenManager, HaapiError> {
+        guard let deferred else { return .success(self) }
+        return await deferred.resolve().map(\.oauth)
     }
 
     private var isUnbounded: Bool { configuration.tokenBoundConfiguration is UnboundedTokenConfiguration }
@@ -20,6 +36,12 @@ public final class OAuthTokenManager: Sendable {
     /// the PKCE verifier the flow of `dpop` recorded for this code is sent.
     public func fetchAccessToken(with code: String, dpop: Dpop? = nil, codeVerifier: String? = nil,
                                  additionalParameters: [String: String] = [:]) async -> TokenResponse {
+        switch await target() {
+        case .failure(let error): return .error(error)
+        case .success(let manager) where manager !== self:
+            return await manager.fetchAccessToken(with: code, dpop: dpop, codeVerifier: codeVerifier, additionalParameters: additionalParameters)
+        case .success: break
+        }
         if dpop != nil, isUnbounded {
             return .error(HaapiError.invalidConfiguration(reason: "a DPoP was passed but the configuration is UnboundedTokenConfiguration"))
         }
@@ -39,6 +61,12 @@ public final class OAuthTokenManager: Sendable {
     /// code was redeemed with, and after a relaunch (a new manager) to the configuration's device key: its
     /// `dpopKey`, or the key `HaapiManager` keeps in `dpopKeyStorage` under the same configuration name.
     public func refreshAccessToken(with refreshToken: String, dpop: Dpop? = nil, additionalParameters: [String: String] = [:]) async -> TokenResponse {
+        switch await target() {
+        case .failure(let error): return .error(error)
+        case .success(let manager) where manager !== self:
+            return await manager.refreshAccessToken(with: refreshToken, dpop: dpop, additionalParameters: additionalParameters)
+        case .success: break
+        }
         if dpop != nil, isUnbounded {
             return .error(HaapiError.invalidConfiguration(reason: "a DPoP was passed but the configuration is UnboundedTokenConfiguration"))
         }
@@ -76,6 +104,11 @@ public final class OAuthTokenManager: Sendable {
     /// A public client has no credentials to introspect with: pass the `dpop` the token is bound to, whose
     /// proof authenticates the request.
     public func introspect(_ token: String, dpop: Dpop? = nil) async -> Result<JSONObject, HaapiError> {
+        switch await target() {
+        case .failure(let error): return .failure(error)
+        case .success(let manager) where manager !== self: return await manager.introspect(token, dpop: dpop)
+        case .success: break
+        }
         guard let endpoint = configuration.introspectionEndpointURL else {
             return .failure(.invalidConfiguration(reason: "no introspectionEndpointURL in the configuration"))
         }
@@ -93,6 +126,11 @@ public final class OAuthTokenManager: Sendable {
     }
 
     private func revoke(_ token: String, hint: String) async -> TokenRevocationResponse {
+        switch await target() {
+        case .failure(let error): return .error(error)
+        case .success(let manager) where manager !== self: return await manager.revoke(token, hint: hint)
+        case .success: break
+        }
         guard let endpoint = configuration.revocationEndpointURL else {
             return .error(HaapiError.invalidConfiguration(reason: "no revocationEndpointURL in the configuration"))
         }
@@ -121,7 +159,7 @@ public final class OAuthTokenManager: Sendable {
                 request throws(HaapiError) in try method.authenticate(&request, clientId: clientId)
             }
         } catch {
-            listener?.onError(ErrorHTTPURLResponseContent(nil, error: error))
+            await listener?.onError(ErrorHTTPURLResponseContent(nil, error: error))
             return .error(error)
         }
         do throws(HaapiError) {
@@ -129,17 +167,17 @@ public final class OAuthTokenManager: Sendable {
             if response.statusCode == 200 {
                 let token = try SuccessfulTokenResponse(object, keepingRefreshToken: previousRefreshToken)
                 HaapiLogger.info(SdkFollowUpTag.oauth, "token response: \(token)")
-                listener?.onSuccess(SuccessTokenHTTPURLResponseContent(response, token))
+                await listener?.onSuccess(SuccessTokenHTTPURLResponseContent(response, token))
                 return .successfulToken(token)
             }
             if let error = ErrorTokenResponse(object) {
                 HaapiLogger.info(SdkFollowUpTag.oauth, "token endpoint refused: \(error.error)")
-                listener?.onTokenError(ErrorTokenHTTPURLResponseContent(response, error))
+                await listener?.onTokenError(ErrorTokenHTTPURLResponseContent(response, error))
                 return .errorToken(error)
             }
             throw HaapiError.invalidStatusCode(statusCode: response.statusCode)
         } catch {
-            listener?.onError(ErrorHTTPURLResponseContent(response, error: error))
+            await listener?.onError(ErrorHTTPURLResponseContent(response, error: error))
             return .error(error)
         }
     }
@@ -172,21 +210,21 @@ actor RefreshState {
     }
 }
 
-// The completion-handler forms.
+// The completion-handler forms: the request runs off the main actor, the completion on it.
 extension OAuthTokenManager {
     public func fetchAccessToken(with code: String, dpop: Dpop? = nil, completion: @escaping OAuthCompletion) {
-        Task { completion(await fetchAccessToken(with: code, dpop: dpop)) }
+        Task { await completion(await fetchAccessToken(with: code, dpop: dpop)) }
     }
 
     public func refreshAccessToken(with refreshToken: String, dpop: Dpop? = nil, completion: @escaping OAuthCompletion) {
-        Task { completion(await refreshAccessToken(with: refreshToken, dpop: dpop)) }
+        Task { await completion(await refreshAccessToken(with: refreshToken, dpop: dpop)) }
     }
 
     public func revokeAccessToken(_ accessToken: String, completion: @escaping OAuthRevocationCompletion) {
-        Task { completion(await revokeAccessToken(accessToken)) }
+        Task { await completion(await revokeAccessToken(accessToken)) }
     }
 
     public func revokeRefreshToken(_ refreshToken: String, completion: @escaping OAuthRevocationCompletion) {
-        Task { completion(await revokeRefreshToken(refreshToken)) }
+        Task { await completion(await revokeRefreshToken(refreshToken)) }
     }
 }

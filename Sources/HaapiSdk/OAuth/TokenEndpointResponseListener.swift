@@ -13,9 +13,8 @@ public class HTTPURLResponseContent: @unchecked Sendable {
     /// Header names are lower-cased.
     public let headerFields: [String: String]
     public let httpURLResponse: HTTPURLResponse?
-    public let error: (any Error)?
 
-    init(_ response: HttpResponse?, error: (any Error)?) {
+    init(_ response: HttpResponse?) {
         data = response?.body ?? Data()
         let object = response.flatMap { try? JSONParser(limits: .init(maxBytes: 1024 * 1024, maxDepth: 32)).parse($0.body).objectValue } ?? [:]
         var dictionary: [String: any Sendable] = [:]
@@ -25,16 +24,23 @@ public class HTTPURLResponseContent: @unchecked Sendable {
         httpURLResponse = response.flatMap {
             HTTPURLResponse(url: $0.url, statusCode: $0.statusCode, httpVersion: "HTTP/1.1", headerFields: $0.headers)
         }
-        self.error = error
     }
 }
 
 /// A response that could not be read as a token response, or no response at all.
 public final class ErrorHTTPURLResponseContent: HTTPURLResponseContent, @unchecked Sendable {
-    public var errorValue: any Error { error ?? HaapiError.illegalState(message: "no error") }
+    /// Why: the transport's error, or what was wrong with the body.
+    public let error: any Error
+
+    init(_ response: HttpResponse?, error: any Error) {
+        self.error = error
+        super.init(response)
+    }
 }
 
-/// Told about every token-endpoint response `OAuthTokenManager` receives.
+/// Told about every token-endpoint response `OAuthTokenManager` receives, on the main actor and before the
+/// call that caused it returns. A plain class conforming to it is main-actor isolated, so it may keep state.
+@MainActor
 public protocol TokenEndpointResponseListener: Sendable {
     func onSuccess(_ value: OAuthTokenManager.SuccessTokenHTTPURLResponseContent)
     func onTokenError(_ value: OAuthTokenManager.ErrorTokenHTTPURLResponseContent)
@@ -47,18 +53,24 @@ extension OAuthTokenManager {
     public final class SuccessTokenHTTPURLResponseContent: HTTPURLResponseContent, @unchecked Sendable {
         public let successfulTokenResponse: SuccessfulTokenResponse
 
+        /// Always nil: a successful response carries no error (the member mirrors `ErrorHTTPURLResponseContent`).
+        public var error: (any Error)? { nil }
+
         init(_ response: HttpResponse, _ token: SuccessfulTokenResponse) {
             successfulTokenResponse = token
-            super.init(response, error: nil)
+            super.init(response)
         }
     }
 
     public final class ErrorTokenHTTPURLResponseContent: HTTPURLResponseContent, @unchecked Sendable {
         public let errorTokenResponse: ErrorTokenResponse
 
+        /// Always nil: the server's OAuth error is `errorTokenResponse`.
+        public var error: (any Error)? { nil }
+
         init(_ response: HttpResponse, _ error: ErrorTokenResponse) {
             errorTokenResponse = error
-            super.init(response, error: nil)
+            super.init(response)
         }
     }
 }

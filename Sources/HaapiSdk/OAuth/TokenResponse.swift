@@ -61,5 +61,6 @@ public enum TokenRevocationResponse: Sendable {
     case error(any Error)
 }
 
-public typealias OAuthCompletion = @Sendable (TokenResponse) -> Void
-public typealias OAuthRevocationCompletion = @Sendable (TokenRevocationResponse) -> Void
+/// Completion handlers run on the main actor, like `HaapiCompletionHandler`.
+public typealias OAuthCompletion = @MainActor @Sendable (TokenResponse) -> Void
+public typealias OAuthRevocationCompletion = @MainActor @Sendable (TokenRevocationResponse) -> Void

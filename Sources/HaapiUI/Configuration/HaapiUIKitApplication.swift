@@ -5,23 +5,28 @@ import Foundation
 public final class HaapiUIKitApplication: Sendable {
     public let haapiUIKitConfiguration: HaapiUIKitConfiguration
     public let theme: ThemeRegistry
-    public let dpopKey: any SigningKey
+    /// The device's DPoP key, or why it could not be loaded or made (reported by the first flow or refresh).
+    let key: Result<any SigningKey, HaapiError>
 
-    init(configuration: HaapiUIKitConfiguration, theme: ThemeRegistry, dpopKey: any SigningKey) {
+    /// The device's DPoP key; nil when it could not be loaded or made, which flows and refreshes report.
+    public var dpopKey: (any SigningKey)? { try? key.get() }
+
+    init(configuration: HaapiUIKitConfiguration, theme: ThemeRegistry, key: Result<any SigningKey, HaapiError>) {
         haapiUIKitConfiguration = configuration
         self.theme = theme
-        self.dpopKey = dpopKey
+        self.key = key
     }
 
     /// Managers for one flow: attestation first, the DCR fallback when configured.
     func accessor() async throws(HaapiError) -> any HaapiAccessor {
+        let dpopKey = try key.get()
         let configuration = haapiUIKitConfiguration.haapiConfiguration(name: "haapi-ui-" + SecureRandom.token(byteCount: 6), dpopKey: dpopKey)
         let builder = HaapiAccessorBuilder(haapiConfiguration: configuration)
         if let dcr = haapiUIKitConfiguration.dcrConfiguration { builder.setDCRConfiguration(configuration: dcr) }
         return try await builder.build()
     }
 
-    func oauthTokenManager() -> OAuthTokenManager {
+    func oauthTokenManager(dpopKey: any SigningKey) -> OAuthTokenManager {
         OAuthTokenManager(oauthTokenConfiguration: haapiUIKitConfiguration.haapiConfiguration(name: "haapi-ui-oauth", dpopKey: dpopKey))
     }
 }
@@ -68,7 +73,10 @@ public final class HaapiUIKitApplicationBuilder: @unchecked Sendable {
         return self
     }
 
-    public func build() throws(HaapiError) -> HaapiUIKitApplication {
+    /// Never throws, as in the seed: a DPoP key that cannot be loaded or made (a stored key that no longer
+    /// opens, no Secure Enclave) is reported by the first flow (`HaapiFlowResult.didReceiveError`) and
+    /// refresh, as a `HaapiError`.
+    public func build() -> HaapiUIKitApplication {
         var overrides: URL? = themingPlistURL
         if overrides == nil, let name = themingPlistFileName {
             overrides = themingBundle.url(forResource: name, withExtension: "plist")
@@ -76,14 +84,17 @@ public final class HaapiUIKitApplicationBuilder: @unchecked Sendable {
         }
         let theme = ThemeRegistry(overridesAt: overrides)
         let keyType = configuration.tokenBoundConfiguration.keyPairType
-        let key: any SigningKey
+        let key: Result<any SigningKey, HaapiError>
         if let dpopKey {
-            key = dpopKey
+            key = .success(dpopKey)
         } else if let keyStorage {
-            key = try DeviceKeyStore(storage: keyStorage, keyType: keyType).loadOrCreate(name: "haapi-ui." + configuration.clientId)
+            let store = DeviceKeyStore(storage: keyStorage, keyType: keyType)
+            let name = "haapi-ui." + configuration.clientId
+            key = Result { () throws(HaapiError) in try store.loadOrCreate(name: name) }
         } else {
-            key = try DeviceKeyStore.ephemeralKey(keyType)
+            key = Result { () throws(HaapiError) in try DeviceKeyStore.ephemeralKey(keyType) }
         }
-        return HaapiUIKitApplication(configuration: configuration, theme: theme, dpopKey: key)
+        if case .failure(let error) = key { HaapiLogger.error(UIKitFollowUpTag.component, "no DPoP key: \(error.errorDescription)") }
+        return HaapiUIKitApplication(configuration: configuration, theme: theme, key: key)
     }
 }

@@ -31,13 +31,15 @@ public struct OAuthTokenModel: OAuthModel, CustomStringConvertible {
     }
 }
 
-/// Told how a flow ended.
+/// Told how a flow ended, on the main actor: a view or view controller conforms to it.
+@MainActor
 public protocol HaapiFlowResult {
     func didReceiveOAuthTokenModel(_ oAuthTokenModel: OAuthTokenModel)
     func didReceiveError(_ error: Error)
 }
 
-/// Told how a refresh ended.
+/// Told how a refresh ended, on the main actor.
+@MainActor
 public protocol OAuthLifecycleResultListener {
     func refreshTokenSucceeded(_ oAuthTokenModel: OAuthTokenModel)
     func refreshTokenFailed(_ error: Error)
@@ -60,9 +62,14 @@ public enum OAuthLifecycle {
     /// The `async` form.
     public static func refreshToken(_ refreshToken: String, haapiUIKitApplication: HaapiUIKitApplication) async -> Result<OAuthTokenModel, any Error> {
         guard !refreshToken.isEmpty else { return .failure(HaapiError.illegalState(message: "the refresh token is empty")) }
-        let manager = haapiUIKitApplication.oauthTokenManager()
+        let key: any SigningKey
+        switch haapiUIKitApplication.key {
+        case .success(let loaded): key = loaded
+        case .failure(let error): return .failure(error)
+        }
+        let manager = haapiUIKitApplication.oauthTokenManager(dpopKey: key)
         let bound = !(haapiUIKitApplication.haapiUIKitConfiguration.tokenBoundConfiguration is UnboundedTokenConfiguration)
-        switch await manager.refreshAccessToken(with: refreshToken, dpop: bound ? Dpop(key: haapiUIKitApplication.dpopKey) : nil) {
+        switch await manager.refreshAccessToken(with: refreshToken, dpop: bound ? Dpop(key: key) : nil) {
         case .successfulToken(let token): return .success(OAuthTokenModel(token))
         case .errorToken(let error):
             return .failure(HaapiError.serverError(error: error.error, errorDescription: error.errorDescription ?? "", statusCode: 400))

@@ -1,0 +1,1 @@
+../SeedSamplesTests/SeedSampleRunTests.swift
