@@ -8,19 +8,15 @@ final class SignInState: ObservableObject, HaapiFlowResult {
     @Published var tokens: OAuthTokenModel?
     @Published var message: String?
 
-    nonisolated func didReceiveOAuthTokenModel(_ oAuthTokenModel: OAuthTokenModel) {
-        Task { @MainActor in
-            tokens = oAuthTokenModel
-            isSigningIn = false
-        }
+    // HaapiFlowResult is a main-actor protocol: the flow calls these on the main actor.
+    func didReceiveOAuthTokenModel(_ oAuthTokenModel: OAuthTokenModel) {
+        tokens = oAuthTokenModel
+        isSigningIn = false
     }
 
-    nonisolated func didReceiveError(_ error: Error) {
-        let text = error.localizedDescription
-        Task { @MainActor in
-            message = text
-            isSigningIn = false
-        }
+    func didReceiveError(_ error: Error) {
+        message = error.localizedDescription
+        isSigningIn = false
     }
 }
 
