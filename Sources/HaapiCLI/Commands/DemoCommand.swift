@@ -58,6 +58,7 @@ struct DemoCommand: AsyncParsableCommand {
             .setAttester(SoftwareAttester())
             .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
             .setPasskeyAuthenticator(SoftwareAuthenticator(storage: InMemoryStorage()))
+            .setExternalAppOpener(PrintedLinkOpener(io: io))
             .build()
         let application = HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).build()
         let viewModel = HaapiFlowViewModel(haapiUIKitApplication: application)

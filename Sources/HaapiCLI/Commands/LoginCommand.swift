@@ -186,6 +186,7 @@ struct LoginCommand: AsyncParsableCommand {
             .setClientAuthenticationMethod(method)
             .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
             .setTransport(transport)
+            .setExternalAppOpener(PrintedLinkOpener(io: io))
         if let revocation = endpoints.revocation { builder.setRevocationEndpointUrl(revocation) }
         if let dcr { builder.setDCRConfiguration(dcr) }
         let application = HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: builder.build()).setDpopKey(key).build()

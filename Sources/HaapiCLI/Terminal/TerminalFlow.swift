@@ -53,6 +53,8 @@ final class TerminalFlow {
         while true {
             if let tokens = viewModel.oAuthModel as? OAuthTokenModel { return .tokens(tokens) }
             if let error = viewModel.error {
+                // The terminal reports the failure itself (one line on stderr), so the alert model is dismissed.
+                viewModel.acknowledgeErrorFeedback()
                 if case .flowCancelled? = error as? HaapiUIError { return .cancelled }
                 return .failed(error)
             }
@@ -299,6 +301,11 @@ final class TerminalFlow {
         if operation.name.hasPrefix("webauthn") {
             io.say("  🔑 " + (operation.name == "webauthn-registration" ? "Creating a passkey" : "Signing with your passkey") + " (software authenticator)…")
             if !(await viewModel.performPasskeyOperation()), viewModel.error == nil { io.say(io.paint("  The passkey could not be used; going back.", .yellow)) }
+            return
+        }
+        if operation.opensExternalApp {
+            // The view model opened it (the terminal's opener prints the link) and goes on with the flow.
+            await waitForChange(from: viewModel.revision)
             return
         }
         guard let url = operation.launchURL else {

@@ -33,6 +33,11 @@ public struct HaapiUIKitConfiguration: Sendable {
     public let passkeyAuthenticator: (any WebAuthnAuthenticator)?
     /// The origin the authenticator acts for; by default the origin of `baseUrl`.
     public let passkeyOrigin: String?
+    /// The words the kit shows; by default in the device's language.
+    public let strings: HaapiUIStrings
+    /// Opens other apps (BankID, Encap) for their client operations. On iOS by default `UIApplication`;
+    /// elsewhere none, and the renderer shows the link instead.
+    public let externalAppOpener: (any ExternalAppOpener)?
 
     /// The SDK configuration this UI configuration describes; every flow shares the application's DPoP key.
     func haapiConfiguration(name: String, dpopKey: any SigningKey) -> HaapiConfiguration {
@@ -73,6 +78,8 @@ public final class HaapiUIKitConfigurationBuilder: @unchecked Sendable {
     private var transport: (any HttpTransport)?
     private var passkeyAuthenticator: (any WebAuthnAuthenticator)?
     private var passkeyOrigin: String?
+    private var strings = HaapiUIStrings()
+    private var externalAppOpener: (any ExternalAppOpener)? = defaultExternalAppOpener()
 
     public init(clientId: String, baseUrl: URL, tokenEndpointUrl: URL, authorizationEndpointUrl: URL, appRedirect: String) {
         self.clientId = clientId
@@ -107,6 +114,19 @@ public final class HaapiUIKitConfigurationBuilder: @unchecked Sendable {
         return self
     }
 
+    /// The language of the kit's own words (one of `HaapiUIStrings.languages`, else English) and the app's
+    /// replacements by key (`hui_back`, …).
+    @discardableResult public func setLocalization(locale: Locale, overrides: [String: String] = [:]) -> Self {
+        strings = HaapiUIStrings(locale: locale, overrides: overrides)
+        return self
+    }
+
+    /// How BankID and Encap client operations open their app; `nil` leaves it to the renderer (a link).
+    @discardableResult public func setExternalAppOpener(_ opener: (any ExternalAppOpener)?) -> Self {
+        externalAppOpener = opener
+        return self
+    }
+
     public func build() -> HaapiUIKitConfiguration {
         HaapiUIKitConfiguration(
             clientId: clientId, baseUrl: baseUrl, tokenEndpointUrl: tokenEndpointUrl, authorizationEndpointUrl: authorizationEndpointUrl,
@@ -117,6 +137,6 @@ public final class HaapiUIKitConfigurationBuilder: @unchecked Sendable {
             useDefaultExternalBrowser: useDefaultExternalBrowser, attestationConfiguration: attestationConfiguration, attester: attester,
             clientAuthenticationMethod: clientAuthenticationMethod, dcrConfiguration: dcrConfiguration,
             tokenBoundConfiguration: tokenBoundConfiguration, transport: transport, passkeyAuthenticator: passkeyAuthenticator,
-            passkeyOrigin: passkeyOrigin)
+            passkeyOrigin: passkeyOrigin, strings: strings, externalAppOpener: externalAppOpener)
     }
 }

@@ -9,6 +9,9 @@ public final class HaapiFlowViewModel: ObservableObject {
     @Published public private(set) var uiModel: HaapiUIModel?
     @Published public private(set) var error: (any Error)?
     @Published public private(set) var oAuthModel: (any OAuthModel)?
+    /// With `shouldAutoHandleFlowErrorFeedback` (the default): the alert to show when the flow fails. The
+    /// failure reaches `HaapiFlowResult` when the user dismisses it (`acknowledgeErrorFeedback()`).
+    @Published public private(set) var errorFeedback: FlowErrorFeedback?
 
     public let haapiUIKitApplication: HaapiUIKitApplication
     private let flowResult: (any HaapiFlowResult)?
@@ -17,6 +20,10 @@ public final class HaapiFlowViewModel: ObservableObject {
     private var pollingTask: Task<Void, Never>?
     private var pollingDeadline: Date?
     private var isFinished = false
+    /// The failure `errorFeedback` holds back from `flowResult` until the user has seen it.
+    private var unreportedError: (any Error)?
+    /// The step whose app was opened automatically, so it is opened once.
+    private var launchedStepRevision: Int?
 
     public init(haapiUIKitApplication: HaapiUIKitApplication, flowResult: (any HaapiFlowResult)? = nil,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
@@ -43,6 +50,8 @@ public final class HaapiFlowViewModel: ObservableObject {
         stopPolling()
         isFinished = false
         error = nil
+        errorFeedback = nil
+        unreportedError = nil
         oAuthModel = nil
         uiModel = nil
         isLoading = true
@@ -131,6 +140,42 @@ public final class HaapiFlowViewModel: ObservableObject {
         }
     }
 
+    /// Opens the app a BankID or Encap step names (the configuration's `externalAppOpener`) and goes on with
+    /// the flow: a client-operation step continues with its continue action (usually to polling), a polling
+    /// step keeps polling. Without an opener, or when the app cannot be opened, nothing is sent and the
+    /// step stays for the user (its error actions offer another way). Returns whether the app was opened.
+    @discardableResult
+    public func launchExternalApp() async -> Bool {
+        let url: URL?
+        var continueForm: FormActionModel?
+        switch uiModel?.content {
+        case .clientOperation(let operation)? where operation.opensExternalApp:
+            url = operation.launchURL
+            continueForm = operation.continueForm
+        case .polling(let polling)?:
+            url = polling.appLaunchURL
+        default:
+            url = nil
+        }
+        guard let url, let opener = configuration.externalAppOpener else { return false }
+        guard await opener.open(url) else {
+            HaapiLogger.warning(UIKitFollowUpTag.component, "the app for \(url.scheme ?? "?"): could not be opened")
+            return false
+        }
+        if let continueForm { await send { await $0.submitForm(continueForm) } }
+        return true
+    }
+
+    /// Dismisses `errorFeedback` and reports the failure it held to `HaapiFlowResult`.
+    public func acknowledgeErrorFeedback() {
+        guard errorFeedback != nil else { return }
+        errorFeedback = nil
+        if let unreportedError {
+            self.unreportedError = nil
+            flowResult?.didReceiveError(unreportedError)
+        }
+    }
+
     static func origin(of url: URL) -> String {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         components?.path = ""
@@ -208,6 +253,20 @@ public final class HaapiFlowViewModel: ObservableObject {
         revision += 1
         isLoading = false
         if case .polling(let polling) = model.content { schedulePolling(polling, step: step) }
+        openAppOnce(model)
+    }
+
+    /// A step that opens another app does so by itself once, when an opener is configured.
+    private func openAppOnce(_ model: HaapiUIModel) {
+        let opensApp: Bool
+        switch model.content {
+        case .clientOperation(let operation): opensApp = operation.opensExternalApp
+        case .polling(let polling): opensApp = polling.appLaunchURL != nil && launchedStepRevision == nil
+        default: opensApp = false
+        }
+        guard opensApp, configuration.externalAppOpener != nil, launchedStepRevision != revision else { return }
+        launchedStepRevision = revision
+        Task { [weak self] in await self?.launchExternalApp() }
     }
 
     private func schedulePolling(_ polling: PollingUIModel, step: any HaapiRepresentation) {
@@ -286,6 +345,18 @@ public final class HaapiFlowViewModel: ObservableObject {
         isFinished = true
         self.error = error
         HaapiLogger.warning(UIKitFollowUpTag.component, "flow ended with an error: \(String(describing: error))")
-        flowResult?.didReceiveError(error)
+        // A cancel is the user's own doing: nothing to tell them.
+        if configuration.shouldAutoHandleFlowErrorFeedback, !Self.isCancellation(error) {
+            unreportedError = error
+            let strings = configuration.strings
+            errorFeedback = FlowErrorFeedback(title: strings[.errorTitle], message: error.localizedDescription, dismissTitle: strings[.ok])
+        } else {
+            flowResult?.didReceiveError(error)
+        }
+    }
+
+    private static func isCancellation(_ error: any Error) -> Bool {
+        if case .flowCancelled? = error as? HaapiUIError { return true }
+        return false
     }
 }

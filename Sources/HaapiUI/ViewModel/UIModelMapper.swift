@@ -18,16 +18,18 @@ enum UIModelMapper {
                 status: polling.status, recipient: polling.pollingProperties.recipientOfCommunication,
                 interval: serverInterval ?? configuration.autoPollingDuration,
                 pollAction: polling.pollAction?.model,
-                cancelAction: polling.cancelAction?.model, deadline: pollingDeadline))
+                cancelAction: polling.cancelAction?.model, deadline: pollingDeadline,
+                appLaunchURL: (polling.clientOperation?.model as? BankIdClientOperationActionModel).flatMap(ExternalAppLaunch.bankIDURL)))
         case let consent as UserConsentStep:
             content = .consent(consent.formActions.map(form))
         case let operation as any ClientOperationStep:
-            var launch: URL?
+            var launch = ExternalAppLaunch.url(for: operation)
+            let opensApp = launch != nil
             if let browser = operation as? ExternalBrowserClientOperationStep {
                 launch = browser.urlToLaunch(redirectTo: configuration.appRedirect)
             }
             content = .clientOperation(ClientOperationUIModel(
-                name: operation.clientOperationAction.model.name.rawValue, launchURL: launch,
+                name: operation.clientOperationAction.model.name.rawValue, launchURL: launch, opensExternalApp: opensApp,
                 continueForm: operation.continueFormActionModel,
                 errorForms: operation.errorActions.compactMap { $0 as? FormAction }.map(form), step: operation))
         default:

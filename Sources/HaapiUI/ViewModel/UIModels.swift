@@ -117,12 +117,17 @@ public struct PollingUIModel: Sendable {
     public let cancelAction: FormActionModel?
     /// When automatic polling gives up (`HaapiUIKitConfiguration.pollingTimeout` after the first poll step).
     public let deadline: Date?
+    /// The app to open while waiting (BankID on the same device puts its launch operation in the polling step).
+    public var appLaunchURL: URL? = nil
 }
 
 public struct ClientOperationUIModel: Sendable {
     public let name: String
-    /// For external-browser operations: the URL to open (with the app's redirect URI filled in).
+    /// For external-browser operations: the URL to open (with the app's redirect URI filled in); for BankID
+    /// and Encap: the app's link (`opensExternalApp`).
     public let launchURL: URL?
+    /// Whether `launchURL` opens another app (through `HaapiUIKitConfiguration.externalAppOpener`) rather than a browser.
+    public let opensExternalApp: Bool
     public let continueForm: FormActionModel?
     public let errorForms: [FormUIModel]
     public let step: any ClientOperationStep

@@ -1,0 +1,69 @@
+import Foundation
+
+/// The words the UI kit itself shows (buttons, alerts, the waiting text), in the user's language.
+///
+/// A string comes from, first found: the app's `overrides`; the app's `Localizable.strings` (the seed's way:
+/// translate `hui_back` and it is used); the kit's table for the locale's language; English. The kit ships
+/// English and Swedish. What the server sends (titles, labels, messages) is shown as the server sent it.
+public struct HaapiUIStrings: Sendable {
+    public enum Key: String, CaseIterable, Sendable {
+        case back = "hui_back"
+        case close = "hui_close"
+        case ok = "hui_ok"
+        case continueAction = "hui_continue"
+        case errorTitle = "hui_error_title"
+        case cancelFlowTitle = "hui_cancel_flow_title"
+        case cancelFlowConfirm = "hui_cancel_flow_confirm"
+        case keepGoing = "hui_keep_going"
+        case waiting = "hui_waiting"
+        case openApp = "hui_open_app"
+        case openAppFailed = "hui_open_app_failed"
+        case chooseAuthenticator = "hui_choose_authenticator"
+    }
+
+    /// The languages the kit has tables for.
+    public static let languages = ["en", "sv"]
+
+    static let tables: [String: [Key: String]] = [
+        "en": [
+            .back: "Back", .close: "Close", .ok: "OK", .continueAction: "Continue",
+            .errorTitle: "Sign-in failed", .cancelFlowTitle: "Cancel sign-in?", .cancelFlowConfirm: "Cancel sign-in",
+            .keepGoing: "Keep signing in", .waiting: "Waiting…", .openApp: "Open the app",
+            .openAppFailed: "The app could not be opened. Is it installed?", .chooseAuthenticator: "Choose how to sign in",
+        ],
+        "sv": [
+            .back: "Tillbaka", .close: "Stäng", .ok: "OK", .continueAction: "Fortsätt",
+            .errorTitle: "Inloggningen misslyckades", .cancelFlowTitle: "Avbryta inloggningen?", .cancelFlowConfirm: "Avbryt inloggningen",
+            .keepGoing: "Fortsätt logga in", .waiting: "Väntar…", .openApp: "Öppna appen",
+            .openAppFailed: "Appen kunde inte öppnas. Är den installerad?", .chooseAuthenticator: "Välj hur du vill logga in",
+        ],
+    ]
+
+    /// The language whose table is used (a language the kit has, else English).
+    public let languageCode: String
+    private let overrides: [String: String]
+    private let appBundle: Bundle?
+
+    /// - Parameters:
+    ///   - locale: whose language to use; the device's by default.
+    ///   - overrides: strings by key (`hui_back`, …) that win over every table.
+    ///   - appBundle: where to look for the app's `Localizable.strings` (`nil`: nowhere).
+    public init(locale: Locale = .current, overrides: [String: String] = [:], appBundle: Bundle? = .main) {
+        // From the identifier ("sv_SE", "en-US"): `Locale.language` needs iOS 16, the kit runs on 15.
+        let code = String(locale.identifier.prefix { $0 != "_" && $0 != "-" }).lowercased()
+        languageCode = Self.tables[code] == nil ? "en" : code
+        self.overrides = overrides
+        self.appBundle = appBundle
+    }
+
+    public subscript(_ key: Key) -> String {
+        if let override = overrides[key.rawValue] { return override }
+        if let appBundle {
+            // A sentinel tells "not translated by the app" from a translation that happens to equal the key.
+            let sentinel = "\u{0}"
+            let translated = appBundle.localizedString(forKey: key.rawValue, value: sentinel, table: nil)
+            if translated != sentinel, translated != key.rawValue { return translated }
+        }
+        return Self.tables[languageCode]?[key] ?? Self.tables["en"]?[key] ?? key.rawValue
+    }
+}
