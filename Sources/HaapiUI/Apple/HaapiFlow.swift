@@ -23,6 +23,8 @@ public enum HaapiFlow {
                 parent.present(UINavigationController(rootViewController: controller), animated: true)
                 return
             }
+            // The back button shows the kit's `hui_back` (translatable in the app's Localizable.strings).
+            parent.navigationItem.backButtonTitle = haapiUIKitApplication.haapiUIKitConfiguration.strings[.back]
             navigation.pushViewController(controller, animated: true)
         }
     }
@@ -45,7 +47,12 @@ public final class HaapiFlowViewController: UIHostingController<HaapiFlowView> {
         viewModel = HaapiFlowViewModel(haapiUIKitApplication: haapiUIKitApplication, flowResult: forwarder)
         super.init(rootView: HaapiFlowView(viewModel: viewModel, deepLinks: deepLinks))
         forwarder.onFinish = { [weak self] in self?.dismissFlow() }
-        navigationItem.leftBarButtonItem = UIBarButtonItem(systemItem: .close, primaryAction: UIAction { [weak self] _ in self?.closeTapped() })
+        let closeButton = UIBarButtonItem(systemItem: .close, primaryAction: UIAction { [weak self] _ in self?.closeTapped() })
+        // The theme's closeButtonTintColorName (hui_primary by default), as the app's asset catalog defines it.
+        let theme = haapiUIKitApplication.theme
+        closeButton.tintColor = UIColor(named: theme.string("closeButtonTintColorName", in: "HaapiFlowViewController") ?? "hui_primary")
+        closeButton.accessibilityLabel = haapiUIKitApplication.haapiUIKitConfiguration.strings[.close]
+        navigationItem.leftBarButtonItem = closeButton
         HaapiLogger.debug(UIKitFollowUpTag.layout, "presenting HaapiFlowViewController; themable elements: HaapiFlowViewController, ActionableButton.*, TextField, MessageView.*, SelectorView, PollingView")
     }
 
@@ -54,9 +61,10 @@ public final class HaapiFlowViewController: UIHostingController<HaapiFlowView> {
 
     private func closeTapped() {
         guard viewModel.haapiUIKitApplication.haapiUIKitConfiguration.shouldConfirmFlowInterruption else { return interrupt() }
-        let alert = UIAlertController(title: "Cancel sign-in?", message: nil, preferredStyle: .alert)
-        alert.addAction(UIAlertAction(title: "Continue", style: .cancel))
-        alert.addAction(UIAlertAction(title: "Cancel sign-in", style: .destructive) { [weak self] _ in self?.interrupt() })
+        let strings = viewModel.haapiUIKitApplication.haapiUIKitConfiguration.strings
+        let alert = UIAlertController(title: strings[.cancelFlowTitle], message: nil, preferredStyle: .alert)
+        alert.addAction(UIAlertAction(title: strings[.keepGoing], style: .cancel))
+        alert.addAction(UIAlertAction(title: strings[.cancelFlowConfirm], style: .destructive) { [weak self] _ in self?.interrupt() })
         present(alert, animated: true)
     }
 

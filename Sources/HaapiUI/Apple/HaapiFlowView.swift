@@ -31,6 +31,14 @@ public struct HaapiFlowView: View {
             started = true
             await viewModel.start()
         }
+        .alert(viewModel.errorFeedback?.title ?? "", isPresented: Binding(
+            get: { viewModel.errorFeedback != nil },
+            set: { shown in if !shown { viewModel.acknowledgeErrorFeedback() } }
+        )) {
+            Button(viewModel.errorFeedback?.dismissTitle ?? "OK") { viewModel.acknowledgeErrorFeedback() }
+        } message: {
+            Text(viewModel.errorFeedback?.message ?? "")
+        }
     }
 }
 
@@ -179,9 +187,14 @@ struct ClientOperationView: View {
 
     var body: some View {
         let theme = viewModel.haapiUIKitApplication.theme
+        let strings = viewModel.haapiUIKitApplication.haapiUIKitConfiguration.strings
         VStack(spacing: 12) {
-            if let url = operation.launchURL {
-                Button("Continue in the browser") { open(url) }
+            if operation.opensExternalApp {
+                // The view model opened the app once by itself; this opens it again.
+                Button(strings[.openApp]) { Task { await viewModel.launchExternalApp() } }
+                    .buttonStyle(ThemedButtonStyle(theme: theme, style: "ActionableButton.Primary"))
+            } else if let url = operation.launchURL {
+                Button(strings[.continueAction]) { open(url) }
                     .buttonStyle(ThemedButtonStyle(theme: theme, style: "ActionableButton.Primary"))
             } else if operation.name.hasPrefix("webauthn") {
                 // The configured authenticator (PlatformAuthenticator for system passkeys) runs the ceremony.
