@@ -148,3 +148,33 @@ struct UIKitOptionsTests {
         #expect(HaapiUIStrings(locale: Locale(identifier: "en-GB"), overrides: ["hui_back": "Return"], appBundle: nil)[.back] == "Return")
     }
 }
+
+/// `.tabs` against the dev server: the selector becomes tabs and the first authenticator's screen shows at once.
+@Suite("UI kit: authenticators as tabs", .timeLimit(.minutes(1)))
+@MainActor
+struct AuthenticatorTabsTests {
+    @Test("tabs: no selector screen, the first tab's form is shown; another tab shows its own; list mode is unchanged")
+    func tabs() async throws {
+        let server = try await UITestServer.shared.get()
+        let viewModel = HaapiFlowViewModel(haapiUIKitApplication: try server.application(selection: .tabs))
+        await viewModel.start()
+        try await viewModel.wait { viewModel.authenticatorTabs != nil && viewModel.forms.first != nil }
+        let tabs = try #require(viewModel.authenticatorTabs)
+        #expect(tabs.options.count > 1 && tabs.selectedIndex == 0)
+        let firstScreen = try #require(viewModel.uiModel)
+        if case .selector = firstScreen.content { Issue.record("the selector itself was shown") }
+
+        let email = try #require(tabs.options.firstIndex { $0.model.href.hasSuffix("/email") })
+        let before = viewModel.revision
+        await viewModel.selectTab(email)
+        try await viewModel.wait { viewModel.revision > before }
+        #expect(viewModel.authenticatorTabs?.selectedIndex == email)
+        #expect(viewModel.forms.first?.model.href != firstScreen.step.actions.compactMap { ($0 as? FormAction)?.model.href }.first,
+                "the e-mail tab shows the e-mail authenticator's form")
+
+        let list = HaapiFlowViewModel(haapiUIKitApplication: try server.application())
+        await list.start()
+        #expect(list.authenticatorTabs == nil)
+        if case .selector? = list.uiModel?.content {} else { Issue.record("list mode shows the selector") }
+    }
+}

@@ -30,7 +30,8 @@ final class UITestServer: Sendable {
     }
 
     func application(clientId: String = "haapi-demo", redirect: String = "app://haapi", polling: TimeInterval = 0.2,
-                     pollingTimeout: TimeInterval = 30, passkeys: (any WebAuthnAuthenticator)? = nil) throws -> HaapiUIKitApplication {
+                     pollingTimeout: TimeInterval = 30, passkeys: (any WebAuthnAuthenticator)? = nil,
+                     selection: AuthenticatorSelectionPresentation = .list) throws -> HaapiUIKitApplication {
         let builder = HaapiUIKitConfigurationBuilder(
             clientId: clientId, baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
             authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: redirect)
@@ -40,6 +41,7 @@ final class UITestServer: Sendable {
             .setPollingTimeout(pollingTimeout)
             .setAttester(SoftwareAttester())
             .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
+            .setAuthenticationSelectionPresentation(selection)
         if let passkeys { builder.setPasskeyAuthenticator(passkeys) }
         return HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: builder.build()).build()
     }

@@ -16,6 +16,14 @@ public struct HaapiFlowView: View {
                 .ignoresSafeArea()
             ScrollView {
                 VStack(alignment: .leading, spacing: 16) {
+                    if let tabs = viewModel.authenticatorTabs {
+                        // `.tabs`: the authenticators as a segmented bar; the selected one's screen below.
+                        Picker("", selection: Binding(get: { tabs.selectedIndex },
+                                                      set: { index in Task { await viewModel.selectTab(index) } })) {
+                            ForEach(Array(tabs.options.enumerated()), id: \.offset) { index, option in Text(option.title).tag(index) }
+                        }
+                        .pickerStyle(.segmented)
+                    }
                     if let model = viewModel.uiModel {
                         StepHeader(model: model, theme: theme)
                         StepContent(model: model, viewModel: viewModel, deepLinks: deepLinks)

@@ -12,6 +12,9 @@ public final class HaapiFlowViewModel: ObservableObject {
     /// With `shouldAutoHandleFlowErrorFeedback` (the default): the alert to show when the flow fails. The
     /// failure reaches `HaapiFlowResult` when the user dismisses it (`acknowledgeErrorFeedback()`).
     @Published public private(set) var errorFeedback: FlowErrorFeedback?
+    /// With `authenticationSelectionPresentation == .tabs`: the authenticators as tabs, the selected one's
+    /// screen being `uiModel` (the selector step itself is never shown). `nil` in `.list` mode.
+    @Published public private(set) var authenticatorTabs: AuthenticatorTabs?
 
     public let haapiUIKitApplication: HaapiUIKitApplication
     private let flowResult: (any HaapiFlowResult)?
@@ -52,6 +55,7 @@ public final class HaapiFlowViewModel: ObservableObject {
         error = nil
         errorFeedback = nil
         unreportedError = nil
+        authenticatorTabs = nil
         oAuthModel = nil
         uiModel = nil
         isLoading = true
@@ -69,6 +73,13 @@ public final class HaapiFlowViewModel: ObservableObject {
 
     public func select(_ option: SelectorOptionUIModel) async {
         await send { await $0.submitForm(option.model) }
+    }
+
+    /// In tabs mode: shows the authenticator of tab `index` (its first screen, as the server sends it).
+    public func selectTab(_ index: Int) async {
+        guard let tabs = authenticatorTabs, tabs.options.indices.contains(index) else { return }
+        authenticatorTabs = AuthenticatorTabs(options: tabs.options, selectedIndex: index)
+        await select(tabs.options[index])
     }
 
     /// Submits a form with the user's values (by field name); hidden fields keep the server's values.
@@ -244,6 +255,15 @@ public final class HaapiFlowViewModel: ObservableObject {
     }
 
     private func show(_ step: any HaapiRepresentation) {
+        if configuration.authenticationSelectionPresentation == .tabs, step is AuthenticatorSelectorStep,
+            case .selector(let options) = UIModelMapper.model(for: step, configuration: configuration, now: clock(), pollingDeadline: nil).content,
+            let first = options.first
+        {
+            // Tabs: the pager shows the first authenticator's screen straight away.
+            authenticatorTabs = AuthenticatorTabs(options: options, selectedIndex: 0)
+            Task { [weak self] in await self?.select(first) }
+            return
+        }
         let isPollingStep = step is PollingStep
         if !isPollingStep { pollingDeadline = nil }
         if isPollingStep, pollingDeadline == nil { pollingDeadline = clock().addingTimeInterval(configuration.pollingTimeout) }
