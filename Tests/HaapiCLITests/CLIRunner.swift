@@ -23,8 +23,8 @@ enum CLIRunner {
 
     /// Runs the command to its end. The waiting happens on a thread of its own: blocking one of the few
     /// cooperative threads (two on a two-core machine) would starve every other test running meanwhile.
-    static func run(_ arguments: [String], stdin: Data? = nil) async throws -> Result {
-        try await onOwnThread { try runBlocking(arguments, stdin: stdin) }
+    static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) async throws -> Result {
+        try await onOwnThread { try runBlocking(arguments, stdin: stdin, environment: environment) }
     }
 
     /// `body` on a new thread, awaited without holding a cooperative thread.
@@ -34,11 +34,12 @@ enum CLIRunner {
         }
     }
 
-    private static func runBlocking(_ arguments: [String], stdin: Data?) throws -> Result {
+    private static func runBlocking(_ arguments: [String], stdin: Data?, environment: [String: String]) throws -> Result {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let output = Pipe(), errors = Pipe(), input = Pipe()
         process.standardOutput = output
         process.standardError = errors

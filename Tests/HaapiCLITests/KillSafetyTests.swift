@@ -42,10 +42,8 @@ struct KillSafetyTests {
 
     @Test("60 SIGKILLs at random points of login (15) and refresh (45): storage stays readable, the next process has working tokens")
     func randomKills() async throws {
-        let (server, output) = try CLIRunner.start(["serve", "--port", "0"])
+        let (server, base) = try await LoginAndTokenCommandTests.startServer()
         defer { server.terminate() }
-        let summary = try await CLIRunner.waitForLine(containing: "swift-haapi dev server on", in: output)
-        let base = try #require(summary.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }).description
         let root = try CLIRunner.temporaryDirectory().path
         func login(_ folder: String) -> [String] {
             ["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "Password1", "--save-session", folder]

@@ -24,6 +24,16 @@ struct LoginAndTokenCommandTests {
         #expect(masked.stdout.contains("token_type: DPoP"))
         #expect(masked.stdout.contains("masked"))
 
+        // --json without --show-tokens: token members are typed as redacted, never a placeholder string.
+        let redacted = try await CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "Password1",
+                                          "--json"])
+        let redactedJSON = try JSONParser().parse(redacted.stdout)
+        for member in ["access_token", "refresh_token"] {
+            #expect(redactedJSON[member]?["redacted"] == true, "\(member): \(redacted.stdout)")
+            #expect((redactedJSON[member]?["length"]?.numberValue?.intValue ?? 0) > 20)
+        }
+        #expect(!redacted.stdout.contains("masked"))
+
         let login = try await CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "Password1",
                                        "--dpop-key", key, "--json", "--show-tokens"])
         #expect(login.status == 0, "\(login.stderr)")
@@ -60,6 +70,32 @@ struct LoginAndTokenCommandTests {
             #expect(!result.stderr.contains("Missing value"), "\(arguments): \(result.stderr)")
             #expect(result.status == 1, "\(arguments): the request itself fails (nothing listens on port 9)")
         }
+    }
+
+    @Test("secrets without the command line: --password-file, standard input, $HAAPI_PASSWORD, $HAAPI_CLIENT_SECRET; two sources are refused")
+    func secretsOffTheCommandLine() async throws {
+        let (server, base) = try await Self.startServer()
+        defer { server.terminate() }
+        let directory = try CLIRunner.temporaryDirectory()
+        let file = directory.appendingPathComponent("password").path
+        try Data("Password1\n".utf8).write(to: URL(fileURLWithPath: file))
+        let login = ["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser"]
+
+        let fromFile = try await CLIRunner.run(login + ["--password-file", file])
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+        let fromStdin = try await CLIRunner.run(login + ["--password-file", "-"], stdin: Data("Password1\n".utf8))
+        #expect(fromStdin.status == 0, "\(fromStdin.stderr)")
+        let fromEnvironment = try await CLIRunner.run(login, environment: ["HAAPI_PASSWORD": "Password1"])
+        #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
+        let none = try await CLIRunner.run(login)
+        #expect(none.status == 64 && none.stderr.contains("--password-file"), "\(none.stderr)")
+        let both = try await CLIRunner.run(login + ["--password", "x", "--password-file", file])
+        #expect(both.status == 64 && both.stderr.contains("not both"), "\(both.stderr)")
+
+        let dcr = try await CLIRunner.run(["login", "--server", base, "--client-id", "haapi-dcr-main", "--dcr-template", "haapi-dcr-template",
+                                           "--dcr-endpoint", base + "/oauth/register", "--username", "demouser"],
+                                          environment: ["HAAPI_PASSWORD": "Password1", "HAAPI_CLIENT_SECRET": "dcr-main-secret-change-me"])
+        #expect(dcr.status == 0 && dcr.stdout.contains("(client dyn-"), "\(dcr.stderr)")
     }
 
     @Test("login through the DCR fallback, and a wrong password is a clear error")

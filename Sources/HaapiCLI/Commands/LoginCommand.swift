@@ -46,8 +46,12 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "With --password: log in unattended.")
     var username: String?
 
-    @Option(name: .long, parsing: .unconditional, help: "With --username: log in unattended.")
+    @Option(name: .long, parsing: .unconditional,
+            help: "With --username: log in unattended. Prefer --password-file or $HAAPI_PASSWORD: options are visible to other users.")
     var password: String?
+
+    @Option(name: .long, help: "A file holding the password for --username (- reads standard input).")
+    var passwordFile: String?
 
     @Option(name: .long, help: "Scripted answers (JSON array) instead of a terminal.")
     var answers: String?
@@ -64,14 +68,14 @@ struct LoginCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the RFC 6749 token response as JSON.")
     var json = false
 
-    @Flag(name: .long, help: "Print tokens in full instead of masked.")
+    @Flag(name: .long, help: "Print token values. Otherwise text output masks them and JSON output replaces them with {\"redacted\": true, \"length\": N}.")
     var showTokens = false
 
     func validate() throws {
         guard client.clientId != nil else { throw ValidationError("--client-id is required") }
         guard ["software", "none"].contains(attestation) else { throw ValidationError("--attestation must be software or none") }
         guard (dcrTemplate == nil) == (dcrEndpoint == nil) else { throw ValidationError("--dcr-template and --dcr-endpoint go together") }
-        guard (username == nil) == (password == nil) else { throw ValidationError("--username and --password go together") }
+        if password != nil || passwordFile != nil, username == nil { throw ValidationError("--password goes with --username") }
         guard !newDpopKey || saveSession != nil else { throw ValidationError("--new-dpop-key goes with --save-session") }
     }
 
@@ -92,6 +96,8 @@ struct LoginCommand: AsyncParsableCommand {
                                     storage: try saveSession.map { try SavedSession.storage($0) })
         }
         let outcome: (tokens: JSONObject, clientId: String, jkt: String)
+        let password = try username == nil ? nil : SecretInput.resolve(value: password, file: passwordFile, environment: "HAAPI_PASSWORD", option: "--password")
+        if username != nil, password == nil { throw ValidationError("--username needs a password: --password-file FILE, $HAAPI_PASSWORD, or --password") }
         if let username, let password {
             outcome = try await unattended(base: base, endpoints: endpoints, transport: transport, key: key, method: method, dcr: dcr,
                                            username: username, password: password)
@@ -104,7 +110,7 @@ struct LoginCommand: AsyncParsableCommand {
         }
         if let saveSession {
             try SavedSession(tokenEndpoint: endpoints.token, revocationEndpoint: endpoints.revocation, introspectionEndpoint: endpoints.introspection,
-                             clientId: outcome.clientId, clientSecret: outcome.clientId == clientId ? client.clientSecret : dynamicSecret(dcr),
+                             clientId: outcome.clientId, clientSecret: outcome.clientId == clientId ? try client.resolvedClientSecret : dynamicSecret(dcr),
                              redirectURI: redirectUri, tokens: outcome.tokens, dpopKey: key).save(to: saveSession)
             StandardStreams.printError("haapi login: session saved in \(saveSession)")
         }

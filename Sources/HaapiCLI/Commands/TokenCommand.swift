@@ -31,7 +31,7 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(name: .long, help: "A session folder saved by `haapi login --save-session`.")
         var session: String?
 
-        @Flag(name: .long, help: "Print tokens in full instead of masked.")
+        @Flag(name: .long, help: "Print token values. Otherwise text output masks them and JSON output replaces them with {\"redacted\": true, \"length\": N}.")
         var showTokens = false
 
         func url(_ text: String, _ name: String) throws -> URL {

@@ -10,8 +10,12 @@ struct ClientOptions: ParsableArguments {
     @Option(name: .long, help: "The OAuth client id (for `haapi token`, it may come from --session instead).")
     var clientId: String?
 
-    @Option(name: .long, parsing: .unconditional, help: "Client secret (client_secret_basic, or client_secret_post with --secret-in-body).")
+    @Option(name: .long, parsing: .unconditional,
+            help: "Client secret (client_secret_basic, or client_secret_post with --secret-in-body). Prefer --client-secret-file or $HAAPI_CLIENT_SECRET: options are visible to other users.")
     var clientSecret: String?
+
+    @Option(name: .long, help: "A file holding the client secret (- reads standard input).")
+    var clientSecretFile: String?
 
     @Flag(name: .long, help: "Send the client secret in the form body instead of the Authorization header.")
     var secretInBody = false
@@ -25,18 +29,34 @@ struct ClientOptions: ParsableArguments {
     @Option(name: .long, help: "The kid the server registered --client-key under (sent in the assertion's header).")
     var clientKeyId: String?
 
-    @Option(name: .long, parsing: .unconditional, help: "Shared secret for client_secret_jwt.")
+    @Option(name: .long, parsing: .unconditional, help: "Shared secret for client_secret_jwt (or --client-jwt-secret-file, or $HAAPI_CLIENT_JWT_SECRET).")
     var clientJwtSecret: String?
+
+    @Option(name: .long, help: "A file holding the client_secret_jwt secret (- reads standard input).")
+    var clientJwtSecretFile: String?
 
     @Option(name: .long, help: "Algorithm for --client-jwt-secret: HS256, HS384 or HS512.")
     var clientJwtAlg = "HS256"
 
     func validate() throws {
-        let chosen = [clientSecret != nil, clientKey != nil, clientJwtSecret != nil].filter { $0 }.count
-        guard chosen <= 1 else { throw ValidationError("choose one of --client-secret, --client-key and --client-jwt-secret") }
+        let chosen = [clientSecret != nil || clientSecretFile != nil, clientKey != nil, clientJwtSecret != nil || clientJwtSecretFile != nil]
+        guard chosen.filter({ $0 }).count <= 1 else { throw ValidationError("choose one of --client-secret, --client-key and --client-jwt-secret") }
+    }
+
+    /// The client secret from the option, its file, or $HAAPI_CLIENT_SECRET (only when no other method is chosen).
+    var resolvedClientSecret: String? {
+        get throws {
+            let env = clientKey == nil && clientJwtSecret == nil && clientJwtSecretFile == nil ? "HAAPI_CLIENT_SECRET" : "-"
+            return try SecretInput.resolve(value: clientSecret, file: clientSecretFile, environment: env, option: "--client-secret")
+        }
     }
 
     func authenticationMethod() throws -> any ClientAuthenticationMethod {
+        let clientJwtSecret = clientKey == nil
+            ? try SecretInput.resolve(value: self.clientJwtSecret, file: clientJwtSecretFile, environment: "HAAPI_CLIENT_JWT_SECRET",
+                                      option: "--client-jwt-secret")
+            : nil
+        let clientSecret = clientJwtSecret == nil ? try resolvedClientSecret : nil
         if let clientSecret { return ClientAuthenticationMethodSecret(clientSecret, placement: secretInBody ? .post : .basic) }
         if let clientJwtSecret {
             guard let algorithm = JWTSymmetricAlgorithm(rawValue: clientJwtAlg.uppercased()) else {
@@ -60,11 +80,16 @@ struct ClientOptions: ParsableArguments {
 enum TokenOutput {
     static let tokenMembers: Set<String> = ["access_token", "refresh_token", "id_token"]
 
+    /// JSON for scripts: without `showTokens` each token member becomes `{"redacted": true, "length": N}`, a
+    /// value no program can mistake for a token (a masked string would look like one).
     static func json(_ object: JSONObject, showTokens: Bool) -> String {
         guard !showTokens else { return JSONValue.object(object).serialized() }
-        var masked = object
-        for name in tokenMembers where masked[name] != nil { masked[name] = .string(mask(masked[name]?.stringValue ?? "")) }
-        return JSONValue.object(masked).serialized()
+        var redacted = object
+        for name in tokenMembers {
+            guard let value = redacted[name]?.stringValue else { continue }
+            redacted[name] = .object(["redacted": .bool(true), "length": .number(JSONNumber(value.count))])
+        }
+        return JSONValue.object(redacted).serialized()
     }
 
     /// The first 6 characters and the length: enough to tell tokens apart, not enough to use one.
