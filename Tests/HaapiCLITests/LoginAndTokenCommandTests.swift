@@ -48,13 +48,14 @@ struct LoginAndTokenCommandTests {
 
         let otherKey = directory.appendingPathComponent("other.jwk").path
         let stolen = try await CLIRunner.run(["token", "refresh"] + common + ["--dpop-key", otherKey, "--refresh-token", rotated])
-        #expect(stolen.status == 1)
+        #expect(stolen.status == 77, "refused: \(stolen.stderr)")
+        #expect(stolen.stderr.hasPrefix("error: ") && stolen.stderr.contains("invalid_dpop_proof"), "\(stolen.stderr)")
         #expect(try JSONParser().parse(stolen.stdout)["error"]?.stringValue != nil)
 
         let revoked = try await CLIRunner.run(["token", "revoke"] + common + ["--token", rotated])
         #expect(revoked.status == 0, "\(revoked.stdout) \(revoked.stderr)")
         let afterRevoke = try await CLIRunner.run(["token", "refresh"] + common + ["--dpop-key", key, "--refresh-token", rotated])
-        #expect(afterRevoke.status == 1)
+        #expect(afterRevoke.status == 77)
         #expect(try JSONParser().parse(afterRevoke.stdout)["error"] == "invalid_grant")
     }
 
@@ -68,7 +69,9 @@ struct LoginAndTokenCommandTests {
                           ["token", "introspect"] + endpoint + ["--client-secret", "-s", "--token", "-t"]] {
             let result = try await CLIRunner.run(arguments)
             #expect(!result.stderr.contains("Missing value"), "\(arguments): \(result.stderr)")
-            #expect(result.status == 1, "\(arguments): the request itself fails (nothing listens on port 9)")
+            #expect(result.status == 69, "\(arguments): the request itself fails (nothing listens on port 9): \(result.stderr)")
+            #expect(result.stderr.contains("error: ") && result.stderr.contains("127.0.0.1:9 refused the connection"), "\(result.stderr)")
+            #expect(!result.stderr.contains("errno") && !result.stderr.contains("Optional("), "\(result.stderr)")
         }
     }
 
@@ -109,8 +112,17 @@ struct LoginAndTokenCommandTests {
         #expect(dcr.stdout.contains("(client dyn-"))
 
         let wrong = try await CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "nope"])
-        #expect(wrong.status == 1)
-        #expect(wrong.stderr.contains("incorrect-credentials"))
+        #expect(wrong.status == 77, "\(wrong.stderr)")
+        // The server's words, not its problem-type URI (that is a --verbose detail).
+        #expect(wrong.stderr.hasPrefix("error: ") && !wrong.stderr.contains("https://curity.se/problems"), "\(wrong.stderr)")
+        let verbose = try await CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "nope"],
+                                              environment: ["HAAPI_VERBOSE": "1"])
+        #expect(verbose.status == 77 && verbose.stderr.contains("incorrect-credentials"), "\(verbose.stderr)")
+
+        // An unknown client is named as such, not as a refused attestation.
+        let unknown = try await CLIRunner.run(["login", "--server", base, "--client-id", "no-such-client", "--username", "demouser",
+                                               "--password", "Password1"])
+        #expect(unknown.status == 77 && unknown.stderr.contains("does not know this client"), "\(unknown.stderr)")
     }
 
     @Test("login --save-session, then token introspect|refresh|revoke --session use the saved endpoints, tokens and DPoP key")
@@ -140,7 +152,7 @@ struct LoginAndTokenCommandTests {
         #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
         #expect(try await CLIRunner.run(["token", "revoke", "--session", session]).status == 0)
         let dead = try await CLIRunner.run(["token", "refresh", "--session", session])
-        #expect(dead.status == 1 && dead.stdout.contains("invalid_grant"))
+        #expect(dead.status == 77 && dead.stdout.contains("invalid_grant"))
     }
 
     @Test("a second login into the same session folder keeps the DPoP key (the SDK's key store); --new-dpop-key replaces it")

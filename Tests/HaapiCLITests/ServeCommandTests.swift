@@ -64,4 +64,20 @@ struct ServeCommandTests {
             #expect(script.status == 0 && script.stdout.contains("haapi") && script.stdout.contains("serve"), "\(shell)")
         }
     }
+
+    @Test("serve: a port out of range is a usage error (64); a port in use is a clear one-line error; --help lists the exit codes")
+    func portsAndExitCodes() async throws {
+        let outOfRange = try await CLIRunner.run(["serve", "--port", "70000"])
+        #expect(outOfRange.status == 64 && outOfRange.stderr.contains("--port must be 0…65535"), "\(outOfRange.stderr)")
+
+        let (server, base) = try await LoginAndTokenCommandTests.startServer()
+        defer { server.terminate() }
+        let port = try #require(URL(string: base)?.port)
+        let taken = try await CLIRunner.run(["serve", "--port", String(port)])
+        #expect(taken.status == 1 && taken.stderr.hasPrefix("error: Cannot listen on 127.0.0.1:\(port)"), "\(taken.stderr)")
+        #expect(taken.stderr.split(separator: "\n").count == 1, "one line: \(taken.stderr)")
+
+        let help = try await CLIRunner.run(["--help"])
+        #expect(help.stdout.contains("69 server unavailable") && help.stdout.contains("77 refused"), "\(help.stdout)")
+    }
 }

@@ -5,6 +5,7 @@ public struct HaapiCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "haapi",
         abstract: "API-driven native login (HAAPI) from the terminal: inspect steps, make DPoP proofs, work with JOSE.",
+        discussion: ExitCodes.helpText,
         version: HaapiCommand.version,
         subcommands: [DemoCommand.self, ServeCommand.self, LoginCommand.self, TokenCommand.self, PasskeyCommand.self, AuthHubCommand.self, ApproveCommand.self, InspectCommand.self, DpopCommand.self, JwkCommand.self, JwsCommand.self]
     )
@@ -21,15 +22,24 @@ extension HaapiCommand {
     /// Called from the executable's top-level code, where overload resolution would otherwise pick
     /// the synchronous `main()` of `ParsableCommand`.
     public static func runFromCommandLine() async {
+        var command: any ParsableCommand
         do {
-            var command = try parseAsRoot()
+            command = try parseAsRoot()
+        } catch {
+            exit(withError: error)
+        }
+        do {
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
-        } catch {
+        } catch where String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
+            // Help, version, usage and validation errors, exit codes: ArgumentParser prints and exits as it does.
             exit(withError: error)
+        } catch {
+            // Everything else is a failure of what the command did: one line in words, a classified exit code.
+            CLIFailure.classify(error).exit()
         }
     }
 }

@@ -152,30 +152,17 @@ struct LoginCommand: AsyncParsableCommand {
         let builder = HaapiAccessorBuilder(haapiConfiguration: haapiConfiguration(base: base, endpoints: endpoints, transport: transport, key: key, method: method))
         if let dcr { builder.setDCRConfiguration(configuration: dcr) }
         let accessor: any HaapiAccessor
-        do {
-            accessor = try await builder.build()
-        } catch {
-            StandardStreams.printError("haapi login: \(error) [recovery: \(error.recoverySuggestion)]")
-            throw ExitCode(1)
-        }
+        accessor = try await builder.build()
         let manager = accessor.haapiManager
         defer { Task { await manager.close() } }
-        let code: String
-        do {
-            code = try await UnattendedLogin(manager: manager, username: username, password: password, authenticator: authenticator).run()
-        } catch {
-            StandardStreams.printError("haapi login: \(error)")
-            throw ExitCode(1)
-        }
+        let code = try await UnattendedLogin(manager: manager, username: username, password: password, authenticator: authenticator).run()
         switch await accessor.oAuthTokenManager.fetchAccessToken(with: code, dpop: manager.dpop) {
         case .successfulToken(let token):
             return (token.rawJson, manager.configuration.clientId, manager.dpop.jwkThumbprint)
         case .errorToken(let error):
-            print(TokenOutput.errorJSON(error))
-            throw ExitCode(1)
+            throw CLIFailure.tokenEndpointRefused(error)
         case .error(let error):
-            StandardStreams.printError("haapi login: \(error)")
-            throw ExitCode(1)
+            throw error
         }
     }
 
@@ -205,11 +192,9 @@ struct LoginCommand: AsyncParsableCommand {
         case .tokens(let tokens):
             return (tokens.rawJson, clientId, key.thumbprint)
         case .cancelled:
-            StandardStreams.printError("haapi login: cancelled")
-            throw ExitCode(130)
+            throw CLIFailure("cancelled", code: ExitCodes.cancelled)
         case .failed(let error):
-            StandardStreams.printError("haapi login: \(error)")
-            throw ExitCode(1)
+            throw error
         }
     }
 }

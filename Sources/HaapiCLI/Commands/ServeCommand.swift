@@ -30,6 +30,8 @@ struct ServeCommand: AsyncParsableCommand {
     var printDefaultConfig = false
 
     func validate() throws {
+        // Larger numbers would wrap around to some other port.
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535 (0 picks a free one), not \(port)") }
         if let publicUrl, URL(string: publicUrl)?.host == nil {
             throw ValidationError("--public-url must be an absolute URL such as https://login.example.com")
         }
@@ -52,7 +54,13 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(ExitCodes.dataError)
         }
         let server = try DevServer(configuration: configuration, store: ServerStore(path: db))
-        let running = try await server.start(host: host, port: port, publicURL: publicUrl.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
+        let running: RunningDevServer
+        do {
+            running = try await server.start(host: host, port: port, publicURL: publicUrl.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
+        } catch let error as ServerStartError {
+            throw CLIFailure("Cannot listen on \(host):\(port): the port is in use or not allowed. Choose another with --port (0 picks a free one).",
+                             details: error.description)
+        }
         // Written straight to the descriptor: print() would sit in a buffer when stdout is a pipe or file.
         FileHandle.standardOutput.write(Data((ServeSummary.text(for: server, database: db) + "\n").utf8))
         try await running.wait()

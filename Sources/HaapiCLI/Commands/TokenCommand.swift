@@ -67,7 +67,8 @@ struct TokenCommand: AsyncParsableCommand {
             return (OAuthTokenManager(oauthTokenConfiguration: configuration), dpop)
         }
 
-        /// Prints the response as JSON; errors go to stdout too (they are the server's answer) and exit 1.
+        /// Prints the response as JSON; an OAuth error goes to stdout too (it is the server's answer), with a
+        /// line on stderr and exit code 77.
         func report(_ response: TokenResponse, saving saved: SavedSession? = nil) throws {
             switch response {
             case .successfulToken(let token):
@@ -78,10 +79,9 @@ struct TokenCommand: AsyncParsableCommand {
                 print(TokenOutput.json(token.rawJson, showTokens: showTokens))
             case .errorToken(let error):
                 print(TokenOutput.errorJSON(error))
-                throw ExitCode(1)
+                throw CLIFailure.tokenEndpointRefused(error)
             case .error(let error):
-                StandardStreams.printError("haapi token: \(error)")
-                throw ExitCode(1)
+                throw error
             }
         }
     }
@@ -128,10 +128,9 @@ struct TokenCommand: AsyncParsableCommand {
             case .success: print(#"{"revoked":true}"#)
             case .errorToken(let error):
                 print(TokenOutput.errorJSON(error))
-                throw ExitCode(1)
+                throw CLIFailure.tokenEndpointRefused(error)
             case .error(let error):
-                StandardStreams.printError("haapi token revoke: \(error)")
-                throw ExitCode(1)
+                throw error
             }
         }
     }
@@ -148,8 +147,7 @@ struct TokenCommand: AsyncParsableCommand {
             switch await manager.introspect(token, dpop: dpop) {
             case .success(let answer): print(JSONValue.object(answer).serialized())
             case .failure(let error):
-                StandardStreams.printError("haapi token introspect: \(error)")
-                throw ExitCode(1)
+                throw error
             }
         }
     }

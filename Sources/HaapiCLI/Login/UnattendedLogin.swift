@@ -1,5 +1,6 @@
 import Foundation
 import HaapiSdk
+import HaapiUI
 
 /// Walks a HAAPI flow without a person: picks the password authenticator, fills the username and
 /// password fields, accepts consent, and stops at the authorization code. Anything that needs a person
@@ -24,10 +25,11 @@ struct UnattendedLogin {
             switch result {
             case .representation(let representation): step = representation
             case .problem(let problem):
-                let details = ([problem.title?.description] + problem.messages.map { $0.text.description }).compactMap { $0 }.joined(separator: "; ")
-                throw Failure(description: "the server reported \(problem.type.rawValue)" + (details.isEmpty ? "" : ": " + details))
+                // The server's own words (title and messages); the problem type URI is a detail for --verbose.
+                let words = ([problem.title?.description] + problem.messages.map { $0.text.description }).compactMap { $0 }.joined(separator: " ")
+                throw HaapiUIError.problem(type: problem.type.rawValue, title: words.isEmpty ? nil : words)
             case .error(let error):
-                throw Failure(description: "\(error)" + ((error as? IdsvrError).map { " [recovery: \($0.recoverySuggestion)]" } ?? ""))
+                throw error
             }
             switch step {
             case let done as OAuthAuthorizationResponseStep:

@@ -77,21 +77,39 @@ public final class AsyncHTTPClientTransport: HttpTransport, @unchecked Sendable 
         } catch let error as TransportError {
             throw error
         } catch let error as HTTPClientError {
-            throw Self.map(error, deadline: deadline)
+            throw Self.map(error, deadline: deadline, url: request.url)
         } catch is CancellationError {
             throw .cancelled
         } catch {
-            throw .connectionFailed("\(error)")
+            throw Self.connectionFailure(error, url: request.url)
         }
     }
 
-    static func map(_ error: HTTPClientError, deadline: TimeInterval) -> TransportError {
+    static func map(_ error: HTTPClientError, deadline: TimeInterval, url: URL) -> TransportError {
         switch error {
         case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout: .timedOut(after: deadline)
         case .cancelled: .cancelled
         case .remoteConnectionClosed, .bodyLengthMismatch: .invalidResponse("\(error)")
-        default: .connectionFailed("\(error)")
+        default: connectionFailure(error, url: url)
         }
+    }
+
+    /// A connection failure in words that name the host and port, instead of NIO's error dump.
+    static func connectionFailure(_ error: any Error, url: URL) -> TransportError {
+        let port = url.port ?? (url.scheme == "https" ? 443 : 80)
+        let target = "\(url.host ?? "the server"):\(port)"
+        let text = String(describing: error)
+        let lowered = text.lowercased()
+        if lowered.contains("connection refused") || lowered.contains("connectionrefused") {
+            return .connectionFailed("\(target) refused the connection (is the server running?)")
+        }
+        if lowered.contains("name or service not known") || lowered.contains("nodename nor servname") || lowered.contains("no address") {
+            return .connectionFailed("the host name \(url.host ?? "") could not be resolved")
+        }
+        if lowered.contains("certificate") || lowered.contains("handshake") || lowered.contains("ssl") {
+            return .connectionFailed("\(target): the TLS handshake failed (\(text))")
+        }
+        return .connectionFailed("\(target): \(text)")
     }
 }
 #endif

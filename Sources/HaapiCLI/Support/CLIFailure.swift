@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import HaapiUI
+
+/// A failure as the user reads it: one line on stderr starting `error: `, in words, naming what failed, and
+/// the exit code that classifies it (`ExitCodes`). `--verbose` (or `HAAPI_VERBOSE=1`) adds the details.
+struct CLIFailure: Error, CustomStringConvertible {
+    let message: String
+    let code: Int32
+    let details: String?
+
+    init(_ message: String, code: Int32 = ExitCodes.failure, details: String? = nil) {
+        self.message = message
+        self.code = code
+        self.details = details
+    }
+
+    var description: String { message }
+
+    /// What `error` means for the user of `command` ("login", "token refresh", …).
+    static func classify(_ error: any Error) -> CLIFailure {
+        switch error {
+        case let failure as CLIFailure:
+            return failure
+        case let error as HaapiError:
+            return haapi(error)
+        case let error as TransportError:
+            return CLIFailure(ErrorSentence.make("The server could not be reached", error.description), code: ExitCodes.unavailable)
+        case let error as HaapiUIError:
+            switch error {
+            case .flowCancelled: return CLIFailure("cancelled", code: ExitCodes.cancelled)
+            case .problem(let type, let title):
+                let refused = type.hasSuffix("incorrect-credentials") || type.hasSuffix("unauthorized") || type.hasSuffix("access-denied")
+                return CLIFailure(title ?? Self.problemWords(type), code: refused ? ExitCodes.refused : ExitCodes.failure, details: type)
+            default: return CLIFailure(error.description)
+            }
+        case let error as any SentenceError:
+            return CLIFailure(error.localizedDescription, details: String(describing: error))
+        case let error as any CustomStringConvertible:
+            // The tool's own errors say what failed in their description; Foundation's generic text would not.
+            return CLIFailure(error.description)
+        default:
+            return CLIFailure(error.localizedDescription, details: String(describing: error))
+        }
+    }
+
+    static func haapi(_ error: HaapiError) -> CLIFailure {
+        let details = String(describing: error)
+        switch error {
+        case .communication(let message, _):
+            return CLIFailure(ErrorSentence.make("The server could not be reached", message), code: ExitCodes.unavailable, details: details)
+        case .invalidStatusCode(let status) where status == 404 || status == 406 || status == 415:
+            return CLIFailure("The server does not speak HAAPI here (it answered \(status)); check --server.", code: ExitCodes.unavailable,
+                              details: details)
+        case .serverError("invalid_client", _, _), .serverError("unauthorized_client", _, _):
+            return CLIFailure("The server does not know this client or refused its credentials (\(error.errorDescription)) Check --client-id "
+                              + "and the client's secret or key.", code: ExitCodes.refused, details: details)
+        case .serverError(let code, _, let status):
+            return CLIFailure(error.errorDescription, code: status >= 500 ? ExitCodes.unavailable : (code == "invalid_request" ? ExitCodes.failure : ExitCodes.refused),
+                              details: details)
+        case .attestationRefusedByServer(let cause as HaapiError):
+            // The server refuses attestation for a client it does not know: say that, not "attestation refused".
+            if case .serverError("invalid_client", _, _) = cause { return haapi(cause) }
+            return CLIFailure("The server refused this device's attestation (\(cause.errorDescription)) Is the client configured for "
+                              + "the software attester?", code: ExitCodes.refused, details: details)
+        case .attestationRefusedByServer:
+            return CLIFailure("The server refused this device's attestation; is the client configured for the software attester?",
+                              code: ExitCodes.refused, details: details)
+        case .invalidConfiguration:
+            return CLIFailure(error.errorDescription, code: ExitCodes.usage, details: details)
+        default:
+            return CLIFailure(error.errorDescription, details: details)
+        }
+    }
+
+    /// The token endpoint's OAuth error (RFC 6749 §5.2) as a refusal.
+    static func tokenEndpointRefused(_ error: ErrorTokenResponse) -> CLIFailure {
+        let words = error.errorDescription.map { ": " + $0 } ?? ""
+        return CLIFailure("The token endpoint refused the request (\(error.error)\(words)).", code: ExitCodes.refused)
+    }
+
+    /// The last path segment of a problem type in words ("incorrect-credentials" → "incorrect credentials").
+    static func problemWords(_ type: String) -> String {
+        let last = type.split(separator: "/").last.map(String.init) ?? type
+        return "The server reported: " + last.replacingOccurrences(of: "-", with: " ")
+    }
+
+    static var isVerbose: Bool {
+        ProcessInfo.processInfo.environment["HAAPI_VERBOSE"].map { !$0.isEmpty && $0 != "0" } ?? false
+            || CommandLine.arguments.contains("--verbose")
+    }
+
+    /// Prints the failure and exits with its code.
+    func exit() -> Never {
+        StandardStreams.printError("error: " + message)
+        if CLIFailure.isVerbose, let details, details != message { StandardStreams.printError("  details: " + details) }
+        Foundation.exit(code)
+    }
+}
