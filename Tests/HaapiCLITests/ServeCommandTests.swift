@@ -1,4 +1,6 @@
+import ArgumentParser
 import Foundation
+import HaapiCLI
 import HaapiModel
 import Testing
 
@@ -79,5 +81,28 @@ struct ServeCommandTests {
 
         let help = try await CLIRunner.run(["--help"])
         #expect(help.stdout.contains("69 server unavailable") && help.stdout.contains("77 refused"), "\(help.stdout)")
+    }
+}
+
+@Suite("haapi help")
+struct HelpTests {
+    /// Every command and subcommand, found from the root's configuration.
+    static func allCommands(_ command: any ParsableCommand.Type = HaapiCommand.self, path: [String] = []) -> [(String, any ParsableCommand.Type)] {
+        let name = command.configuration.commandName ?? String(describing: command).lowercased()
+        let here = path + [name]
+        return [(here.joined(separator: " "), command)] + command.configuration.subcommands.flatMap { allCommands($0, path: here) }
+    }
+
+    @Test("every command's --help has an Examples section; haapi alone prints the overview by task")
+    func examplesAndOverview() async throws {
+        let commands = Self.allCommands()
+        #expect(commands.count >= 20)
+        for (name, command) in commands {
+            #expect(command.configuration.discussion.contains("Examples:\n  $ "), "\(name) has no examples")
+        }
+        let help = try await CLIRunner.run(["token", "refresh", "--help"])
+        #expect(help.stdout.contains("Examples:") && help.stdout.contains("$ haapi token refresh --session"), "\(help.stdout)")
+        let overview = try await CLIRunner.run([])
+        #expect(overview.status == 0 && overview.stdout.contains("Get started") && overview.stdout.contains("Log in"), "\(overview.stdout)")
     }
 }

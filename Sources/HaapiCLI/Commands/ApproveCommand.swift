@@ -10,10 +10,12 @@ struct ApproveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "approve",
         abstract: "Approve a pending \"approve on another device\" sign-in on the dev server (loopback only).",
-        discussion: """
-            An approval applies to exactly one sign-in. With --user alone, the user's one pending sign-in is \
-            approved; when the user has several, they are listed and --id must name one.
+        discussion: HelpExamples.discussion(
             """
+                An approval applies to exactly one sign-in. With --user alone, the user's one pending sign-in is \
+                approved; when the user has several, they are listed and --id must name one.
+                """,
+            "haapi approve --server http://127.0.0.1:8443 --user demouser", "haapi approve --server http://127.0.0.1:8443 --id \"$APPROVAL_ID\"")
     )
 
     @Option(name: .long, help: "The dev server's base URL.")

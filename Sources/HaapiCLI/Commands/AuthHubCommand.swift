@@ -9,12 +9,16 @@ import Passkeys
 struct AuthHubCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "authhub", abstract: "Sign in through an Authentication Hub flow API (the dev server speaks it too).",
+        discussion: HelpExamples.discussion("", "haapi authhub login --server http://127.0.0.1:8443 --user demouser --dev-inbox"),
         subcommands: [Login.self])
 
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "login",
-            abstract: "Password (encrypted when the tenant requires it), then e-mail OTP or a passkey, to AUTH_ALLOWED.")
+            abstract: "Password (encrypted when the tenant requires it), then e-mail OTP or a passkey, to AUTH_ALLOWED.",
+            discussion: HelpExamples.discussion(
+                "", "haapi authhub login --server http://127.0.0.1:8443 --user demouser --dev-inbox",
+                "haapi authhub login --server http://127.0.0.1:8443 --user demouser --factor FIDO --passkey-store ~/.haapi/passkeys"))
 
         @Option(name: .long, help: "The hub's base URL, e.g. http://127.0.0.1:8443 (the tenant is appended).")
         var server: String

@@ -9,13 +9,15 @@ struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "The quick start: a dev identity server in-process and an interactive login in your terminal.",
-        discussion: """
-            Every authenticator of the dev server is offered: password (demouser / Password1), a code by e-mail \
-            (the demo shows the inbox), approval on another device (the demo offers to approve), and an external \
-            browser (the URL is printed; the demo can sign in through it for you). After the login it shows the \
-            ID token's claims, refreshes once and revokes. Without a terminal on stdin, or with --non-interactive, \
-            it runs the password path unattended.
-            """)
+        discussion: HelpExamples.discussion(
+            """
+                Every authenticator of the dev server is offered: password (demouser / Password1), a code by e-mail \
+                (the demo shows the inbox), approval on another device (the demo offers to approve), and an external \
+                browser (the URL is printed; the demo can sign in through it for you). After the login it shows the \
+                ID token's claims, refreshes once and revokes. Without a terminal on stdin, or with --non-interactive, \
+                it runs the password path unattended.
+                """,
+            "haapi demo", "haapi demo --non-interactive", "haapi demo --answers answers.json --show-tokens"))
 
     @Flag(name: .long, help: "Run the password path unattended (for CI).")
     var nonInteractive = false

@@ -6,7 +6,10 @@ struct DpopCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dpop",
         abstract: "Print one DPoP proof (RFC 9449) for a request.",
-        discussion: "The key file holds a private EC P-256 JWK; it is created with mode 0600 when missing."
+        discussion: HelpExamples.discussion(
+            "The key file holds a private EC P-256 JWK; it is created with mode 0600 when missing.",
+            "haapi dpop --method POST --url http://127.0.0.1:8443/oauth/token --key dpop.jwk",
+            "haapi dpop --method GET --url https://api.example.com/me --access-token \"$AT\" --nonce \"$NONCE\" --key dpop.jwk")
     )
 
     @Option(name: .long, help: "HTTP method of the request (htm).")

@@ -5,7 +5,7 @@ public struct HaapiCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "haapi",
         abstract: "API-driven native login (HAAPI) from the terminal: inspect steps, make DPoP proofs, work with JOSE.",
-        discussion: ExitCodes.helpText,
+        discussion: HelpExamples.discussion(ExitCodes.helpText, "haapi demo", "haapi serve", "haapi login --server http://127.0.0.1:8443 --client-id haapi-demo"),
         version: HaapiCommand.version,
         subcommands: [DemoCommand.self, ServeCommand.self, LoginCommand.self, TokenCommand.self, PasskeyCommand.self, AuthHubCommand.self, ApproveCommand.self, InspectCommand.self, DpopCommand.self, JwkCommand.self, JwsCommand.self]
     )
@@ -14,6 +14,23 @@ public struct HaapiCommand: AsyncParsableCommand {
     public static let version = "0.1.0-dev"
 
     public init() {}
+
+    /// `haapi` alone: what the tool does, by task (`--help` has every option).
+    public func run() async throws {
+        print(Self.overview)
+    }
+
+    static let overview = """
+        haapi \(version): API-driven native login (HAAPI) from the terminal.
+
+          Get started      demo                  the dev server and an interactive login, in one command
+          Log in           login, token          a HAAPI login; then refresh, revoke, introspect
+          Run a server     serve, approve        the dev identity server; approve a pending sign-in
+          Passkeys         passkey, authhub      software passkeys; an Authentication Hub sign-in
+          Look at the wire inspect, dpop, jwk, jws
+
+        Run `haapi <command> --help` for a command's options and examples, `haapi --help` for exit codes.
+        """
 }
 
 extension HaapiCommand {

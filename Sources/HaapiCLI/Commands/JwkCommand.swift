@@ -5,11 +5,14 @@ struct JwkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jwk",
         abstract: "Work with JSON Web Keys.",
+        discussion: HelpExamples.discussion("", "haapi jwk thumbprint dpop.jwk"),
         subcommands: [Thumbprint.self]
     )
 
     struct Thumbprint: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the RFC 7638 SHA-256 thumbprint of a JWK.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print the RFC 7638 SHA-256 thumbprint of a JWK.",
+            discussion: HelpExamples.discussion("", "haapi jwk thumbprint dpop.jwk", "curl -s http://127.0.0.1:8443/oauth/jwks | jq -c '.keys[0]' | haapi jwk thumbprint -"))
 
         @Argument(help: "A JWK file, or - for standard input.")
         var file: String

@@ -6,11 +6,16 @@ struct JwsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jws",
         abstract: "Sign and verify compact JWS (ES256/384/512, RS256/384/512, PS256/384/512, HS256/384/512).",
+        discussion: HelpExamples.discussion("", "echo '{\"sub\":\"demouser\"}' | haapi jws sign --key key.jwk --alg ES256",
+                                            "haapi jws verify --key key.jwk --alg ES256 \"$JWS\""),
         subcommands: [Sign.self, Verify.self]
     )
 
     struct Sign: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Sign standard input (the payload) and print the compact JWS.")
+        static let configuration = CommandConfiguration(
+            abstract: "Sign standard input (the payload) and print the compact JWS.",
+            discussion: HelpExamples.discussion("", "echo '{\"sub\":\"demouser\"}' | haapi jws sign --key key.jwk --alg ES256",
+                                                "printf 'payload' | haapi jws sign --key secret.jwk --alg HS256 --header '{\"kid\":\"k1\"}'"))
 
         @Option(name: .long, help: "Private (or oct) JWK file.")
         var key: String
@@ -45,7 +50,8 @@ struct JwsCommand: ParsableCommand {
 
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Verify a compact JWS and print its payload; exits 1 when the signature does not verify.")
+            abstract: "Verify a compact JWS and print its payload; exits 1 when the signature does not verify.",
+            discussion: HelpExamples.discussion("", "haapi jws verify --key key.jwk --alg ES256 \"$JWS\""))
 
         @Option(name: .long, help: "Public, private or oct JWK file.")
         var key: String

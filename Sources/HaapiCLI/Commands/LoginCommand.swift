@@ -7,18 +7,20 @@ struct LoginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
         abstract: "Log in through a HAAPI server and print the token response.",
-        discussion: """
-            With --username and --password the password authenticator runs unattended. Without them, the login is \
-            interactive when standard input is a terminal (every step is drawn and asked for), or scripted with \
-            --answers FILE: a JSON array of answers used in order, e.g. \
-            [{"choose":"password"},{"fields":{"userName":"demouser","password":"Password1"}}]; other answers are \
-            {"resumeUrl":"…"} for an external browser and {"cancel":true} during polling.
-            Attestation (software, the dev server's policy) is tried unless --attestation none; then the client's own \
-            credentials (--client-secret, --client-key or --client-jwt-secret) obtain the HAAPI token. With \
-            --dcr-template and --dcr-endpoint a refused attestation falls back to a dynamically registered client. \
-            Tokens are DPoP-bound and masked in the output unless --show-tokens. --save-session DIR keeps the tokens \
-            and the DPoP key (sealed, 0600) for `haapi token refresh|revoke|introspect --session DIR`.
-            """)
+        discussion: HelpExamples.discussion(
+            """
+                With --username and --password the password authenticator runs unattended. Without them, the login is \
+                interactive when standard input is a terminal (every step is drawn and asked for), or scripted with \
+                --answers FILE: a JSON array of answers used in order, e.g. \
+                [{"choose":"password"},{"fields":{"userName":"demouser","password":"Password1"}}]; other answers are \
+                {"resumeUrl":"…"} for an external browser and {"cancel":true} during polling.
+                Attestation (software, the dev server's policy) is tried unless --attestation none; then the client's own \
+                credentials (--client-secret, --client-key or --client-jwt-secret) obtain the HAAPI token. With \
+                --dcr-template and --dcr-endpoint a refused attestation falls back to a dynamically registered client. \
+                Tokens are DPoP-bound and masked in the output unless --show-tokens. --save-session DIR keeps the tokens \
+                and the DPoP key (sealed, 0600) for `haapi token refresh|revoke|introspect --session DIR`.
+                """,
+            "haapi login --server http://127.0.0.1:8443 --client-id haapi-demo", "haapi login --server http://127.0.0.1:8443 --client-id haapi-demo --username demouser --password-file pw.txt --save-session ~/.haapi/session", "HAAPI_CLIENT_SECRET=s haapi login --server http://127.0.0.1:8443 --client-id haapi-dcr-main --dcr-template haapi-dcr-template --dcr-endpoint http://127.0.0.1:8443/oauth/register"))
 
     @Option(name: .long, help: "The server's base URL (its discovery document names the endpoints).")
     var server: String

@@ -6,7 +6,10 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the dev identity server (HAAPI, OAuth with DPoP, attestation, DCR).",
-        discussion: "Binds 127.0.0.1 unless told otherwise. With no flags: an in-memory database and the embedded demo configuration."
+        discussion: HelpExamples.discussion(
+            "Binds 127.0.0.1 unless told otherwise. With no flags: an in-memory database and the embedded demo configuration.",
+            "haapi serve", "haapi serve --port 0 --db haapi.sqlite", "haapi serve --print-default-config > server.json && haapi serve --config server.json",
+            "haapi serve --public-url https://login.example.com")
     )
 
     @Option(name: .long, help: "Port to listen on (0 picks a free one).")

@@ -7,7 +7,9 @@ struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
         abstract: "Exchange a code, refresh, revoke or introspect tokens at any OAuth server (DPoP when a key is given).",
-        discussion: "With --session DIR (made by `haapi login --save-session DIR`) the endpoints, client, tokens and DPoP key come from the saved session, and a refresh updates it.",
+        discussion: HelpExamples.discussion("With --session DIR (made by `haapi login --save-session DIR`) the endpoints, client, tokens and DPoP key come from the saved session, and a refresh updates it.",
+            "haapi token refresh --session ~/.haapi/session", "haapi token introspect --session ~/.haapi/session",
+            "haapi token revoke --session ~/.haapi/session"),
         subcommands: [Exchange.self, Refresh.self, Revoke.self, Introspect.self])
 
     struct Common: ParsableArguments {
@@ -87,7 +89,9 @@ struct TokenCommand: AsyncParsableCommand {
     }
 
     struct Exchange: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Redeem an authorization code (grant_type=authorization_code).")
+        static let configuration = CommandConfiguration(
+            abstract: "Redeem an authorization code (grant_type=authorization_code).",
+            discussion: HelpExamples.discussion("", "haapi token exchange --token-endpoint http://127.0.0.1:8443/oauth/token --client-id haapi-demo --code \"$CODE\" --code-verifier \"$VERIFIER\" --dpop-key dpop.jwk"))
         @OptionGroup var common: Common
         @Option(name: .long, parsing: .unconditional, help: "The authorization code.") var code: String
         @Option(name: .long, parsing: .unconditional, help: "The PKCE code verifier.") var codeVerifier: String?
@@ -99,7 +103,10 @@ struct TokenCommand: AsyncParsableCommand {
     }
 
     struct Refresh: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Refresh (grant_type=refresh_token); DPoP-bound tokens need the same key.")
+        static let configuration = CommandConfiguration(
+            abstract: "Refresh (grant_type=refresh_token); DPoP-bound tokens need the same key.",
+            discussion: HelpExamples.discussion("", "haapi token refresh --session ~/.haapi/session",
+                                                "haapi token refresh --token-endpoint http://127.0.0.1:8443/oauth/token --client-id haapi-demo --refresh-token \"$RT\" --dpop-key dpop.jwk"))
         @OptionGroup var common: Common
         @Option(name: .long, parsing: .unconditional, help: "The refresh token (default: the session's).") var refreshToken: String?
 
@@ -114,7 +121,10 @@ struct TokenCommand: AsyncParsableCommand {
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a token (RFC 7009).")
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a token (RFC 7009).",
+            discussion: HelpExamples.discussion("", "haapi token revoke --session ~/.haapi/session",
+                                                "haapi token revoke --session ~/.haapi/session --token-type-hint access_token"))
         @OptionGroup var common: Common
         @Option(name: .long, parsing: .unconditional, help: "The token to revoke (default: the session's refresh token).") var token: String?
         @Option(name: .long, help: "access_token or refresh_token.") var tokenTypeHint = "refresh_token"
@@ -136,7 +146,10 @@ struct TokenCommand: AsyncParsableCommand {
     }
 
     struct Introspect: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Ask the server about a token (RFC 7662).")
+        static let configuration = CommandConfiguration(
+            abstract: "Ask the server about a token (RFC 7662).",
+            discussion: HelpExamples.discussion("", "haapi token introspect --session ~/.haapi/session",
+                                                "HAAPI_CLIENT_SECRET=s haapi token introspect --token-endpoint http://127.0.0.1:8443/oauth/token --client-id my-client --token \"$AT\""))
         @OptionGroup var common: Common
         @Option(name: .long, parsing: .unconditional, help: "The token (default: the session's access token).") var token: String?
 
