@@ -185,6 +185,9 @@ struct LoginAndTokenCommandTests {
         try Data(#"[{"choose":"password"},{"fields":{"userName":"demouser","password":"Password1"}}]"#.utf8).write(to: script)
         let scripted = try await CLIRunner.run(["login", "--server", base, "--client-id", "haapi-demo", "--answers", script.path, "--json"])
         #expect(scripted.status == 0, "\(scripted.stdout) \(scripted.stderr)")
-        #expect(scripted.stdout.contains(#""token_type":"DPoP""#))
+        // The conversation (steps, prompts) goes to stderr; stdout holds exactly the JSON result.
+        let parsed = try JSONParser().parse(scripted.stdout)
+        #expect(parsed["token_type"] == "DPoP", "\(scripted.stdout)")
+        #expect(!scripted.stderr.isEmpty && !scripted.stdout.contains("Username"), "\(scripted.stderr)")
     }
 }

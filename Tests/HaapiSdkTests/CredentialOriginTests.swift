@@ -3,7 +3,7 @@ import HaapiSdk
 import Testing
 
 /// Issue 12, item 13: the HAAPI token, the session, proofs and form values go only to the configured server.
-@Suite("Credentials stay with the configured origin", .timeLimit(.minutes(1)))
+@Suite("Credentials stay with the configured origin", .timeLimit(.minutes(3)))
 struct CredentialOriginTests {
     /// A login step with a form to each of `actions` and a link to `link`.
     static func loginStep(actions: [String], link: String) -> String {

@@ -4,7 +4,7 @@ import Testing
 
 /// What mobile networks and broken servers do to the SDK. Every case must end in a `HaapiError` with the
 /// right recovery suggestion, quickly, and never hang.
-@Suite("SDK faults", .timeLimit(.minutes(1)))
+@Suite("SDK faults", .timeLimit(.minutes(3)))
 struct FaultTests {
     /// A host of its own per use: nonces are remembered per origin, and tests run in parallel.
     static var base: URL { URL(string: "https://login-\(UUID().uuidString.lowercased()).example")! }

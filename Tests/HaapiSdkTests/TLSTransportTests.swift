@@ -9,7 +9,7 @@ import Testing
 
 /// mTLS client certificates and server-key pinning in `AsyncHTTPClientTransport`, against an HTTPS server on 127.0.0.1.
 @Suite("TLS: mTLS and key pinning", .enabled(if: TestCertificates.isOpenSSLAvailable, "needs the openssl tool to make test certificates"),
-       .timeLimit(.minutes(1)))
+       .timeLimit(.minutes(3)))
 struct TLSTransportTests {
     static func client(_ transport: any HttpTransport, _ url: URL) async throws(TransportError) -> String {
         let response = try await transport.send(HttpRequest(method: "POST", url: url, body: Data("grant_type=client_credentials".utf8)))

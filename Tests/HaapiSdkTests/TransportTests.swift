@@ -2,7 +2,7 @@ import Foundation
 import HaapiSdk
 import Testing
 
-@Suite("Transports against the dev server", .timeLimit(.minutes(1)))
+@Suite("Transports against the dev server", .timeLimit(.minutes(3)))
 struct TransportTests {
     @Test("URLSessionTransport (FoundationNetworking on Linux) carries a whole login")
     func urlSessionLogin() async throws {

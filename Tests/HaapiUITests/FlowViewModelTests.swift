@@ -3,7 +3,7 @@ import HaapiUI
 import Testing
 
 /// The headless view model, step kind by step kind, against the dev server.
-@Suite("HaapiFlowViewModel", .timeLimit(.minutes(1)))
+@Suite("HaapiFlowViewModel", .timeLimit(.minutes(3)))
 @MainActor
 struct FlowViewModelTests {
     final class Recorder: HaapiFlowResult, @unchecked Sendable {

@@ -4,7 +4,7 @@ import HaapiUI
 import Testing
 
 /// Passkeys inside HAAPI flows: the dev server's passkeys authenticator and the view model's WebAuthn steps.
-@Suite("Passkeys in HAAPI flows", .timeLimit(.minutes(1)))
+@Suite("Passkeys in HAAPI flows", .timeLimit(.minutes(3)))
 @MainActor
 struct PasskeyFlowTests {
     @Test("create a passkey after proving the password, then sign in with it alone in a new flow")

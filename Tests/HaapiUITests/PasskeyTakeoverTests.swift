@@ -6,7 +6,7 @@ import Testing
 
 /// Issue 12, item 1: nobody adds a passkey to an account they have not proven they own, through any route
 /// that registers one, and a credential never signs in to an account created after it.
-@Suite("Passkey account takeover is refused", .timeLimit(.minutes(1)))
+@Suite("Passkey account takeover is refused", .timeLimit(.minutes(3)))
 @MainActor
 struct PasskeyTakeoverTests {
     /// A HAAPI sign-in with the passkeys authenticator and `authenticator`'s credentials: the tokens, if any.

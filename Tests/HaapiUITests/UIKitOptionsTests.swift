@@ -4,7 +4,7 @@ import HaapiUI
 import Testing
 
 /// The UI kit options that change behaviour: error feedback, the app opener for BankID, the kit's words.
-@Suite("UI kit options", .timeLimit(.minutes(1)))
+@Suite("UI kit options", .timeLimit(.minutes(3)))
 @MainActor
 struct UIKitOptionsTests {
     final class Recorder: HaapiFlowResult {
@@ -150,7 +150,7 @@ struct UIKitOptionsTests {
 }
 
 /// `.tabs` against the dev server: the selector becomes tabs and the first authenticator's screen shows at once.
-@Suite("UI kit: authenticators as tabs", .timeLimit(.minutes(1)))
+@Suite("UI kit: authenticators as tabs", .timeLimit(.minutes(3)))
 @MainActor
 struct AuthenticatorTabsTests {
     @Test("tabs: no selector screen, the first tab's form is shown; another tab shows its own; list mode is unchanged")

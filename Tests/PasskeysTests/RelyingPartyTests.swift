@@ -5,7 +5,7 @@ import Testing
 @testable import HaapiServer
 
 /// The web-app RP endpoints of the dev server, driven by `AccountManager` with the software authenticator.
-@Suite("Passkeys against the dev server's web-app RP", .timeLimit(.minutes(1)))
+@Suite("Passkeys against the dev server's web-app RP", .timeLimit(.minutes(3)))
 struct RelyingPartyTests {
     static func server() async throws -> (DevServer, RunningDevServer) {
         let server = try DevServer(configuration: try ServerConfiguration.embeddedDefault, store: try ServerStore(path: nil))

@@ -32,7 +32,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
-        let io = TerminalIO()
+        let io = TerminalIO(channel: .standardOutput)
         let unattended = nonInteractive || answers == nil && !io.isInteractive
         let script: FlowAnswers?
         if let answers {

@@ -6,16 +6,27 @@ import Glibc
 import Darwin
 #endif
 
-/// The terminal: prompts (with hidden entry for secrets), colours when stdout is a terminal and
+/// The terminal: prompts (with hidden entry for secrets), colours when the output is a terminal and
 /// NO_COLOR is unset, and a spinner line that rewrites itself.
+///
+/// Commands whose result goes to standard output (`haapi login`, `haapi authhub login`) talk to the user on
+/// standard error, as gh and git do, so `haapi login --json > tokens.json` leaves only the JSON in the file.
+/// `haapi demo`, whose conversation is its result, uses standard output.
 struct TerminalIO: Sendable {
+    enum Channel: Sendable { case standardOutput, standardError }
+
     let isInteractive: Bool
     let useColor: Bool
+    let channel: Channel
 
-    init() {
+    init(channel: Channel = .standardError) {
+        self.channel = channel
         isInteractive = isatty(STDIN_FILENO) == 1
-        useColor = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        let descriptor = channel == .standardOutput ? STDOUT_FILENO : STDERR_FILENO
+        useColor = isatty(descriptor) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     }
+
+    private var handle: FileHandle { channel == .standardOutput ? .standardOutput : .standardError }
 
     enum Style: String {
         case red = "31", yellow = "33", green = "32", cyan = "36", dim = "2", bold = "1"
@@ -26,11 +37,11 @@ struct TerminalIO: Sendable {
     }
 
     func say(_ text: String = "") {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        handle.write(Data((text + "\n").utf8))
     }
 
     func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        handle.write(Data(text.utf8))
     }
 
     /// One line from standard input; `nil` at end of input. With `secret` the terminal does not echo it.
