@@ -83,6 +83,15 @@ struct KeyCommandTests {
         let stuck = try await CLIRunner.run(["demo", "--answers", short.path])
         #expect(stuck.status == 1)
         #expect(stuck.stdout.contains("no answer"))
+
+        // Choices are numbers in range or whole names: "9" and a fragment of a name are not taken.
+        for wrong in ["9", "pass"] {
+            let file = directory.appendingPathComponent("wrong-\(wrong).json")
+            try Data(#"[{"choose":"\#(wrong)"}]"#.utf8).write(to: file)
+            let refused = try await CLIRunner.run(["demo", "--answers", file.path])
+            #expect(refused.status == 1 && (refused.stdout + refused.stderr).contains("no authenticator matches \"\(wrong)\""),
+                    "\(wrong): \(refused.stdout) \(refused.stderr)")
+        }
     }
 }
 

@@ -84,6 +84,26 @@ struct FlowViewModelTests {
         await viewModel.close()
     }
 
+    @Test("e-mail resend: the continue-same-step keeps the code form on screen with its message; the new code then signs in")
+    func emailResend() async throws {
+        let server = try await UITestServer.shared.get()
+        let viewModel = HaapiFlowViewModel(haapiUIKitApplication: try server.application())
+        await viewModel.start()
+        try await viewModel.selectAuthenticator("email")
+        await viewModel.submit(try #require(viewModel.forms.first), values: ["userName": "demouser"])
+        let forms = viewModel.forms
+        let resend = try #require(forms.first { $0.kind == "resend" }, "\(forms.map(\.kind))")
+        let before = viewModel.revision
+        await viewModel.submit(resend)
+        #expect(viewModel.error == nil && viewModel.revision > before)
+        #expect(viewModel.forms.map(\.kind) == forms.map(\.kind), "the code form stays")
+        #expect(viewModel.uiModel?.problemMessages.contains { $0.text.contains("new code") } == true)
+        let code = try #require(await server.server.outbox.latestCode(for: "demouser"))
+        await viewModel.submit(try #require(viewModel.forms.first { $0.kind != "resend" }), values: ["otp": code])
+        #expect(viewModel.oAuthModel is OAuthTokenModel, "\(String(describing: viewModel.error))")
+        await viewModel.close()
+    }
+
     @Test("polling: automatic polls until another device approves, then the flow finishes by itself")
     func pollingApproved() async throws {
         let server = try await UITestServer.shared.get()

@@ -56,11 +56,12 @@ enum FlowAnswersError: Error, CustomStringConvertible {
 
 /// Matches a user's or a script's choice against numbered items.
 enum Choice {
+    /// A number in range, or a key that is the whole answer (or an href's last segment). Nothing else: a
+    /// substring would quietly pick something the user did not mean ("e" would be the first item with an e).
     static func pick<Item>(_ wanted: String, from items: [Item], keys: (Item) -> [String]) -> Item? {
         let text = wanted.trimmingCharacters(in: .whitespaces).lowercased()
-        if let number = Int(text), items.indices.contains(number - 1) { return items[number - 1] }
+        if let number = Int(text) { return items.indices.contains(number - 1) ? items[number - 1] : nil }
         guard !text.isEmpty else { return nil }
         return items.first { keys($0).contains { $0.lowercased().hasSuffix("/" + text) || $0.lowercased() == text } }
-            ?? items.first { keys($0).contains { $0.lowercased().contains(text) } }
     }
 }

@@ -165,6 +165,7 @@ final class TerminalFlow {
             var chosen: FormUIModel?
             while chosen == nil {
                 chosen = Choice.pick(try await ask("Choose 1–\(forms.count): "), from: forms, keys: { [$0.submitTitle, $0.kind, $0.title ?? ""] })
+                if chosen == nil { io.say(io.paint("  Type a number from the list.", .yellow)) }
             }
             if let chosen { await viewModel.submit(chosen) }
             return
@@ -214,9 +215,12 @@ final class TerminalFlow {
         switch field.kind {
         case .select(let options):
             for (index, option) in options.enumerated() { io.say("    \(index + 1)) \(option.label)\(option.selected ? " (default)" : "")") }
-            let line = try await ask("  \(label) [1–\(options.count)]: ")
-            if line.isEmpty { return options.first(where: \.selected)?.value }
-            return Choice.pick(line, from: options, keys: { [$0.label, $0.value] })?.value
+            while true {
+                let line = try await ask("  \(label) [1–\(options.count)]: ")
+                if line.isEmpty { return options.first(where: \.selected)?.value }
+                if let option = Choice.pick(line, from: options, keys: { [$0.label, $0.value] }) { return option.value }
+                io.say(io.paint("  Type a number from the list.", .yellow))
+            }
         case .checkbox(let checked, let readonly):
             if readonly { return checked ? "on" : nil }
             let line = try await ask("  \(label) [\(checked ? "Y/n" : "y/N")]: ")

@@ -238,6 +238,11 @@ public final class HaapiFlowViewModel: ObservableObject {
         case .representation(let step as OAuthAuthorizationResponseStep):
             stopPolling()
             await redeem(step)
+        case .representation(let same as ContinueSameStep) where same.actions.isEmpty && uiModel != nil:
+            // "No progress": the screen the user acted on stays (a resend's code form), with the step's message.
+            if let current = uiModel { uiModel = UIModelMapper.attach(same, to: current) }
+            revision += 1
+            isLoading = false
         case .representation(let step):
             show(step)
         case .problem(let problem):

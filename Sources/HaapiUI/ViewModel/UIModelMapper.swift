@@ -82,6 +82,14 @@ enum UIModelMapper {
     }
 
     /// The model with the problem shown: invalid-input details on the fields they name, the rest as messages.
+    /// A continue-same-step without actions of its own ("a new code has been sent"): the screen stays, with
+    /// the step's messages shown where a problem's would be.
+    static func attach(_ same: ContinueSameStep, to model: HaapiUIModel) -> HaapiUIModel {
+        var updated = model
+        updated.problemMessages = same.messages.map(message)
+        return updated
+    }
+
     static func attach(_ problem: any ProblemRepresentation, to model: HaapiUIModel) -> HaapiUIModel {
         var updated = model
         var general: [MessageUIModel] = []
