@@ -33,6 +33,23 @@ struct InteractiveDemoTests {
         #expect(screen.contains("Refreshed") && screen.contains("Revoked"))
     }
 
+    @Test("Ctrl-C at the hidden password prompt: echo is back on, the line is ended, exit 130")
+    func ctrlCAtPassword() async throws {
+        // After haapi exits, the shell reports whether the terminal echoes: "echo" or "-echo".
+        let terminal = try PseudoTerminal(["demo"], after: "echo \"[tty $(stty -a | tr ' ;' '\\n\\n' | grep -x -- '-\\?echo')]\"")
+        try await terminal.waitFor("Choose 1–\\d")
+        terminal.type("1\n")
+        try await terminal.waitFor("Username: ")
+        terminal.type("demouser\n")
+        try await terminal.waitFor("Password: ")
+        terminal.type("\u{3}")
+        try await terminal.waitFor("\\[tty (-?echo)\\]")
+        let screen = terminal.screen
+        #expect(screen.contains("[exit 130]"), "\(screen.suffix(800))")
+        #expect(screen.contains("[tty echo]"), "echo was left off: \(screen.suffix(800))")
+        #expect(screen.contains("Password: \r\n") || screen.contains("Password: \n"), "the prompt's line is ended: \(screen.suffix(400))")
+    }
+
     @Test("e-mail code: the demo shows the inbox; a wrong code is reported and the right one signs in")
     func emailCode() async throws {
         let terminal = try PseudoTerminal(["demo"])

@@ -45,9 +45,14 @@ struct TerminalIO: Sendable {
     }
 
     /// One line from standard input; `nil` at end of input. With `secret` the terminal does not echo it.
+    ///
+    /// Ctrl-C at the prompt ends the tool with 130 after putting echo back and finishing the line, so the
+    /// shell is never left silent and the next prompt starts on a line of its own.
     func readLine(prompt: String, secret: Bool = false) async -> String? {
         write(prompt)
         let hide = secret && isInteractive
+        if isInteractive { PromptInterrupt.arm(descriptor: channel == .standardOutput ? STDOUT_FILENO : STDERR_FILENO) }
+        defer { if isInteractive { PromptInterrupt.disarm() } }
         if hide { Self.setEcho(false) }
         let line = await LineReader.shared.next()
         if hide {
@@ -58,7 +63,7 @@ struct TerminalIO: Sendable {
     }
 
     /// Turns terminal echo off (for passwords) or back on.
-    private static func setEcho(_ on: Bool) {
+    fileprivate static func setEcho(_ on: Bool) {
         var settings = termios()
         guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return }
         if on { settings.c_lflag |= tcflag_t(ECHO) } else { settings.c_lflag &= ~tcflag_t(ECHO) }
@@ -66,6 +71,35 @@ struct TerminalIO: Sendable {
     }
 
     static let spinnerFrames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+}
+
+/// Ctrl-C while a prompt waits: a plain signal handler (only async-signal-safe calls: tcgetattr, tcsetattr,
+/// write, _exit) puts echo back on, ends the prompt's line, says so and exits 130. Without it the default
+/// action would kill the tool with echo still off after a password prompt. Outside prompts SIGINT keeps its
+/// default (the polling loop installs its own while it waits).
+enum PromptInterrupt {
+    /// Where the prompt is written; read by the handler, so a plain global set before the handler is armed.
+    nonisolated(unsafe) private static var descriptor: Int32 = STDERR_FILENO
+
+    static func arm(descriptor: Int32) {
+        self.descriptor = descriptor
+        signal(SIGINT) { _ in
+            var settings = termios()
+            if tcgetattr(STDIN_FILENO, &settings) == 0 {
+                settings.c_lflag |= tcflag_t(ECHO)
+                tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+            }
+            let newline: [UInt8] = [10]
+            _ = newline.withUnsafeBufferPointer { write(PromptInterrupt.descriptor, $0.baseAddress, 1) }
+            let message = Array("error: cancelled\n".utf8)
+            _ = message.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            _exit(ExitCodes.cancelled)
+        }
+    }
+
+    static func disarm() {
+        signal(SIGINT, SIG_DFL)
+    }
 }
 
 /// Reads standard input on one background thread and hands out lines. Every prompt takes from it, so a
