@@ -77,6 +77,27 @@ struct InteractiveDemoTests {
         #expect(screen.contains("[exit 130]"))
     }
 
+    @Test("on a 40-column terminal the polling line is redrawn in place, never wider than the terminal")
+    func narrowPolling() async throws {
+        let terminal = try PseudoTerminal(["demo"], before: "stty cols 40; ")
+        try await terminal.waitFor("Choose 1–\\d")
+        terminal.type("3\n")
+        try await terminal.waitFor("Username: ")
+        terminal.type("demouser\n")
+        try await terminal.waitFor("s left")
+        try await Task.sleep(nanoseconds: 1_500_000_000)  // several redraws
+        terminal.type("\u{3}")
+        try await terminal.waitFor("\\[exit (\\d+)\\]")
+        // Every redraw starts with a carriage return; what follows it up to the next one must fit in 39 columns.
+        let redraws = terminal.screen.components(separatedBy: "\r").filter { $0.contains("Waiting") }
+        #expect(redraws.count >= 3, "\(redraws)")
+        for redraw in redraws {
+            // The terminal itself echoes the typed Ctrl-C as "^C" after the last redraw.
+            let visible = redraw.components(separatedBy: "\n")[0].replacingOccurrences(of: "^C", with: "")
+            #expect(visible.count <= 39, "\(visible.count) columns: \(visible)")
+        }
+    }
+
     @Test("approval by polling: the demo offers to approve, Enter approves, the flow finishes by itself")
     func pollingApproved() async throws {
         let terminal = try await Self.demoWaitingForApproval()

@@ -69,6 +69,7 @@ struct KeyCommandTests {
         #expect(result.stdout.contains("unattended"))
         #expect(result.stdout.contains("sub: demouser") && result.stdout.contains("Revoked"))
         #expect(!result.stdout.contains("Password1\n"))
+        #expect(!result.stdout.contains("⠋") && !result.stdout.contains("\u{1B}["), "no spinner or colour when piped")
     }
 
     @Test("demo --answers runs a scripted flow; a script that runs out is a clear failure")

@@ -48,7 +48,7 @@ final class TerminalFlow {
     }
 
     func run() async -> Outcome {
-        await viewModel.start()
+        await busy { await viewModel.start() }
         var drawnRevision = -1
         while true {
             if let tokens = viewModel.oAuthModel as? OAuthTokenModel { return .tokens(tokens) }
@@ -129,6 +129,24 @@ final class TerminalFlow {
         return line
     }
 
+    /// Runs a request; on a terminal, a spinner appears if it takes longer than 0.3 s (never when piped).
+    private func busy(_ operation: () async -> Void) async {
+        guard io.useColor else { return await operation() }
+        let spinner = Task { @MainActor [io] in
+            try? await Task.sleep(nanoseconds: 300_000_000)
+            var frame = 0
+            while !Task.isCancelled {
+                io.status(io.paint(TerminalIO.spinnerFrames[frame % TerminalIO.spinnerFrames.count], .cyan) + " Working…")
+                frame += 1
+                try? await Task.sleep(nanoseconds: 100_000_000)
+            }
+        }
+        await operation()
+        spinner.cancel()
+        _ = await spinner.value
+        io.write("\r\u{1B}[K")
+    }
+
     private func choose(_ options: [SelectorOptionUIModel]) async throws {
         for (index, option) in options.enumerated() {
             io.say("  \(io.paint("\(index + 1))", .cyan)) \(option.title)")
@@ -137,13 +155,13 @@ final class TerminalFlow {
         if let scripted = answers?.next(ifHas: "choose")?["choose"]?.stringValue {
             guard let option = Choice.pick(scripted, from: options, keys: keys) else { throw NeedsInput(description: "no authenticator matches \"\(scripted)\"") }
             io.say("  → \(option.title)")
-            await viewModel.select(option)
+            await busy { await viewModel.select(option) }
             return
         }
         while true {
             let line = try await ask("Choose 1–\(options.count): ")
             if let option = Choice.pick(line, from: options, keys: keys) {
-                await viewModel.select(option)
+                await busy { await viewModel.select(option) }
                 return
             }
             io.say(io.paint("  Type a number from the list.", .yellow))
@@ -158,7 +176,7 @@ final class TerminalFlow {
             // Only buttons (consent, a "continue"): one is pressed for the user, several are a menu.
             if forms.count == 1, let only = forms.first {
                 io.say("  → \(only.submitTitle)")
-                await viewModel.submit(only)
+                await busy { await viewModel.submit(only) }
                 return
             }
             for (index, form) in forms.enumerated() { io.say("  \(io.paint("\(index + 1))", .cyan)) \(form.submitTitle)") }
@@ -167,7 +185,7 @@ final class TerminalFlow {
                 chosen = Choice.pick(try await ask("Choose 1–\(forms.count): "), from: forms, keys: { [$0.submitTitle, $0.kind, $0.title ?? ""] })
                 if chosen == nil { io.say(io.paint("  Type a number from the list.", .yellow)) }
             }
-            if let chosen { await viewModel.submit(chosen) }
+            if let chosen { await busy { await viewModel.submit(chosen) } }
             return
         }
         // The form with fields is asked for; the other actions (resend, back, …) can be taken instead with ":N".
@@ -183,13 +201,13 @@ final class TerminalFlow {
                 io.say("  → \(alternative.submitTitle)")
                 var alternativeValues: [String: any Sendable] = [:]
                 for field in alternative.visibleFields { alternativeValues[field.name] = try await prompt(field) }
-                await viewModel.submit(alternative, values: alternativeValues)
+                await busy { await viewModel.submit(alternative, values: alternativeValues) }
                 return
             }
             values[field.name] = value
         }
         if let name = values["userName"] as? String ?? values["username"] as? String { lastUserName = name }
-        await viewModel.submit(primary, values: values)
+        await busy { await viewModel.submit(primary, values: values) }
     }
 
     private func fillScripted(_ forms: [FormUIModel], _ scripted: JSONObject) async throws {
@@ -207,7 +225,7 @@ final class TerminalFlow {
         }
         if let name = values["userName"] as? String ?? values["username"] as? String { lastUserName = name }
         io.say("  → \(form.submitTitle)")
-        await viewModel.submit(form, values: values)
+        await busy { await viewModel.submit(form, values: values) }
     }
 
     private func prompt(_ field: FieldUIModel) async throws -> (any Sendable)? {
@@ -292,7 +310,7 @@ final class TerminalFlow {
                 if case .polling(let polling)? = viewModel.uiModel?.content, let deadline = polling.deadline {
                     remaining = " \(max(0, Int(deadline.timeIntervalSinceNow))) s left"
                 }
-                io.write("\r\u{1B}[K  \(io.paint(TerminalIO.spinnerFrames[frame % TerminalIO.spinnerFrames.count], .cyan)) Waiting…\(remaining) (Ctrl-C cancels)")
+                io.status("  \(io.paint(TerminalIO.spinnerFrames[frame % TerminalIO.spinnerFrames.count], .cyan)) Waiting…\(remaining) (Ctrl-C cancels)")
                 frame += 1
             }
             try? await Task.sleep(nanoseconds: 100_000_000)

@@ -44,6 +44,41 @@ struct TerminalIO: Sendable {
         handle.write(Data(text.utf8))
     }
 
+    /// The terminal's width in columns (80 when it cannot be told).
+    var columns: Int {
+        #if os(Linux)
+        var size = winsize()
+        let descriptor = channel == .standardOutput ? STDOUT_FILENO : STDERR_FILENO
+        if ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        #endif
+        return Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 80
+    }
+
+    /// Rewrites the current line with `text`, cut to the terminal's width: a line that wrapped would leave
+    /// its first half behind on every redraw and scroll the screen.
+    func status(_ text: String) {
+        write("\r\u{1B}[K" + Self.truncate(text, toColumns: columns - 1))
+    }
+
+    /// `text` cut to `limit` visible characters; colour escapes do not count and are kept whole.
+    static func truncate(_ text: String, toColumns limit: Int) -> String {
+        var visible = 0
+        var result = ""
+        var inEscape = false
+        for character in text {
+            if character == "\u{1B}" { inEscape = true }
+            if inEscape {
+                result.append(character)
+                if character.isLetter { inEscape = false }
+                continue
+            }
+            guard visible < max(limit, 1) else { continue }
+            result.append(character)
+            visible += 1
+        }
+        return result
+    }
+
     /// One line from standard input; `nil` at end of input. With `secret` the terminal does not echo it.
     ///
     /// Ctrl-C at the prompt ends the tool with 130 after putting echo back and finishing the line, so the
