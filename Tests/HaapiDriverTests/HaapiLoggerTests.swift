@@ -7,8 +7,12 @@ import Testing
 final class RecordingSink: LogSink, @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [(type: LogType, tag: String, message: String)] = []
+    /// The logger is process-wide and other suites log while these tests run: only lines logged on the
+    /// thread that made the sink (the synchronous test's own) are kept.
+    private let owner = pthread_self()
 
     func writeLog(logType: LogType, followUpTag: any FollowUpTag, message: String, file: String, line: Int) {
+        guard pthread_equal(pthread_self(), owner) != 0 else { return }
         lock.lock()
         entries.append((logType, followUpTag.rawValue, message))
         lock.unlock()

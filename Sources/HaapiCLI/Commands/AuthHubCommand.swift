@@ -39,7 +39,7 @@ struct AuthHubCommand: AsyncParsableCommand {
         var showTokens = false
 
         func run() async throws {
-            let io = TerminalIO()
+            let io = TerminalIO(channel: .standardOutput)
             guard let base = URL(string: server), base.scheme == "http" || base.scheme == "https" else { throw ValidationError("--server must be an http(s) URL") }
             let origin = server.hasSuffix("/") ? String(server.dropLast()) : server
             let address = proxyUrl.map { AHServerAddress(serverUrl: $0) } ?? AHServerAddress(serverHost: origin, tenant: tenant)

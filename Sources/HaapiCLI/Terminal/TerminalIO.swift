@@ -9,9 +9,9 @@ import Darwin
 /// The terminal: prompts (with hidden entry for secrets), colours when the output is a terminal and
 /// NO_COLOR is unset, and a spinner line that rewrites itself.
 ///
-/// Commands whose result goes to standard output (`haapi login`, `haapi authhub login`) talk to the user on
-/// standard error, as gh and git do, so `haapi login --json > tokens.json` leaves only the JSON in the file.
-/// `haapi demo`, whose conversation is its result, uses standard output.
+/// `haapi login`, whose result goes to standard output, talks to the user on standard error, as gh and git do,
+/// so `haapi login --json > tokens.json` leaves only the JSON in the file. `haapi demo` and
+/// `haapi authhub login`, whose conversation is their result, use standard output.
 struct TerminalIO: Sendable {
     enum Channel: Sendable { case standardOutput, standardError }
 
