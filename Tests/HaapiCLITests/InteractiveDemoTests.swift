@@ -136,17 +136,30 @@ struct InteractiveDemoTests {
         #expect(screen.contains("[exit 0]") && screen.contains("token_type: DPoP") && screen.contains("masked"), "\(screen.suffix(1500))")
     }
 
-    @Test("passkeys: create one after the password, through a webauthn-registration step, with the software authenticator")
+    @Test("passkeys end to end: the menu says what the entry does, a passkey is created after the password, then signs in alone")
     func passkeyRegistration() async throws {
         let terminal = try PseudoTerminal(["demo"])
         try await terminal.waitFor("Choose 1–\\d")
-        terminal.type("passkey\n")
+        #expect(terminal.screen.contains("5) Passkey (sign in, or create one)"))
+        terminal.type("5\n")
+        // Both ways are in the menu; signing in is not hidden behind a special input.
+        try await terminal.waitFor("2\\) Create a passkey")
+        #expect(terminal.screen.contains("1) Sign in with a passkey"))
+        terminal.type("2\n")
         try await terminal.waitFor("Username: ")
         terminal.type("demouser\n")
         try await terminal.waitFor("Password: ")
         terminal.type("Password1\n")
+        try await terminal.waitFor("Sign in again with it, no password\\? \\[Y/n\\]")
+        #expect(terminal.screen.contains("Creating a passkey"))
+        terminal.type("\n")
+        try await terminal.waitFor("Choose 1–5: ", occurrences: 2)
+        terminal.type("5\n")
+        try await terminal.waitFor("Choose 1–2: ", occurrences: 2)
+        terminal.type("1\n")
         try await terminal.waitFor("\\[exit (\\d+)\\]")
         let screen = terminal.screen
-        #expect(screen.contains("Creating a passkey") && screen.contains("[exit 0]"), "\(screen.suffix(1500))")
+        #expect(screen.contains("Signing with your passkey") && screen.contains("✓ Signed in with your passkey.") && screen.contains("[exit 0]"),
+                "\(screen.suffix(1500))")
     }
 }

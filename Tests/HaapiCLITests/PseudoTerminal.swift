@@ -53,6 +53,16 @@ final class PseudoTerminal {
         input.fileHandleForWriting.write(Data(text.utf8))
     }
 
+    /// Waits until `text` has been drawn `occurrences` times (a prompt that comes back in a second flow).
+    func waitFor(_ text: String, occurrences: Int, timeout: TimeInterval = 60) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if screen.components(separatedBy: text).count - 1 >= occurrences { return }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        throw PseudoTerminalTimeout(pattern: "\(text) ×\(occurrences)", screen: String(screen.suffix(1500)))
+    }
+
     /// Waits until the screen matches `pattern` (a regular expression); returns the first capture group, or the match.
     @discardableResult
     func waitFor(_ pattern: String, timeout: TimeInterval = 60) async throws -> String {

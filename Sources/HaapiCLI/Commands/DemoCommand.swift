@@ -78,7 +78,7 @@ struct DemoCommand: AsyncParsableCommand {
             io.say(io.paint("Sign-in cancelled.", .yellow))
             exitCode = 130
         case .failed(let error):
-            io.say(io.paint("The sign-in failed: \(error)", .red))
+            io.say(io.paint("The sign-in failed: \(CLIFailure.classify(error).message)", .red))
             exitCode = 1
         case .tokens(let tokens):
             io.say()
@@ -87,10 +87,43 @@ struct DemoCommand: AsyncParsableCommand {
             io.say(io.paint("ID token claims:", .bold))
             TokenSummary.claims(tokens).forEach { io.say($0) }
             if !(await afterLogin(tokens, application: application, io: io)) { exitCode = 1 }
+            if exitCode == 0, flow?.createdPasskey == true, await wantsPasskeySignIn(script: script, io: io) {
+                exitCode = await signInWithPasskey(application: application, script: script, hooks: hooks, io: io)
+            }
         }
         await viewModel.close()
         await running.stop()
         if exitCode != 0 { throw ExitCode(exitCode) }
+    }
+
+    /// After a flow that created a passkey: sign in again with it? (`{"signInAgain": true}` when scripted.)
+    @MainActor
+    private func wantsPasskeySignIn(script: FlowAnswers?, io: TerminalIO) async -> Bool {
+        if let script { return script.next(ifHas: "signInAgain")?["signInAgain"]?.boolValue == true }
+        guard io.isInteractive else { return false }
+        io.say()
+        let answer = await io.readLine(prompt: "You created a passkey. Sign in again with it, no password? [Y/n] ") ?? "n"
+        return answer.isEmpty || answer.lowercased().hasPrefix("y")
+    }
+
+    /// A second flow in which the passkey just created signs in (choose "Passkey", then "Use a passkey").
+    @MainActor
+    private func signInWithPasskey(application: HaapiUIKitApplication, script: FlowAnswers?, hooks: TerminalFlowHooks, io: TerminalIO) async -> Int32 {
+        let viewModel = HaapiFlowViewModel(haapiUIKitApplication: application)
+        defer { Task { await viewModel.close() } }
+        switch await TerminalFlow(viewModel: viewModel, io: io, answers: script, hooks: hooks).run() {
+        case .tokens(let tokens):
+            io.say()
+            io.say(io.paint("✓ Signed in with your passkey.", .green))
+            TokenSummary.claims(tokens).forEach { io.say($0) }
+            return 0
+        case .cancelled:
+            io.say(io.paint("Sign-in cancelled.", .yellow))
+            return 130
+        case .failed(let error):
+            io.say(io.paint("The passkey sign-in failed: \(CLIFailure.classify(error).message)", .red))
+            return 1
+        }
     }
 
     /// What an app does next: refresh once (with the same DPoP key), then revoke (log out).

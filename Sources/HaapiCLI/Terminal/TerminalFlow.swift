@@ -35,6 +35,8 @@ final class TerminalFlow {
     let hooks: TerminalFlowHooks
     /// The last user name typed, for hooks that act on the user's behalf.
     private(set) var lastUserName: String?
+    /// Whether this flow created a passkey (a webauthn-registration step that succeeded).
+    private(set) var createdPasskey = false
 
     init(viewModel: HaapiFlowViewModel, io: TerminalIO = TerminalIO(), answers: FlowAnswers?, hooks: TerminalFlowHooks = TerminalFlowHooks()) {
         self.viewModel = viewModel
@@ -172,6 +174,23 @@ final class TerminalFlow {
         if let scripted = answers?.next(ifHas: "fields") ?? answers?.next(ifHas: "action") {
             return try await fillScripted(forms, scripted)
         }
+        // Several ways forward (sign in with a passkey, or create one): a menu, so none hides behind another.
+        let mainForms = forms.filter { !Self.secondaryKinds.contains($0.kind) }
+        if mainForms.count > 1 {
+            for (index, form) in mainForms.enumerated() { io.say("  \(io.paint("\(index + 1))", .cyan)) \(form.title ?? form.submitTitle)") }
+            var chosen: FormUIModel?
+            while chosen == nil {
+                chosen = Choice.pick(try await ask("Choose 1–\(mainForms.count): "), from: mainForms,
+                                     keys: { [$0.submitTitle, $0.kind, $0.title ?? ""] })
+                if chosen == nil { io.say(io.paint("  Type a number from the list.", .yellow)) }
+            }
+            guard let chosen else { return }
+            var values: [String: any Sendable] = [:]
+            for field in chosen.visibleFields { values[field.name] = try await prompt(field) }
+            if let name = values["userName"] as? String ?? values["username"] as? String { lastUserName = name }
+            await busy { await viewModel.submit(chosen, values: values) }
+            return
+        }
         guard let primary = forms.first(where: { !$0.visibleFields.isEmpty }) else {
             // Only buttons (consent, a "continue"): one is pressed for the user, several are a menu.
             if forms.count == 1, let only = forms.first {
@@ -209,6 +228,9 @@ final class TerminalFlow {
         if let name = values["userName"] as? String ?? values["username"] as? String { lastUserName = name }
         await busy { await viewModel.submit(primary, values: values) }
     }
+
+    /// Form kinds that are a side way of the step (send the code again, give up), offered with ":N".
+    static let secondaryKinds: Set<String> = ["resend", "cancel", "back", "redirect", "continue"]
 
     private func fillScripted(_ forms: [FormUIModel], _ scripted: JSONObject) async throws {
         var form = forms.first
@@ -322,7 +344,12 @@ final class TerminalFlow {
     private func clientOperation(_ operation: ClientOperationUIModel) async throws {
         if operation.name.hasPrefix("webauthn") {
             io.say("  🔑 " + (operation.name == "webauthn-registration" ? "Creating a passkey" : "Signing with your passkey") + " (software authenticator)…")
-            if !(await viewModel.performPasskeyOperation()), viewModel.error == nil { io.say(io.paint("  The passkey could not be used; going back.", .yellow)) }
+            let registering = operation.name == "webauthn-registration"
+            if await viewModel.performPasskeyOperation() {
+                if registering { createdPasskey = true }
+            } else if viewModel.error == nil {
+                io.say(io.paint("  The passkey could not be used; going back.", .yellow))
+            }
             return
         }
         if operation.opensExternalApp {

@@ -44,7 +44,7 @@ extension ServerConfiguration {
             { "id": "email", "type": "email-otp", "title": "Code by e-mail" },
             { "id": "approve", "type": "approve-on-another-device", "title": "Approve on another device" },
             { "id": "browser", "type": "external-browser", "title": "Sign in with the browser" },
-            { "id": "passkeys", "type": "passkeys", "title": "Passkey" }
+            { "id": "passkeys", "type": "passkeys", "title": "Passkey (sign in, or create one)" }
           ],
           "authHub": {
             "tenants": [
