@@ -50,6 +50,21 @@ struct InteractiveDemoTests {
         #expect(screen.contains("Password: \r\n") || screen.contains("Password: \n"), "the prompt's line is ended: \(screen.suffix(400))")
     }
 
+    @Test("a step's links are choices: ':3' at the username prompt follows 'Create account'")
+    func linksAreChoices() async throws {
+        let terminal = try PseudoTerminal(["demo"])
+        try await terminal.waitFor("Choose 1–\\d")
+        terminal.type("1\n")
+        try await terminal.waitFor("Username: ")
+        #expect(terminal.screen.contains(":3 Create account") && !terminal.screen.contains("(http://"), "\(terminal.screen.suffix(600))")
+        terminal.type(":3\n")
+        try await terminal.waitFor("→ Create account")
+        try await terminal.waitFor("Username: ", occurrences: 2)
+        terminal.type("\u{3}")
+        try await terminal.waitFor("\\[exit (\\d+)\\]")
+        #expect(terminal.screen.contains("[exit 130]"), "\(terminal.screen.suffix(600))")
+    }
+
     @Test("e-mail code: the demo shows the inbox; a wrong code is reported and the right one signs in")
     func emailCode() async throws {
         let terminal = try PseudoTerminal(["demo"])

@@ -102,6 +102,8 @@ struct HelpTests {
         }
         let help = try await CLIRunner.run(["token", "refresh", "--help"])
         #expect(help.stdout.contains("Examples:") && help.stdout.contains("$ haapi token refresh --session"), "\(help.stdout)")
+        let typo = try await CLIRunner.run(["lgin"])
+        #expect(typo.status == 64 && typo.stderr.contains("Did you mean 'haapi login'?"), "\(typo.stderr)")
         let overview = try await CLIRunner.run([])
         #expect(overview.status == 0 && overview.stdout.contains("Get started") && overview.stdout.contains("Log in"), "\(overview.stdout)")
     }

@@ -9,7 +9,7 @@ import Passkeys
 struct AuthHubCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "authhub", abstract: "Sign in through an Authentication Hub flow API (the dev server speaks it too).",
-        discussion: HelpExamples.discussion("", "haapi authhub login --server http://127.0.0.1:8443 --user demouser --dev-inbox"),
+        discussion: HelpExamples.discussion("", "haapi authhub login --server http://127.0.0.1:8080 --user demouser --dev-inbox"),
         subcommands: [Login.self])
 
     struct Login: AsyncParsableCommand {
@@ -17,10 +17,10 @@ struct AuthHubCommand: AsyncParsableCommand {
             commandName: "login",
             abstract: "Password (encrypted when the tenant requires it), then e-mail OTP or a passkey, to AUTH_ALLOWED.",
             discussion: HelpExamples.discussion(
-                "", "haapi authhub login --server http://127.0.0.1:8443 --user demouser --dev-inbox",
-                "haapi authhub login --server http://127.0.0.1:8443 --user demouser --factor FIDO --passkey-store ~/.haapi/passkeys"))
+                "", "haapi authhub login --server http://127.0.0.1:8080 --user demouser --dev-inbox",
+                "haapi authhub login --server http://127.0.0.1:8080 --user demouser --factor FIDO --passkey-store ~/.haapi/passkeys"))
 
-        @Option(name: .long, help: "The hub's base URL, e.g. http://127.0.0.1:8443 (the tenant is appended).")
+        @Option(name: .long, help: "The hub's base URL, e.g. http://127.0.0.1:8080 (the tenant is appended).")
         var server: String
         @Option(name: .long, help: "The tenant.") var tenant = "default"
         @Option(name: .long, help: "Use this proxy URL for the flow calls instead of <server>/<tenant> (it must resolve to the tenant).")

@@ -5,7 +5,7 @@ public struct HaapiCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "haapi",
         abstract: "API-driven native login (HAAPI) from the terminal: inspect steps, make DPoP proofs, work with JOSE.",
-        discussion: HelpExamples.discussion(ExitCodes.helpText, "haapi demo", "haapi serve", "haapi login --server http://127.0.0.1:8443 --client-id haapi-demo"),
+        discussion: HelpExamples.discussion(ExitCodes.helpText, "haapi demo", "haapi serve", "haapi login --server http://127.0.0.1:8080 --client-id haapi-demo"),
         version: HaapiCommand.version,
         subcommands: [DemoCommand.self, ServeCommand.self, LoginCommand.self, TokenCommand.self, PasskeyCommand.self, AuthHubCommand.self, ApproveCommand.self, InspectCommand.self, DpopCommand.self, JwkCommand.self, JwsCommand.self]
     )
@@ -14,6 +14,30 @@ public struct HaapiCommand: AsyncParsableCommand {
     public static let version = "0.1.0-dev"
 
     public init() {}
+
+    /// The command `typed` was probably meant to be, when it is not one: the closest name within two edits.
+    static func suggestion(for typed: String) -> String? {
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName }
+        guard !typed.hasPrefix("-"), !names.contains(typed) else { return nil }
+        let scored = names.map { (name: $0, distance: editDistance(typed.lowercased(), $0)) }.min { $0.distance < $1.distance }
+        guard let best = scored, best.distance <= 2 else { return nil }
+        return best.name
+    }
+
+    /// Levenshtein distance between two short words.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty else { return b.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in stride(from: 1, through: b.count, by: 1) {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
 
     /// `haapi` alone: what the tool does, by task (`--help` has every option).
     public func run() async throws {
@@ -43,6 +67,9 @@ extension HaapiCommand {
         do {
             command = try parseAsRoot()
         } catch {
+            if let typed = CommandLine.arguments.dropFirst().first, let suggestion = suggestion(for: typed) {
+                CLIFailure("unknown command '\(typed)'. Did you mean 'haapi \(suggestion)'?", code: ExitCodes.usage).exit()
+            }
             exit(withError: error)
         }
         do {

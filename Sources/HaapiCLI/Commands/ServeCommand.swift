@@ -12,8 +12,8 @@ struct ServeCommand: AsyncParsableCommand {
             "haapi serve --public-url https://login.example.com")
     )
 
-    @Option(name: .long, help: "Port to listen on (0 picks a free one).")
-    var port: Int = 8443
+    @Option(name: .long, help: "Port to listen on (0 picks a free one). 8080 by default: plain HTTP, so not the TLS port 8443.")
+    var port: Int = 8080
 
     @Option(name: .long, help: "Address to bind. Anything but loopback exposes a development server to the network.")
     var host: String = "127.0.0.1"

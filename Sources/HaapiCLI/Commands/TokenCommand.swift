@@ -91,7 +91,7 @@ struct TokenCommand: AsyncParsableCommand {
     struct Exchange: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Redeem an authorization code (grant_type=authorization_code).",
-            discussion: HelpExamples.discussion("", "haapi token exchange --token-endpoint http://127.0.0.1:8443/oauth/token --client-id haapi-demo --code \"$CODE\" --code-verifier \"$VERIFIER\" --dpop-key dpop.jwk"))
+            discussion: HelpExamples.discussion("", "haapi token exchange --token-endpoint http://127.0.0.1:8080/oauth/token --client-id haapi-demo --code \"$CODE\" --code-verifier \"$VERIFIER\" --dpop-key dpop.jwk"))
         @OptionGroup var common: Common
         @Option(name: .long, parsing: .unconditional, help: "The authorization code.") var code: String
         @Option(name: .long, parsing: .unconditional, help: "The PKCE code verifier.") var codeVerifier: String?
@@ -106,7 +106,7 @@ struct TokenCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Refresh (grant_type=refresh_token); DPoP-bound tokens need the same key.",
             discussion: HelpExamples.discussion("", "haapi token refresh --session ~/.haapi/session",
-                                                "haapi token refresh --token-endpoint http://127.0.0.1:8443/oauth/token --client-id haapi-demo --refresh-token \"$RT\" --dpop-key dpop.jwk"))
+                                                "haapi token refresh --token-endpoint http://127.0.0.1:8080/oauth/token --client-id haapi-demo --refresh-token \"$RT\" --dpop-key dpop.jwk"))
         @OptionGroup var common: Common
         @Option(name: .long, parsing: .unconditional, help: "The refresh token (default: the session's).") var refreshToken: String?
 
@@ -149,7 +149,7 @@ struct TokenCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Ask the server about a token (RFC 7662).",
             discussion: HelpExamples.discussion("", "haapi token introspect --session ~/.haapi/session",
-                                                "HAAPI_CLIENT_SECRET=s haapi token introspect --token-endpoint http://127.0.0.1:8443/oauth/token --client-id my-client --token \"$AT\""))
+                                                "HAAPI_CLIENT_SECRET=s haapi token introspect --token-endpoint http://127.0.0.1:8080/oauth/token --client-id my-client --token \"$AT\""))
         @OptionGroup var common: Common
         @Option(name: .long, parsing: .unconditional, help: "The token (default: the session's access token).") var token: String?
 

@@ -104,8 +104,9 @@ final class TerminalFlow {
             io.say(io.paint("  ▣ \(link.title): a QR code (\(link.link.mediaType ?? "image"), about \(max(size, 1)) KB) for signing in with another "
                 + "device. A terminal cannot show it; scan it from the app or web page, or choose another way to sign in.", .dim))
         }
-        if !followable.isEmpty {
-            io.say(io.paint("  Links: " + followable.map { "\($0.title) (\($0.href))" }.joined(separator: "; "), .dim))
+        // On a form step the links are choices (":N", below); elsewhere they are listed by title.
+        if !followable.isEmpty, !model.isFormStep {
+            io.say(io.paint("  Links: " + followable.map(\.title).joined(separator: "; "), .dim))
         }
         if case .forms(let forms) = model.content {
             for field in forms.flatMap(\.fields) where field.problem != nil {
@@ -209,12 +210,21 @@ final class TerminalFlow {
         }
         // The form with fields is asked for; the other actions (resend, back, …) can be taken instead with ":N".
         let others = forms.enumerated().filter { $0.element.model.href != primary.model.href || $0.element.submitTitle != primary.submitTitle }
-        if !others.isEmpty {
-            io.say(io.paint("  Or instead: " + others.map { ":\($0.offset + 1) \($0.element.submitTitle)" }.joined(separator: ", "), .dim))
+        // The step's links (forgot password, create account) are followable the same way, numbered after the forms.
+        let links = (viewModel.uiModel?.links ?? []).filter { !$0.isDataImage }
+        let choices = others.map { ":\($0.offset + 1) \($0.element.submitTitle)" } + links.enumerated().map { ":\(forms.count + $0.offset + 1) \($0.element.title)" }
+        if !choices.isEmpty {
+            io.say(io.paint("  Or instead (type it at any prompt): " + choices.joined(separator: ", "), .dim))
         }
         var values: [String: any Sendable] = [:]
         for field in primary.visibleFields {
             let value = try await prompt(field)
+            if let text = value as? String, text.hasPrefix(":"), let number = Int(text.dropFirst()), links.indices.contains(number - forms.count - 1) {
+                let link = links[number - forms.count - 1]
+                io.say("  → \(link.title)")
+                await busy { await viewModel.followLink(link) }
+                return
+            }
             if let text = value as? String, text.hasPrefix(":"), let number = Int(text.dropFirst()), forms.indices.contains(number - 1) {
                 let alternative = forms[number - 1]
                 io.say("  → \(alternative.submitTitle)")

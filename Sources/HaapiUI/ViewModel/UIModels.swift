@@ -28,6 +28,12 @@ public struct HaapiUIModel: Sendable {
     public var problemMessages: [MessageUIModel] = []
 
     public var viewName: String? { step.metadata?.viewName }
+
+    /// Whether the content is forms (a login or code screen) rather than a selector, polling or an operation.
+    public var isFormStep: Bool {
+        if case .forms = content { return true }
+        return false
+    }
 }
 
 public struct MessageUIModel: Sendable, Hashable {
