@@ -45,8 +45,9 @@ struct AuthHubCommand: AsyncParsableCommand {
             let address = proxyUrl.map { AHServerAddress(serverUrl: $0) } ?? AHServerAddress(serverHost: origin, tenant: tenant)
             let bearer: String
             do { bearer = try await clientToken(origin) } catch {
-                StandardStreams.printError("haapi authhub login: no client token: \(error)")
-                throw ExitCode(1)
+                // The same words and exit code as every other command (69 when the hub cannot be reached).
+                let failure = CLIFailure.classify(error)
+                throw CLIFailure("No client token from the hub: " + failure.message, code: failure.code, details: failure.details)
             }
             var passkeys: SoftwareAuthenticator?
             if let passkeyStore {
@@ -59,9 +60,10 @@ struct AuthHubCommand: AsyncParsableCommand {
             do {
                 let outcome = try await login.run()
                 summarise(outcome.response, io)
+            } catch AuthHubLogin.Failure.flow(.transport(let detail)) {
+                throw CLIFailure(ErrorSentence.make("The hub could not be reached", detail), code: ExitCodes.unavailable)
             } catch {
-                StandardStreams.printError("haapi authhub login: \(error)")
-                throw ExitCode(1)
+                throw CLIFailure(String(describing: error), code: ExitCodes.failure)
             }
         }
 
