@@ -119,6 +119,11 @@ struct LoginAndTokenCommandTests {
                                               environment: ["HAAPI_VERBOSE": "1"])
         #expect(verbose.status == 77 && verbose.stderr.contains("incorrect-credentials"), "\(verbose.stderr)")
 
+        // A URL where no HAAPI server answers is named as such, and is "unavailable" (69), not "refused".
+        let notHaapi = try await CLIRunner.run(["login", "--server", base + "/nothing", "--client-id", "haapi-demo", "--username", "demouser",
+                                                "--password", "Password1"])
+        #expect(notHaapi.status == 69 && notHaapi.stderr.contains("does not speak HAAPI"), "\(notHaapi.stderr)")
+
         // An unknown client is named as such, not as a refused attestation.
         let unknown = try await CLIRunner.run(["login", "--server", base, "--client-id", "no-such-client", "--username", "demouser",
                                                "--password", "Password1"])

@@ -61,6 +61,11 @@ struct CLIFailure: Error, CustomStringConvertible {
         case .attestationRefusedByServer(let cause as HaapiError):
             // The server refuses attestation for a client it does not know: say that, not "attestation refused".
             if case .serverError("invalid_client", _, _) = cause { return haapi(cause) }
+            // No attestation endpoint at all: this is not a HAAPI server (or not its base URL).
+            if case .invalidStatusCode(let status) = cause, [404, 405, 406, 415].contains(status) {
+                return CLIFailure("The server does not speak HAAPI here: its token endpoint answered \(status). Check --server (the server's base URL).",
+                                  code: ExitCodes.unavailable, details: details)
+            }
             return CLIFailure("The server refused this device's attestation (\(cause.errorDescription)) Is the client configured for "
                               + "the software attester?", code: ExitCodes.refused, details: details)
         case .attestationRefusedByServer:
