@@ -155,7 +155,8 @@ refresh_token = tokens.get("refresh_token", "")
 
 # 2. DPoP-bound refresh: another key is refused, the same key works.
 rc, refused, _ = haapi("token", "refresh", *auth, "--refresh-token", refresh_token, "--dpop-key", other_key_file)
-check("haapi token refresh with another DPoP key is refused", rc == 1 and refused.get("error") in ("invalid_dpop_proof", "invalid_grant", "use_dpop_nonce"), f"{rc} {refused}")
+# Refusals exit 77 ("refused by the server", haapi --help).
+check("haapi token refresh with another DPoP key is refused", rc == 77 and refused.get("error") in ("invalid_dpop_proof", "invalid_grant", "use_dpop_nonce"), f"{rc} {refused}")
 rc, refreshed, err = haapi("token", "refresh", *auth, "--refresh-token", refresh_token, "--dpop-key", key_file)
 check("haapi token refresh with the flow's key → DPoP token", rc == 0 and refreshed.get("token_type") == "DPoP", f"{rc} {refreshed} {err}")
 current_refresh = refreshed.get("refresh_token", refresh_token)
@@ -164,7 +165,7 @@ current_refresh = refreshed.get("refresh_token", refresh_token)
 rc, revoked, err = haapi("token", "revoke", *auth, "--revocation-endpoint", f"{OIDC}/revoke", "--token", current_refresh)
 check("haapi token revoke", rc == 0 and revoked.get("revoked") is True, f"{rc} {revoked} {err}")
 rc, after, _ = haapi("token", "refresh", *auth, "--refresh-token", current_refresh, "--dpop-key", key_file)
-check("refresh after revocation is refused", rc == 1, f"{rc} {after}")
+check("refresh after revocation is refused", rc == 77, f"{rc} {after}")
 
 # 4. private_key_jwt (ES256 from a SEC1/PKCS#8 PEM, RS256 from PKCS#8) and client_secret_jwt (HS256).
 for algorithm, client_key in (("ES256", ECKey.generate_key("P-256")), ("RS256", RSAKey.generate_key(2048))):
@@ -185,7 +186,7 @@ rc, tokens, err = haapi("token", "exchange", "--token-endpoint", TOKEN, "--clien
 check("client_secret_jwt HS256: code exchange accepted", rc == 0 and tokens.get("token_type") == "DPoP", f"{rc} {tokens} {err}")
 rc, tokens, _ = haapi("token", "exchange", "--token-endpoint", TOKEN, "--client-id", client["client_id"], "--client-jwt-secret", "not-the-secret",
                       "--redirect-uri", REDIRECT, "--code", "unused", "--dpop-key", key_file)
-check("client_secret_jwt with a wrong secret is refused", rc == 1, f"{rc} {tokens}")
+check("client_secret_jwt with a wrong secret is refused", rc == 77, f"{rc} {tokens}")
 
 print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
 raise SystemExit(0 if all(results) else 1)

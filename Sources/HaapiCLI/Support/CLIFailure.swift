@@ -49,6 +49,8 @@ struct CLIFailure: Error, CustomStringConvertible {
         switch error {
         case .communication(let message, _):
             return CLIFailure(ErrorSentence.make("The server could not be reached", message), code: ExitCodes.unavailable, details: details)
+        case .invalidStatusCode(let status) where status == 400 || status == 401 || status == 403:
+            return CLIFailure("The server refused the request (HTTP \(status), without an OAuth error).", code: ExitCodes.refused, details: details)
         case .invalidStatusCode(let status) where status == 404 || status == 406 || status == 415:
             return CLIFailure("The server does not speak HAAPI here (it answered \(status)); check --server.", code: ExitCodes.unavailable,
                               details: details)

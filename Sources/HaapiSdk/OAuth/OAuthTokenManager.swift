@@ -163,7 +163,15 @@ public final class OAuthTokenManager: Sendable {
             return .error(error)
         }
         do throws(HaapiError) {
-            let object = try response.oauthObject()
+            let object: JSONObject
+            do throws(HaapiError) {
+                object = try response.oauthObject()
+            } catch {
+                // A refusal without an OAuth error body (some servers answer 401 with nothing) is still a refusal,
+                // and a 5xx page a retryable server error: the status says more than the unreadable body.
+                guard response.statusCode == 200 else { throw response.oauthError }
+                throw error
+            }
             if response.statusCode == 200 {
                 let token = try SuccessfulTokenResponse(object, keepingRefreshToken: previousRefreshToken)
                 HaapiLogger.info(SdkFollowUpTag.oauth, "token response: \(token)")
