@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import HaapiUI
 
@@ -17,7 +16,7 @@ struct CLIFailure: Error, CustomStringConvertible {
 
     var description: String { message }
 
-    /// What `error` means for the user of `command` ("login", "token refresh", …).
+    /// What `error` means for the user: the words and the exit code, the same in every command.
     static func classify(_ error: any Error) -> CLIFailure {
         switch error {
         case let failure as CLIFailure:
