@@ -24,7 +24,7 @@ struct CLIFailure: Error, CustomStringConvertible {
         case let error as HaapiError:
             return haapi(error)
         case let error as TransportError:
-            return CLIFailure(ErrorSentence.make("The server could not be reached", error.description), code: ExitCodes.unavailable)
+            return CLIFailure(error.localizedDescription, code: ExitCodes.unavailable)
         case let error as HaapiUIError:
             switch error {
             case .flowCancelled: return CLIFailure("cancelled", code: ExitCodes.cancelled)

@@ -150,25 +150,32 @@ final class TerminalFlow {
         io.write("\r\u{1B}[K")
     }
 
-    private func choose(_ options: [SelectorOptionUIModel]) async throws {
-        for (index, option) in options.enumerated() {
-            io.say("  \(io.paint("\(index + 1))", .cyan)) \(option.title)")
+    /// A numbered menu, asked until the answer is a number in range or a whole name (`Choice.pick`).
+    private func menu<Item>(_ items: [Item], title: (Item) -> String, keys: (Item) -> [String]) async throws -> Item {
+        for (index, item) in items.enumerated() { io.say("  \(io.paint("\(index + 1))", .cyan)) \(title(item))") }
+        while true {
+            if let item = Choice.pick(try await ask("Choose 1–\(items.count): "), from: items, keys: keys) { return item }
+            io.say(io.paint("  Type a number from the list.", .yellow))
         }
+    }
+
+    private func rememberUserName(_ values: [String: any Sendable]) {
+        if let name = values["userName"] as? String ?? values["username"] as? String { lastUserName = name }
+    }
+
+    private static func formKeys(_ form: FormUIModel) -> [String] { [form.submitTitle, form.kind, form.title ?? ""] }
+
+    private func choose(_ options: [SelectorOptionUIModel]) async throws {
         let keys: (SelectorOptionUIModel) -> [String] = { [$0.model.href, $0.type ?? "", $0.title] }
         if let scripted = answers?.next(ifHas: "choose")?["choose"]?.stringValue {
+            for (index, option) in options.enumerated() { io.say("  \(io.paint("\(index + 1))", .cyan)) \(option.title)") }
             guard let option = Choice.pick(scripted, from: options, keys: keys) else { throw NeedsInput(description: "no authenticator matches \"\(scripted)\"") }
             io.say("  → \(option.title)")
             await busy { await viewModel.select(option) }
             return
         }
-        while true {
-            let line = try await ask("Choose 1–\(options.count): ")
-            if let option = Choice.pick(line, from: options, keys: keys) {
-                await busy { await viewModel.select(option) }
-                return
-            }
-            io.say(io.paint("  Type a number from the list.", .yellow))
-        }
+        let option = try await menu(options, title: \.title, keys: keys)
+        await busy { await viewModel.select(option) }
     }
 
     private func fill(_ forms: [FormUIModel]) async throws {
@@ -178,17 +185,10 @@ final class TerminalFlow {
         // Several ways forward (sign in with a passkey, or create one): a menu, so none hides behind another.
         let mainForms = forms.filter { !Self.secondaryKinds.contains($0.kind) }
         if mainForms.count > 1 {
-            for (index, form) in mainForms.enumerated() { io.say("  \(io.paint("\(index + 1))", .cyan)) \(form.title ?? form.submitTitle)") }
-            var chosen: FormUIModel?
-            while chosen == nil {
-                chosen = Choice.pick(try await ask("Choose 1–\(mainForms.count): "), from: mainForms,
-                                     keys: { [$0.submitTitle, $0.kind, $0.title ?? ""] })
-                if chosen == nil { io.say(io.paint("  Type a number from the list.", .yellow)) }
-            }
-            guard let chosen else { return }
+            let chosen = try await menu(mainForms, title: { $0.title ?? $0.submitTitle }, keys: Self.formKeys)
             var values: [String: any Sendable] = [:]
             for field in chosen.visibleFields { values[field.name] = try await prompt(field) }
-            if let name = values["userName"] as? String ?? values["username"] as? String { lastUserName = name }
+            rememberUserName(values)
             await busy { await viewModel.submit(chosen, values: values) }
             return
         }
@@ -199,13 +199,8 @@ final class TerminalFlow {
                 await busy { await viewModel.submit(only) }
                 return
             }
-            for (index, form) in forms.enumerated() { io.say("  \(io.paint("\(index + 1))", .cyan)) \(form.submitTitle)") }
-            var chosen: FormUIModel?
-            while chosen == nil {
-                chosen = Choice.pick(try await ask("Choose 1–\(forms.count): "), from: forms, keys: { [$0.submitTitle, $0.kind, $0.title ?? ""] })
-                if chosen == nil { io.say(io.paint("  Type a number from the list.", .yellow)) }
-            }
-            if let chosen { await busy { await viewModel.submit(chosen) } }
+            let chosen = try await menu(forms, title: \.submitTitle, keys: Self.formKeys)
+            await busy { await viewModel.submit(chosen) }
             return
         }
         // The form with fields is asked for; the other actions (resend, back, …) can be taken instead with ":N".
@@ -235,7 +230,7 @@ final class TerminalFlow {
             }
             values[field.name] = value
         }
-        if let name = values["userName"] as? String ?? values["username"] as? String { lastUserName = name }
+        rememberUserName(values)
         await busy { await viewModel.submit(primary, values: values) }
     }
 
@@ -245,7 +240,7 @@ final class TerminalFlow {
     private func fillScripted(_ forms: [FormUIModel], _ scripted: JSONObject) async throws {
         var form = forms.first
         if forms.count > 1, let wanted = scripted["action"]?.stringValue ?? scripted["choose"]?.stringValue {
-            form = Choice.pick(wanted, from: forms, keys: { [$0.submitTitle, $0.kind, $0.title ?? ""] })
+            form = Choice.pick(wanted, from: forms, keys: Self.formKeys)
         } else if forms.count > 1 {
             form = forms.first { !$0.visibleFields.isEmpty } ?? forms.first
         }
@@ -255,7 +250,7 @@ final class TerminalFlow {
         for field in form.visibleFields {
             if let value = fields[field.name] { values[field.name] = value.stringValue ?? value.boolValue.map { $0 ? "on" : "" } ?? value.serialized() }
         }
-        if let name = values["userName"] as? String ?? values["username"] as? String { lastUserName = name }
+        rememberUserName(values)
         io.say("  → \(form.submitTitle)")
         await busy { await viewModel.submit(form, values: values) }
     }

@@ -25,8 +25,9 @@ public final class HaapiFlowViewModel: ObservableObject {
     private var isFinished = false
     /// The failure `errorFeedback` holds back from `flowResult` until the user has seen it.
     private var unreportedError: (any Error)?
-    /// The step whose app was opened automatically, so it is opened once.
-    private var launchedStepRevision: Int?
+    /// Whether the app was opened for the current wait (a launch step, then its polling steps): each poll
+    /// answer is a new polling step, and the app is opened once.
+    private var openedAppWhilePolling = false
 
     public init(haapiUIKitApplication: HaapiUIKitApplication, flowResult: (any HaapiFlowResult)? = nil,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
@@ -56,6 +57,7 @@ public final class HaapiFlowViewModel: ObservableObject {
         errorFeedback = nil
         unreportedError = nil
         authenticatorTabs = nil
+        openedAppWhilePolling = false
         oAuthModel = nil
         uiModel = nil
         isLoading = true
@@ -285,12 +287,18 @@ public final class HaapiFlowViewModel: ObservableObject {
     private func openAppOnce(_ model: HaapiUIModel) {
         let opensApp: Bool
         switch model.content {
-        case .clientOperation(let operation): opensApp = operation.opensExternalApp
-        case .polling(let polling): opensApp = polling.appLaunchURL != nil && launchedStepRevision == nil
-        default: opensApp = false
+        case .clientOperation(let operation):
+            // The polling that follows a launch step (BankID) must not open the app a second time.
+            opensApp = operation.opensExternalApp
+            openedAppWhilePolling = opensApp
+        case .polling(let polling):
+            opensApp = polling.appLaunchURL != nil && !openedAppWhilePolling
+            if opensApp { openedAppWhilePolling = true }
+        default:
+            opensApp = false
+            openedAppWhilePolling = false
         }
-        guard opensApp, configuration.externalAppOpener != nil, launchedStepRevision != revision else { return }
-        launchedStepRevision = revision
+        guard opensApp, configuration.externalAppOpener != nil else { return }
         Task { [weak self] in await self?.launchExternalApp() }
     }
 
