@@ -62,12 +62,18 @@ struct FloodTests {
 
     @Test("in process: inserting into full stores costs what inserting into empty ones does (O(1)), and they stay bounded")
     func storesAreConstantTime() async throws {
-        var store = ExpiringStore<String, Int>(capacity: 10_000)
         let now = Date()
         let clock = ContinuousClock()
-        let empty = clock.measure { for index in 0..<5_000 { store.set(index, for: "a\(index)", expiresAt: now.addingTimeInterval(60), now: now) } }
-        for index in 0..<20_000 { store.set(index, for: "b\(index)", expiresAt: now.addingTimeInterval(60), now: now) }
-        let full = clock.measure { for index in 0..<5_000 { store.set(index, for: "c\(index)", expiresAt: now.addingTimeInterval(60), now: now) } }
+        // The fastest of five rounds each: a round that another suite's work preempted says nothing about the store.
+        var empty = Duration.seconds(1_000), full = Duration.seconds(1_000)
+        var store = ExpiringStore<String, Int>(capacity: 10_000)
+        for round in 0..<5 {
+            var fresh = ExpiringStore<String, Int>(capacity: 10_000)
+            empty = min(empty, clock.measure { for index in 0..<5_000 { fresh.set(index, for: "a\(index)", expiresAt: now.addingTimeInterval(60), now: now) } })
+            store = fresh
+            for index in 0..<20_000 { store.set(index, for: "b\(round)-\(index)", expiresAt: now.addingTimeInterval(60), now: now) }
+            full = min(full, clock.measure { for index in 0..<5_000 { store.set(index, for: "c\(index)", expiresAt: now.addingTimeInterval(60), now: now) } })
+        }
         #expect(store.count == 10_000)
         #expect(full < empty * 10, "empty \(empty), full \(full)")
         // The oldest went first; the newest are there; expired entries are gone after their time.
