@@ -74,7 +74,9 @@ public final class DevServer: Sendable {
 
     private func seedUsers() throws {
         for user in configuration.users where try store.user(named: user.username) == nil {
-            let stored = StoredUser(username: user.username, passwordHash: try passwords.hash(user.password), email: user.email, name: user.name)
+            // validate() has made sure each user has exactly one of the two.
+            let hash = try user.passwordHash ?? passwords.hash(user.password ?? "")
+            let stored = StoredUser(username: user.username, passwordHash: hash, email: user.email, name: user.name)
             if case .failure(let conflict) = try store.insertUser(stored, now: clock()) {
                 throw ConfigurationError.invalid(
                     "user \(user.username): its \(conflict == .usernameTaken ? "username" : "e-mail address") is another user's username or e-mail address")
@@ -114,7 +116,13 @@ public final class DevServer: Sendable {
         let task = Task {
             // If the server stops before it ever ran (the port is taken), end the wait below too.
             defer { portContinuation.finish() }
-            try await application.run()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await application.run() }
+                group.addTask { await self.sweepPeriodically() }
+                // Whichever ends first (the server, normally) ends the other.
+                defer { group.cancelAll() }
+                try await group.next()
+            }
         }
         var boundPort = 0
         for await value in portStream { boundPort = value }

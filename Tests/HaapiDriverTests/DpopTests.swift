@@ -53,6 +53,9 @@ struct DpopTests {
         ("https://a.test/p#f", "https://a.test/p"),
         ("http://127.0.0.1:8080/authn/authenticate?serviceProviderId=x&state=y#z", "http://127.0.0.1:8080/authn/authenticate"),
         ("https://a.test", "https://a.test"),
+        ("https://a.test/p#f?not-a-query", "https://a.test/p"),
+        ("https://a.test/p?q=a#b", "https://a.test/p"),
+        ("https://a.test:8443/%7Euser/p;x=1?q", "https://a.test:8443/%7Euser/p;x=1"),
     ])
     func htu(input: String, expected: String) throws {
         #expect(Dpop.htu(for: try #require(URL(string: input))) == expected)

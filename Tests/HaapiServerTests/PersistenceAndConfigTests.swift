@@ -68,7 +68,12 @@ struct ConfigurationTests {
     @Test("the embedded default has the demo user, the demo client and the DCR pair")
     func embeddedDefault() throws {
         let configuration = try ServerConfiguration.embeddedDefault
-        #expect(configuration.users.contains { $0.username == "demouser" && $0.password == "Password1" })
+        // The demo user comes with its hash, made once, and that hash verifies the published password.
+        let demoUser = try #require(configuration.users.first { $0.username == "demouser" })
+        #expect(demoUser.password == nil)
+        let hasher = PasswordHasher(iterations: configuration.security.passwordHashIterations)
+        #expect(hasher.verify(ServerConfiguration.demoPassword, against: try #require(demoUser.passwordHash)))
+        #expect(!hasher.verify("Password2", against: try #require(demoUser.passwordHash)))
         let demo = try #require(configuration.clients.first { $0.id == "haapi-demo" })
         #expect(demo.attestation == .software && demo.tokenBoundCodes && demo.dpopNonce && demo.redirectURIs == ["app://haapi"])
         #expect(demo.scopes.contains("openid") && demo.scopes.contains("profile"))
@@ -92,6 +97,10 @@ struct ConfigurationTests {
         (#"{"clients":[],"authenticators":[{"id":"p","type":"username-password","title":"P"}],"authHub":{"tenants":[{"name":"a"},{"name":"b","proxyPath":"a"}]}}"#, "names two tenants"),
         (#"{"clients":[],"authenticators":[{"id":"p","type":"username-password","title":"P"}],"authHub":{"tenants":[{"name":"oauth"}]}}"#, "cannot be a tenant name"),
         (#"{"clients":[],"authenticators":[{"id":"p","type":"username-password","title":"P"}],"lifetimes":{"refreshTokenReuseGrace":3600}}"#, "refreshTokenReuseGrace must be 0…300"),
+        (#"{"clients":[],"users":[{"username":"u"}],"authenticators":[{"id":"p","type":"username-password","title":"P"}]}"#, "neither password nor passwordHash"),
+        (#"{"clients":[],"users":[{"username":"u","password":"x","passwordHash":"pbkdf2-sha256$600000$tIsnoKN_za5Cy8-gCAAgqw$mVNPw5a2Riab-cN230IGPe2Nvn_f5FvWUaIxnGo4ing"}],"authenticators":[{"id":"p","type":"username-password","title":"P"}]}"#, "both password and passwordHash"),
+        (#"{"clients":[],"users":[{"username":"u","passwordHash":"sha1$abc"}],"authenticators":[{"id":"p","type":"username-password","title":"P"}]}"#, "is not a pbkdf2-sha256"),
+        (#"{"clients":[],"users":[{"username":"u","passwordHash":"pbkdf2-sha256$1000$tIsnoKN_za5Cy8-gCAAgqw$mVNPw5a2Riab-cN230IGPe2Nvn_f5FvWUaIxnGo4ing"}],"authenticators":[{"id":"p","type":"username-password","title":"P"}]}"#, "uses 1000 iterations"),
     ])
     func badConfiguration(json: String, expected: String) {
         do {

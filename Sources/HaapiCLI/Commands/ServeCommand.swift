@@ -98,7 +98,7 @@ enum ServeSummary {
         // Passwords are never printed, except the documented demo user's from the embedded configuration.
         let demo = (try? ServerConfiguration.embeddedDefault.users) ?? []
         lines.append("  users: " + server.configuration.users.map { user in
-            demo.contains(user) ? "\(user.username) / \(user.password) (demo password)" : user.username
+            demo.contains(user) ? "\(user.username) / \(ServerConfiguration.demoPassword) (demo password)" : user.username
         }.joined(separator: ", "))
         lines.append("  authenticators: " + server.configuration.authenticators.map { "\($0.id) (\($0.type.rawValue))" }.joined(separator: ", "))
         lines.append("")

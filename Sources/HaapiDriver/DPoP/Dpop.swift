@@ -12,8 +12,10 @@ public struct Dpop: Sendable {
     public let key: any SigningKey
     private let clock: @Sendable () -> Date
     private let makeJTI: @Sendable () -> String
-    /// The proof header's `jwk`, computed once: it is the same in every proof.
-    private let publicJWKJSON: JSONValue?
+    /// The proof header, encoded once: `alg`, `typ` and `jwk` are the same in every proof of this key.
+    private let encodedHeader: String?
+    /// The key's RFC 7638 thumbprint, computed once.
+    public let jwkThumbprint: String
     /// PKCE verifiers of the codes this key's flow received (shared by every copy of this value).
     package let codeVerifiers = CodeVerifierStore()
 
@@ -28,11 +30,15 @@ public struct Dpop: Sendable {
         self.key = key
         self.clock = clock
         self.makeJTI = jtiGenerator
-        publicJWKJSON = try? key.publicJWK.publicKey().json
+        encodedHeader = try? Self.encodedHeader(for: key)
+        jwkThumbprint = key.thumbprint
     }
 
-    /// The RFC 7638 thumbprint of the proof key (`jkt`, what `cnf.jkt` in a bound token holds).
-    public var jwkThumbprint: String { key.thumbprint }
+    /// `{"alg":…,"typ":"dpop+jwt","jwk":…}`, base64url-encoded.
+    private static func encodedHeader(for key: any SigningKey) throws -> String {
+        let header: JSONValue = ["alg": .string(key.algorithm.rawValue), "typ": .string(proofType), "jwk": try key.publicJWK.publicKey().json]
+        return Base64URL.encode(Data(header.serialized().utf8))
+    }
 
     public func createProof(httpMethod: String, url: URL, nonce: String? = nil, accessToken: String? = nil) throws -> String {
         var claims: JSONObject = [
@@ -43,19 +49,17 @@ public struct Dpop: Sendable {
         ]
         if let nonce { claims["nonce"] = .string(nonce) }
         if let accessToken { claims["ath"] = .string(Self.accessTokenHash(accessToken)) }
-        let header: JSONObject = [
-            "typ": .string(Self.proofType),
-            "jwk": try publicJWKJSON ?? key.publicJWK.publicKey().json,
-        ]
-        return try JWS.sign(claims: claims, header: header, signer: key)
+        let payload = Data(JSONValue.object(claims).serialized().utf8)
+        return try JWS.sign(encodedHeader: try encodedHeader ?? Self.encodedHeader(for: key), payload: payload, signer: key)
     }
 
     /// The `htu` for a request URL: the same URL without query and fragment (RFC 9449 §4.2).
     public static func htu(for url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url.absoluteString }
-        components.query = nil
-        components.fragment = nil
-        return components.string ?? url.absoluteString
+        // The query starts at the first "?" and the fragment at the first "#" of an absolute URL's text
+        // (RFC 3986 §3); cutting there avoids parsing the URL again for every request.
+        let text = url.absoluteString
+        guard let end = text.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else { return text }
+        return String(text[..<end])
     }
 
     /// `ath`: BASE64URL(SHA-256(ASCII(token))). The hash covers the token only, not the `DPoP ` scheme.
@@ -70,6 +74,9 @@ public struct DPoPProof: Sendable {
     public let jws: CompactJWS
     public let jwk: JWK
     public let claims: JSONObject
+    /// The RFC 7638 thumbprint of `jwk`, computed once: the server compares it with bindings and keys its
+    /// replay cache with it.
+    public let thumbprint: String
 
     /// Parses a proof and checks RFC 9449 §4.3 items 2–7: one well-formed JWT, `typ` `dpop+jwt`,
     /// an allowed asymmetric `alg`, a public `jwk` with no private members, a signature that verifies
@@ -92,6 +99,7 @@ public struct DPoPProof: Sendable {
         self.jws = jws
         self.jwk = jwk
         self.claims = claims
+        thumbprint = jwk.thumbprint()
     }
 
     public var jti: String { claims["jti"]?.stringValue ?? "" }
@@ -100,5 +108,4 @@ public struct DPoPProof: Sendable {
     public var iat: Int { claims["iat"]?.numberValue?.intValue ?? 0 }
     public var nonce: String? { claims["nonce"]?.stringValue }
     public var ath: String? { claims["ath"]?.stringValue }
-    public var thumbprint: String { jwk.thumbprint() }
 }

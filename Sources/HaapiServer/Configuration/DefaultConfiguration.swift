@@ -37,7 +37,7 @@ extension ServerConfiguration {
             }
           ],
           "users": [
-            { "username": "demouser", "password": "Password1", "email": "demouser@example.com", "name": "Demo User" }
+            { "username": "demouser", "passwordHash": "pbkdf2-sha256$600000$tIsnoKN_za5Cy8-gCAAgqw$mVNPw5a2Riab-cN230IGPe2Nvn_f5FvWUaIxnGo4ing", "email": "demouser@example.com", "name": "Demo User" }
           ],
           "authenticators": [
             { "id": "password", "type": "username-password", "title": "Username and password" },
@@ -54,6 +54,11 @@ extension ServerConfiguration {
           }
         }
         """
+
+    /// The demo user's published password. The embedded configuration carries only its PBKDF2 hash
+    /// (600,000 iterations, made once), so starting `haapi demo` or `haapi serve` does not spend a tenth of
+    /// a second hashing it again.
+    public static let demoPassword = "Password1"
 
     public static var embeddedDefault: ServerConfiguration {
         get throws { try load(json: Data(defaultJSON.utf8)) }

@@ -210,14 +210,25 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
 
 public struct UserConfiguration: Codable, Sendable, Equatable {
     public var username: String
-    /// Hashed with PBKDF2 when the user is first stored; never logged.
-    public var password: String
+    /// Hashed with PBKDF2 when the user is first stored; never logged. A user has this or `passwordHash`.
+    public var password: String?
+    /// A stored hash instead of the password: `pbkdf2-sha256$<iterations>$<salt>$<hash>` (base64url, no
+    /// padding), with at least `security.passwordHashIterations` iterations. It keeps the password out of
+    /// the file, and the server does not hash it again at every start.
+    public var passwordHash: String?
     public var email: String?
     public var name: String?
 
     public init(username: String, password: String, email: String? = nil, name: String? = nil) {
         self.username = username
         self.password = password
+        self.email = email
+        self.name = name
+    }
+
+    public init(username: String, passwordHash: String, email: String? = nil, name: String? = nil) {
+        self.username = username
+        self.passwordHash = passwordHash
         self.email = email
         self.name = name
     }
@@ -284,6 +295,21 @@ extension ServerConfiguration {
         }
         if let id = duplicates(clients.map(\.id)).first { throw ConfigurationError.invalid("client \"\(id)\" is defined twice") }
         if let name = duplicates(users.map(\.username)).first { throw ConfigurationError.invalid("user \"\(name)\" is defined twice") }
+        for user in users {
+            switch (user.password, user.passwordHash) {
+            case (nil, nil): throw ConfigurationError.invalid("user \"\(user.username)\" has neither password nor passwordHash")
+            case (_?, _?): throw ConfigurationError.invalid("user \"\(user.username)\" has both password and passwordHash; keep one")
+            case (nil, let hash?):
+                guard let rounds = PasswordHasher.iterations(of: hash) else {
+                    throw ConfigurationError.invalid("user \"\(user.username)\": passwordHash is not a pbkdf2-sha256$<iterations>$<salt>$<hash> value")
+                }
+                guard rounds >= security.passwordHashIterations else {
+                    throw ConfigurationError.invalid(
+                        "user \"\(user.username)\": passwordHash uses \(rounds) iterations, fewer than security.passwordHashIterations (\(security.passwordHashIterations))")
+                }
+            case (_?, nil): break
+            }
+        }
         if let id = duplicates(authenticators.map(\.id)).first { throw ConfigurationError.invalid("authenticator \"\(id)\" is defined twice") }
         guard !authenticators.isEmpty else { throw ConfigurationError.invalid("at least one authenticator is needed") }
         let authenticatorIDs = Set(authenticators.map(\.id))

@@ -57,14 +57,12 @@ struct DPoPVerifier: Sendable {
         guard headerValues.count == 1 else { throw .multipleHeaders }
         let proof: DPoPProof
         do {
-            proof = try DPoPProof(parsing: header.trimmingCharacters(in: .whitespaces), allowedAlgorithms: algorithms)
+            proof = try DPoPProof(parsing: Self.trimmed(header), allowedAlgorithms: algorithms)
         } catch {
             throw .malformed("\(error)")
         }
         guard proof.htm == method.uppercased() else { throw .methodMismatch }
-        guard let claimed = Self.normalized(proof.htu), let actual = Self.normalized(requestURL), claimed == actual else {
-            throw .urlMismatch
-        }
+        guard Self.sameResource(proof.htu, requestURL) else { throw .urlMismatch }
         let issued = Date(timeIntervalSince1970: TimeInterval(proof.iat))
         guard abs(issued.timeIntervalSince(now)) <= iatWindow else { throw .iatOutOfWindow }
         if requireNonce {
@@ -81,6 +79,23 @@ struct DPoPVerifier: Sendable {
         case .full: throw .replayCacheFull
         }
         return proof
+    }
+
+    /// A header value without surrounding spaces and tabs; no copy when there are none (the usual case).
+    static func trimmed(_ value: String) -> String {
+        guard let first = value.utf8.first, let last = value.utf8.last,
+            first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
+        else { return value }
+        return value.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Whether `htu` names the request URL. `requestURL` is built from the server's public base URL and the
+    /// path (no query), so a client that copies it exactly (most do) matches byte for byte without parsing
+    /// either; anything else is compared after normalisation.
+    static func sameResource(_ htu: String, _ requestURL: String) -> Bool {
+        if htu == requestURL { return true }
+        guard let claimed = normalized(htu), let actual = normalized(requestURL) else { return false }
+        return claimed == actual
     }
 
     /// RFC 3986 §6.2.2–6.2.3 normalisation: lower-case scheme and host, default port dropped,

@@ -24,6 +24,15 @@ struct PasswordHasher: Sendable {
         return "pbkdf2-sha256$\(iterations)$\(Base64URL.encode(salt))$\(Base64URL.encode(derived))"
     }
 
+    /// The iteration count of a well-formed stored hash (salt of 16 bytes or more, 32-byte key); nil otherwise.
+    static func iterations(of stored: String) -> Int? {
+        let parts = stored.split(separator: "$", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "pbkdf2-sha256", let rounds = Int(parts[1]), rounds >= 1,
+            let salt = Base64URL.decode(parts[2]), salt.count >= 16, Base64URL.decode(parts[3])?.count == 32
+        else { return nil }
+        return rounds
+    }
+
     /// Constant-time comparison of the derived key; malformed stored hashes never verify.
     func verify(_ password: String, against stored: String) -> Bool {
         if stored == Self.noPassword {

@@ -1,51 +1,149 @@
 import Dispatch
 import Foundation
 
-/// Runs password hashing (hundreds of milliseconds of PBKDF2 each) on a few dedicated threads instead of
-/// the cooperative pool that serves requests, so a burst of logins cannot stall every other endpoint.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs password hashing (a tenth of a second of PBKDF2 each, more in debug builds) on a few dedicated,
+/// lower-priority threads instead of the threads that serve requests, so logins cannot stall every other
+/// endpoint.
 ///
-/// The pool is bounded twice: `workers` threads hash at once, and at most `maxWaiting` requests wait
-/// for one; beyond that a check fails at once with `busy`, which the routes turn into a retryable error.
+/// Bounded three ways:
+/// - `workers` threads hash at once: by default half the cores, so the other half keep serving requests;
+/// - the threads run at a lower priority (nice 10 on Linux, utility QoS on Apple), so a request thread
+///   that needs a core gets it first;
+/// - at most `maxWaiting` checks wait for a thread; beyond that a check fails at once with `busy`, which the
+///   routes turn into a retryable error.
+///
+/// The threads start on first use and end when the pool is released.
 final class PasswordHashingPool: Sendable {
     enum Failure: Error { case busy }
 
-    private let queues: [DispatchQueue]
+    private let jobs: JobQueue
+    private let workers: Int
     private let maxWaiting: Int
-    /// Requests queued or running, the next queue to use, and the jobs finished so far.
-    private let state = LockedValue((pending: 0, next: 0, completed: 0))
-    private static let poolKey = DispatchSpecificKey<Bool>()
+    private let started = LockedValue(false)
+    static let threadName = "haapi.password-hashing"
 
-    init(workers: Int = max(2, min(ProcessInfo.processInfo.activeProcessorCount - 1, 4)), maxWaiting: Int = 256) {
-        queues = (0..<max(workers, 1)).map { index in
-            let queue = DispatchQueue(label: "haapi.password-hashing.\(index)", qos: .userInitiated)
-            queue.setSpecific(key: Self.poolKey, value: true)
-            return queue
-        }
+    init(workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2), maxWaiting: Int = 256) {
+        self.workers = max(workers, 1)
         self.maxWaiting = maxWaiting
+        jobs = JobQueue()
+    }
+
+    deinit {
+        jobs.close(workers: workers)
     }
 
     /// Whether the caller runs on one of the pools' threads (for tests: the work must not run on a request thread).
-    static var isOnPoolThread: Bool { DispatchQueue.getSpecific(key: poolKey) == true }
+    static var isOnPoolThread: Bool { Thread.current.threadDictionary[threadName] as? Bool == true }
 
     /// Jobs run to completion so far: a password check is one job whatever the account.
-    var completedJobs: Int { state.get().completed }
+    var completedJobs: Int { jobs.completed }
 
     /// Runs `work` on one of the pool's threads and returns its result.
     func run<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async throws(Failure) -> Result {
-        let queue: DispatchQueue? = state.withLock { state in
-            guard state.pending < maxWaiting + queues.count else { return nil }
-            state.pending += 1
-            state.next = (state.next + 1) % queues.count
-            return queues[state.next]
+        startWorkersOnce()
+        let box = ResultBox<Result>()
+        let accepted = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let job = Job(work: { box.value.set(work()) }, resume: { continuation.resume(returning: true) })
+            if !jobs.enqueue(job, limit: maxWaiting + workers) { continuation.resume(returning: false) }
         }
-        guard let queue else { throw .busy }
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
-            queue.async { continuation.resume(returning: work()) }
+        guard accepted, let result = box.value.get() else { throw .busy }
+        return result
+    }
+
+    private func startWorkersOnce() {
+        let first = started.withLock { started in
+            defer { started = true }
+            return !started
         }
+        guard first else { return }
+        let jobs = self.jobs  // the threads hold the queue, not the pool, so the pool can be released
+        for _ in 0..<workers {
+            let thread = Thread {
+                Thread.current.threadDictionary[Self.threadName] = true
+                Self.lowerPriority()
+                while let job = jobs.next() {
+                    job.work()
+                    jobs.finished()  // counted before the caller resumes, so it sees its own job counted
+                    job.resume()
+                }
+            }
+            thread.name = Self.threadName
+            thread.start()
+        }
+    }
+
+    /// Lowers the calling thread's priority below the request threads'.
+    private static func lowerPriority() {
+        #if os(Linux)
+        // On Linux a nice value belongs to one thread, and `who` 0 names the calling thread.
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        #else
+        Thread.current.qualityOfService = .utility
+        #endif
+    }
+}
+
+/// One result handed from a worker thread back to the waiting task.
+private final class ResultBox<Value: Sendable>: Sendable {
+    let value = LockedValue<Value?>(nil)
+}
+
+/// A password check to run, and how to wake its caller afterwards.
+private struct Job: Sendable {
+    let work: @Sendable () -> Void
+    let resume: @Sendable () -> Void
+}
+
+/// The jobs waiting for a worker, and how many have run.
+private final class JobQueue: Sendable {
+    private let state = LockedValue((waiting: [Job](), head: 0, running: 0, completed: 0, closed: false))
+    private let available = DispatchSemaphore(value: 0)
+
+    /// Queues `job` unless `limit` jobs are already waiting or running.
+    func enqueue(_ job: Job, limit: Int) -> Bool {
+        let accepted = state.withLock { state in
+            guard !state.closed, state.waiting.count - state.head + state.running < limit else { return false }
+            state.waiting.append(job)
+            return true
+        }
+        if accepted { available.signal() }
+        return accepted
+    }
+
+    /// Blocks until a job is queued; nil once the queue is closed.
+    func next() -> Job? {
+        available.wait()
+        return state.withLock { state in
+            guard !state.closed, state.head < state.waiting.count else { return nil }
+            let job = state.waiting[state.head]
+            state.head += 1
+            state.running += 1
+            if state.head == state.waiting.count {
+                state.waiting.removeAll(keepingCapacity: true)
+                state.head = 0
+            }
+            return job
+        }
+    }
+
+    func finished() {
         state.withLock {
-            $0.pending -= 1
+            $0.running -= 1
             $0.completed += 1
         }
-        return result
+    }
+
+    var completed: Int { state.get().completed }
+
+    /// Ends the worker threads once they are idle.
+    func close(workers: Int) {
+        state.withLock { $0.closed = true }
+        for _ in 0..<workers { available.signal() }
     }
 }

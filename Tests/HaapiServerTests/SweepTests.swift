@@ -1,0 +1,74 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import HaapiServer
+
+@Suite("Periodic sweep of expired rows (issue 15, item 4)")
+struct SweepTests {
+    @Test("expired tokens, long-expired codes and stale lockouts go; live rows and recently expired codes stay")
+    func sweepDeletesOnlyWhatCannotMatter() throws {
+        let store = try ServerStore(path: nil)
+        let now = Date(timeIntervalSince1970: 2_000_000_000)
+        func code(_ name: String, expiresIn seconds: TimeInterval) throws {
+            try store.storeCode(name, AuthorizationCodeRecord(
+                clientID: "c", username: "u", redirectURI: "app://r", scope: "openid", jkt: nil, codeChallenge: nil, nonce: nil,
+                authTime: now, expiresAt: now.addingTimeInterval(seconds)))
+        }
+        try code("live-code", expiresIn: 60)
+        try code("recently-expired-code", expiresIn: -100)  // kept: a replay must still revoke its tokens
+        try code("old-code", expiresIn: -10_000)
+        func access(_ name: String, expiresIn seconds: TimeInterval) throws {
+            try store.storeAccessToken(name, AccessTokenRecord(
+                familyID: nil, clientID: "c", username: nil, scope: "s", jkt: nil, issuedAt: now,
+                expiresAt: now.addingTimeInterval(seconds), revoked: false))
+        }
+        try access("live-access", expiresIn: 300)
+        try access("expired-access", expiresIn: -1)
+        func refresh(_ name: String, expiresIn seconds: TimeInterval) throws {
+            try store.storeRefreshToken(name, RefreshTokenRecord(
+                familyID: "f", clientID: "c", username: "u", scope: "s", jkt: nil, expiresAt: now.addingTimeInterval(seconds), status: .active),
+                now: now)
+        }
+        try refresh("live-refresh", expiresIn: 3600)
+        try refresh("expired-refresh", expiresIn: -1)
+        try store.recordFailedLogin("stale", maxFailures: 5, lockFor: 300, now: now.addingTimeInterval(-1000))
+        try store.recordFailedLogin("recent", maxFailures: 5, lockFor: 300, now: now.addingTimeInterval(-10))
+        for _ in 0..<5 { try store.recordFailedLogin("locked", maxFailures: 5, lockFor: 300, now: now.addingTimeInterval(-400)) }
+        try store.recordFailedLogin("locked", maxFailures: 1, lockFor: 3000, now: now.addingTimeInterval(-400))
+
+        let result = try store.deleteExpired(now: now, codeRetention: 3600, lockoutWindow: 300)
+        #expect(result == ServerStore.SweepResult(codes: 1, refreshTokens: 1, accessTokens: 1, lockouts: 1))
+
+        #expect(try store.peekCode("live-code") != nil)
+        #expect(try store.peekCode("recently-expired-code") != nil)
+        #expect(try store.peekCode("old-code") == nil)
+        #expect(try store.accessToken("live-access") != nil)
+        #expect(try store.accessToken("expired-access") == nil)
+        #expect(try store.refreshToken("live-refresh") != nil)
+        #expect(try store.refreshToken("expired-refresh") == nil)
+        #expect(try store.lockedUntil("locked", now: now) != nil, "a live lock stays")
+        let lockouts = try store.database.read { db in try String.fetchAll(db, sql: "SELECT username FROM lockouts ORDER BY username") }
+        #expect(lockouts == ["locked", "recent"])
+        // A second sweep finds nothing more.
+        #expect(try store.deleteExpired(now: now, codeRetention: 3600, lockoutWindow: 300).total == 0)
+    }
+
+    @Test("a file database runs in WAL mode with synchronous=NORMAL, created owner-only")
+    func fileDatabaseMode() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("haapi-wal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("server.sqlite").path
+        let store = try ServerStore(path: path)
+        let (journal, synchronous) = try store.database.write { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
+        }
+        #expect(journal == "wal")
+        #expect(synchronous == 1, "1 is NORMAL")
+        for file in ["server.sqlite", "server.sqlite-wal"] {
+            let mode = (try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(file).path)[.posixPermissions] as? NSNumber)?.intValue
+            #expect(mode == 0o600, "\(file)")
+        }
+    }
+}

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# The benchmark behind docs/BENCHMARKS.md: our dev server and glewlwyd 2.7.5 side by side under wrk, on loopback,
+# release builds, one run. Prints one table (req/s, p50/p99, ratios, RSS) and writes the throughput-against-
+# connections data and plot next to it.
+#   scripts/bench.sh [seconds-per-phase]          (default 10)
+# Installs what it needs when missing: wrk and gnuplot from Debian's packages, glewlwyd through
+# scripts/interop/glewlwyd-start.sh (unpacked into the work folder, no system install).
+# Both servers keep their SQLite databases on tmpfs (/dev/shm), so neither pays for fsync.
+set -euo pipefail
+seconds="${1:-10}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+out="$root/.build-bench"
+work="/dev/shm/swift-haapi-bench"
+rm -rf "$work"
+mkdir -p "$out" "$work"
+
+need() { command -v "$1" >/dev/null || { apt-get update -qq >/dev/null; apt-get install -y -qq "$2" >/dev/null; }; }
+need wrk wrk
+need gnuplot gnuplot-nox
+
+scratch="$root/.build-release"
+echo "bench: release build in $scratch (the first one takes several minutes)"
+swift build -c release --scratch-path "$scratch" --product haapi >/dev/null
+swift build -c release --scratch-path "$scratch" --product haapi-bench >/dev/null
+bin="$(swift build -c release --scratch-path "$scratch" --show-bin-path)"
+
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+echo "bench: starting glewlwyd 2.7.5"
+glewlwyd_pid=$(bash "$root/scripts/interop/glewlwyd-start.sh" "$work/glewlwyd")
+pids+=("$glewlwyd_pid")
+read -r glewlwyd_id glewlwyd_secret < <(python3 "$root/scripts/bench/glewlwyd_client.py")
+
+echo "bench: starting haapi serve"
+"$bin/haapi" serve --port 0 --db "$work/haapi.sqlite" >"$work/serve.log" 2>&1 &
+haapi_pid=$!
+pids+=("$haapi_pid")
+url=""
+for _ in $(seq 1 200); do
+  url=$(grep -Eo 'http://127\.0\.0\.1:[0-9]+' "$work/serve.log" | head -n 1 || true)
+  [ -n "$url" ] && break
+  sleep 0.05
+done
+[ -n "$url" ] || { echo "bench: haapi serve did not start"; cat "$work/serve.log"; exit 1; }
+
+rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }    # KiB
+peak() { awk '/^VmHWM/ {print $2}' "/proc/$1/status"; }   # KiB
+threads_for() { [ "$1" -lt 2 ] && echo 1 || echo 2; }
+
+results="$out/results.tsv"
+printf "phase\tconnections\treq_per_s\tvalid_per_s\terrors_pct\tp50_ms\tp99_ms\n" >"$results"
+
+# wrk_run NAME CONNECTIONS URL [wrk arguments...]: appends one line to results.tsv and echoes "valid_per_s".
+wrk_run() {
+  local name="$1" connections="$2" target="$3"
+  shift 3
+  local log="$out/wrk-$name-$connections.log"
+  wrk -t"$(threads_for "$connections")" -c"$connections" -d"${seconds}s" --latency "$@" "$target" >"$log" 2>&1 || true
+  python3 "$root/scripts/bench/wrk_summary.py" "$name" "$connections" "$log" >>"$results"
+  tail -n 1 "$results" | cut -f4
+}
+
+# token_run NAME CONNECTIONS URL HTU AUTHORIZATION BODY: fresh proofs for this phase only, then wrk.
+token_run() {
+  local name="$1" connections="$2" target="$3" htu="$4" authorization="$5" body="$6"
+  local proofs="$work/proofs.txt"
+  "$bin/haapi-bench" proofs --htu "$htu" --count $(( 15000 * seconds )) --output "$proofs"
+  wrk_run "$name" "$connections" "$target" -s "$root/scripts/bench/dpop-token.lua" -- \
+    "$proofs" "$authorization" "$body" "$(threads_for "$connections")" >/dev/null
+}
+
+ours_auth="Basic $(printf 'haapi-dcr-main:dcr-main-secret-change-me' | base64 -w0)"
+theirs_auth="Basic $(printf '%s:%s' "$glewlwyd_id" "$glewlwyd_secret" | base64 -w0)"
+ours_token="$url/oauth/token"
+theirs_token="http://127.0.0.1:4593/api/oidc/token"
+
+echo "bench: warm-up"
+wrk -t1 -c2 -d2s "$url/health" >/dev/null
+token_run warmup 2 "$ours_token" "$ours_token" "$ours_auth" "grant_type=client_credentials&scope=dcr"
+sed -i '/^warmup/d' "$results"
+rss_start=$(rss "$haapi_pid")
+
+echo "bench: /health, 8 connections"
+health=$(wrk_run health 8 "$url/health")
+
+for connections in 1 2 4 8 16; do
+  echo "bench: DPoP token endpoint, $connections connections: ours, then glewlwyd"
+  token_run ours-token "$connections" "$ours_token" "$ours_token" "$ours_auth" "grant_type=client_credentials&scope=dcr"
+  token_run glewlwyd-token "$connections" "$theirs_token" "http://localhost:4593/api/oidc/token" "$theirs_auth" \
+    "grant_type=client_credentials&scope=g_profile"
+done
+
+echo "bench: memory over 50 000 DPoP token requests (ours)"
+rss_before=$(rss "$haapi_pid")
+"$bin/haapi-bench" proofs --htu "$ours_token" --count 50000 --output "$work/proofs.txt"
+wrk -t2 -c8 -d60s -s "$root/scripts/bench/dpop-token.lua" "$ours_token" -- \
+  "$work/proofs.txt" "$ours_auth" "grant_type=client_credentials&scope=dcr" 2 >"$out/wrk-memory.log" 2>&1 || true
+rss_after=$(rss "$haapi_pid")
+memory_requests=$(python3 "$root/scripts/bench/wrk_summary.py" memory 8 "$out/wrk-memory.log" --valid-count)
+
+echo "bench: /health while 2 clients log in with passwords in a loop"
+"$bin/haapi-bench" logins --url "$url" --clients 2 --seconds $(( seconds + 2 )) >"$out/logins.log" 2>&1 &
+logins_pid=$!
+sleep 1
+health_loaded=$(wrk_run health-during-logins 8 "$url/health")
+wait "$logins_pid" || { cat "$out/logins.log"; exit 1; }
+logins=$(awk '/^logins\/s/ {print $2}' "$out/logins.log")
+
+serve_peak=$(peak "$haapi_pid")
+glewlwyd_rss=$(rss "$glewlwyd_pid")
+demo_peak=$(python3 - "$bin/haapi" <<'PY'
+import resource, subprocess, sys
+subprocess.run([sys.argv[1], "demo", "--non-interactive"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+)
+demo_start=$(python3 - "$bin/haapi" <<'PY'
+import os, subprocess, sys, time
+# From exec to the demo's first menu ("Select Authentication Method"): server start, attestation, HAAPI token,
+# authorize and the first step. Best of five.
+best = None
+for _ in range(5):
+    start = time.monotonic()
+    process = subprocess.Popen([sys.argv[1], "demo"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    buffer = b""
+    while b"Select Authentication Method" not in buffer:
+        chunk = os.read(process.stdout.fileno(), 4096)
+        if not chunk:
+            sys.exit("haapi demo ended before its first menu")
+        buffer += chunk
+    elapsed = time.monotonic() - start
+    process.kill()
+    process.wait()
+    best = elapsed if best is None else min(best, elapsed)
+print(f"{best:.3f}")
+PY
+)
+
+python3 "$root/scripts/bench/report.py" "$results" \
+  --health "$health" --health-loaded "$health_loaded" --logins "$logins" \
+  --rss-start "$rss_start" --rss-before "$rss_before" --rss-after "$rss_after" --memory-requests "$memory_requests" \
+  --serve-peak "$serve_peak" --demo-peak "$demo_peak" --glewlwyd-rss "$glewlwyd_rss" --demo-start "$demo_start" \
+  --sdk "$("$bin/haapi-bench" sdk --steps 3000 | awk '/^ratio/ {print $2}')" \
+  --plot "$out/throughput.png" --cores "$(nproc)" | tee "$out/table.md"
