@@ -17,6 +17,7 @@ public final class DevServer: Sendable {
     public let outbox = Outbox()
     let store: ServerStore
     let keys: ServerKeys
+    let accessTokens: SealedAccessTokens
     let clients: ClientRegistry
     let clientAuthenticator: ClientAuthenticator
     let nonces: DPoPNonceService
@@ -46,6 +47,7 @@ public final class DevServer: Sendable {
         self.clock = clock
         self.scheme = scheme
         keys = try ServerKeys.loadOrCreate(in: store)
+        accessTokens = SealedAccessTokens(key: keys.accessTokenKey)
         clients = ClientRegistry(configuration: configuration, store: store)
         clientAuthenticator = ClientAuthenticator(registry: clients, assertionReplay: DPoPReplayCache())
         nonces = DPoPNonceService(rotationInterval: TimeInterval(configuration.dpop.nonceRotationSeconds), now: clock())

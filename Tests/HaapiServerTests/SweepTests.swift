@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Periodic sweep of expired rows (issue 15, item 4)")
 struct SweepTests {
-    @Test("expired tokens, long-expired codes and stale lockouts go; live rows and recently expired codes stay")
+    @Test("expired access tokens and revocations, long-expired codes and refresh tokens, stale lockouts go; the rest stays")
     func sweepDeletesOnlyWhatCannotMatter() throws {
         let store = try ServerStore(path: nil)
         let now = Date(timeIntervalSince1970: 2_000_000_000)
@@ -31,14 +31,17 @@ struct SweepTests {
                 now: now)
         }
         try refresh("live-refresh", expiresIn: 3600)
-        try refresh("expired-refresh", expiresIn: -1)
+        try refresh("recently-expired-refresh", expiresIn: -100)  // kept: its family's revocation may still matter
+        try refresh("expired-refresh", expiresIn: -10_000)
+        try store.revokeSealedToken(jti: "revoked-live", expiresAt: now.addingTimeInterval(60))
+        try store.revokeSealedToken(jti: "revoked-expired", expiresAt: now.addingTimeInterval(-1))
         try store.recordFailedLogin("stale", maxFailures: 5, lockFor: 300, now: now.addingTimeInterval(-1000))
         try store.recordFailedLogin("recent", maxFailures: 5, lockFor: 300, now: now.addingTimeInterval(-10))
         for _ in 0..<5 { try store.recordFailedLogin("locked", maxFailures: 5, lockFor: 300, now: now.addingTimeInterval(-400)) }
         try store.recordFailedLogin("locked", maxFailures: 1, lockFor: 3000, now: now.addingTimeInterval(-400))
 
-        let result = try store.deleteExpired(now: now, codeRetention: 3600, lockoutWindow: 300)
-        #expect(result == ServerStore.SweepResult(codes: 1, refreshTokens: 1, accessTokens: 1, lockouts: 1))
+        let result = try store.deleteExpired(now: now, retention: 3600, lockoutWindow: 300)
+        #expect(result == ServerStore.SweepResult(codes: 1, refreshTokens: 1, accessTokens: 1, lockouts: 1, revokedSealedTokens: 1))
 
         #expect(try store.peekCode("live-code") != nil)
         #expect(try store.peekCode("recently-expired-code") != nil)
@@ -46,12 +49,14 @@ struct SweepTests {
         #expect(try store.accessToken("live-access") != nil)
         #expect(try store.accessToken("expired-access") == nil)
         #expect(try store.refreshToken("live-refresh") != nil)
+        #expect(try store.refreshToken("recently-expired-refresh") != nil)
         #expect(try store.refreshToken("expired-refresh") == nil)
+        #expect(try store.isSealedTokenRevoked(jti: "revoked-live", familyID: nil))
         #expect(try store.lockedUntil("locked", now: now) != nil, "a live lock stays")
         let lockouts = try store.database.read { db in try String.fetchAll(db, sql: "SELECT username FROM lockouts ORDER BY username") }
         #expect(lockouts == ["locked", "recent"])
         // A second sweep finds nothing more.
-        #expect(try store.deleteExpired(now: now, codeRetention: 3600, lockoutWindow: 300).total == 0)
+        #expect(try store.deleteExpired(now: now, retention: 3600, lockoutWindow: 300).total == 0)
     }
 
     @Test("a file database runs in WAL mode with synchronous=NORMAL, created owner-only")

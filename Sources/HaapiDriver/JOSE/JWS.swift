@@ -14,11 +14,18 @@ public struct CompactJWS: Sendable, Hashable {
 
     /// Parses a compact JWS without checking its signature.
     public init(parsing compact: String) throws {
-        let segments = compact.split(separator: ".", omittingEmptySubsequences: false)
-        guard segments.count == 3 else { throw JOSEError.malformedJWS("expected 3 segments, found \(segments.count)") }
-        guard let headerBytes = Base64URL.decode(segments[0]) else { throw JOSEError.malformedJWS("header is not base64url") }
-        guard let payload = Base64URL.decode(segments[1]) else { throw JOSEError.malformedJWS("payload is not base64url") }
-        guard let signature = Base64URL.decode(segments[2]) else { throw JOSEError.malformedJWS("signature is not base64url") }
+        // Split on the UTF-8 bytes: proofs are parsed on every request, and character-by-character
+        // splitting cost as much as the signature check.
+        let utf8 = compact.utf8
+        let dots = utf8.indices.filter { utf8[$0] == UInt8(ascii: ".") }
+        guard dots.count == 2 else { throw JOSEError.malformedJWS("expected 3 segments, found \(dots.count + 1)") }
+        let headerText = utf8[..<dots[0]]
+        let payloadText = utf8[utf8.index(after: dots[0])..<dots[1]]
+        guard let headerBytes = Base64URL.decode(utf8: headerText) else { throw JOSEError.malformedJWS("header is not base64url") }
+        guard let payload = Base64URL.decode(utf8: payloadText) else { throw JOSEError.malformedJWS("payload is not base64url") }
+        guard let signature = Base64URL.decode(utf8: utf8[utf8.index(after: dots[1])...]) else {
+            throw JOSEError.malformedJWS("signature is not base64url")
+        }
         let headerValue: JSONValue
         do {
             headerValue = try headerBytes.withUnsafeBufferPointer {
@@ -39,7 +46,7 @@ public struct CompactJWS: Sendable, Hashable {
         self.header = header
         self.payload = Data(payload)
         self.signature = Data(signature)
-        self.signingInput = Data("\(segments[0]).\(segments[1])".utf8)
+        self.signingInput = Data(utf8[..<dots[1]])
         self.compact = compact
     }
 

@@ -48,12 +48,17 @@ public enum Base64URL {
     /// `allowingNonZeroTrailingBits`, unused low bits of the last symbol may be set, as browsers' base64url
     /// decoders allow (then two texts can decode to the same bytes: use it only where that is harmless).
     public static func decode(_ text: some StringProtocol, allowingNonZeroTrailingBits: Bool = false) -> [UInt8]? {
-        let symbols = Array(text.utf8)
+        decode(utf8: text.utf8, allowingNonZeroTrailingBits: allowingNonZeroTrailingBits)
+    }
+
+    /// Decodes UTF-8 text (a slice of a larger string, say) without copying it first.
+    public static func decode<Symbols: Collection<UInt8>>(utf8 symbols: Symbols, allowingNonZeroTrailingBits: Bool = false) -> [UInt8]? {
         guard symbols.count % 4 != 1 else { return nil }
         var output = [UInt8]()
         output.reserveCapacity(symbols.count * 3 / 4)
         var accumulator: UInt32 = 0
         var bits = 0
+        let reverse = Self.reverse
         for symbol in symbols {
             let value = reverse[Int(symbol)]
             guard value != 0xFF else { return nil }

@@ -13,7 +13,15 @@ public enum HaapiMediaType {
 
     /// The essence of a `Content-Type` value: lower-cased, parameters dropped.
     public static func essence(of contentType: String) -> String {
-        contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        // Byte by byte: this runs on every request and response, and the header is ASCII.
+        let bytes = contentType.utf8
+        var start = bytes.startIndex
+        var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+        while start < end, isSpace(bytes[start]) { start = bytes.index(after: start) }
+        while start < end, isSpace(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
+        let essence = contentType[start..<end]
+        return essence.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }) ? essence.lowercased() : String(essence)
     }
 }
 

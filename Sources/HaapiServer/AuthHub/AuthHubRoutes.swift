@@ -87,7 +87,7 @@ extension DevServer {
     private func bearerClient(_ request: Request, scope: String) -> String? {
         guard let value = request.headers[.authorization], value.lowercased().hasPrefix("bearer ") else { return nil }
         let token = value.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        guard let record = try? store.accessToken(token), !record.revoked, record.expiresAt > clock(), record.jkt == nil,
+        guard let record = accessTokenRecord(String(token)), !record.revoked, record.expiresAt > clock(), record.jkt == nil,
             record.scope.split(separator: " ").contains(Substring(scope))
         else { return nil }
         return record.clientID

@@ -34,36 +34,3 @@ actor DPoPNonceService {
         issuedAt = now
     }
 }
-
-/// Remembers proof ids until they could no longer pass the `iat` check, so each proof is used once.
-///
-/// Bounded: the ids a flood can make it keep are limited in count (`capacity`) and size (`maxIDLength`).
-/// When it is full of live ids it refuses new proofs rather than forget one (forgetting would let that
-/// proof be replayed); the entries expire within two `iat` windows, so it recovers by itself.
-actor DPoPReplayCache {
-    enum Outcome: Equatable { case accepted, replayed, full }
-
-    static let maxIDLength = 256
-    private var seen: ExpiringStore<String, Bool>
-
-    init(capacity: Int = 200_000) {
-        seen = ExpiringStore(capacity: capacity)
-    }
-
-    /// Records `jti` for `jkt`.
-    func record(jti: String, jkt: String, until expiry: Date, now: Date) -> Outcome {
-        guard jti.utf8.count <= Self.maxIDLength, jkt.utf8.count <= Self.maxIDLength else { return .replayed }
-        switch seen.insertIfAbsent(true, for: jkt + " " + jti, expiresAt: expiry, now: now) {
-        case .inserted: return .accepted
-        case .present: return .replayed
-        case .full: return .full
-        }
-    }
-
-    /// Records `jti` for `jkt`; false when that pair was seen before, or cannot be remembered now.
-    func register(jti: String, jkt: String, until expiry: Date, now: Date) -> Bool {
-        record(jti: jti, jkt: jkt, until: expiry, now: now) == .accepted
-    }
-
-    var count: Int { seen.count }
-}

@@ -26,7 +26,7 @@ extension DevServer {
             return .rejected(Self.tokenChallenge("invalid_token", "a HAAPI access token with the DPoP scheme is required"))
         }
         let token = String(authorization.dropFirst(5)).trimmingCharacters(in: .whitespaces)
-        guard let record = try? store.accessToken(token), !record.revoked, record.expiresAt > now, record.scope == Scopes.haapi,
+        guard let record = accessTokenRecord(token), !record.revoked, record.expiresAt > now, record.scope == Scopes.haapi,
             let jkt = record.jkt, let client = clients.client(id: record.clientID)
         else { return .rejected(Self.tokenChallenge("invalid_token", "the HAAPI access token is invalid, expired or revoked")) }
         let headers = await nonceHeaders(for: client)

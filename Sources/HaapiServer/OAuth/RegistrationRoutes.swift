@@ -18,7 +18,7 @@ extension DevServer {
         }
         let scheme = authorization[..<space].lowercased()
         let token = String(authorization[authorization.index(after: space)...]).trimmingCharacters(in: .whitespaces)
-        guard scheme == "bearer" || scheme == "dpop", let record = try? store.accessToken(token), !record.revoked,
+        guard scheme == "bearer" || scheme == "dpop", let record = accessTokenRecord(token), !record.revoked,
             record.expiresAt > now, record.scope.split(separator: " ").contains(Substring(Scopes.dcr))
         else {
             return HTTP.oauthError("invalid_token", "the access token is not valid for registration", status: .unauthorized,

@@ -253,9 +253,8 @@ extension DevServer {
     ) async -> Response {
         let accessLifetime = client.configuration.accessTokenLifetime ?? configuration.lifetimes.accessToken
         let refreshLifetime = client.configuration.refreshTokenLifetime ?? configuration.lifetimes.refreshToken
-        let accessToken = SecureRandom.token(byteCount: 32)
         var body: JSONObject = [
-            "access_token": .string(accessToken), "token_type": .string(jkt == nil ? "Bearer" : "DPoP"),
+            "token_type": .string(jkt == nil ? "Bearer" : "DPoP"),
             "expires_in": .number(JSONNumber(accessLifetime)), "scope": .string(scope.joined(separator: " ")),
         ]
         do {
@@ -274,9 +273,11 @@ extension DevServer {
                 familyID = family
                 body["refresh_token"] = .string(token)
             }
-            try store.storeAccessToken(accessToken, AccessTokenRecord(
+            // Sealed, not stored: issuing an access token writes nothing (SealedAccessTokens).
+            body["access_token"] = .string(accessTokens.seal(AccessTokenRecord(
                 familyID: familyID, clientID: client.id, username: username, scope: scope.joined(separator: " "), jkt: jkt,
-                issuedAt: now, expiresAt: now.addingTimeInterval(TimeInterval(accessLifetime)), revoked: false))
+                issuedAt: now, expiresAt: now.addingTimeInterval(TimeInterval(accessLifetime)), revoked: false),
+                jti: SecureRandom.token(byteCount: 16)))
             if let idToken, let username, scope.contains("openid") {
                 body["id_token"] = .string(try makeIDToken(client: client, username: username, scope: scope, nonce: idToken.nonce,
                                                            authTime: idToken.authTime, now: now))
@@ -314,7 +315,11 @@ extension DevServer {
         }
         guard let token = form["token"], !token.isEmpty else { return HTTP.oauthError("invalid_request", "token is required") }
         // Unknown tokens and tokens of other clients get the same answer: nothing to learn from it.
-        _ = try? store.revoke(token, clientID: client.id)
+        if let (record, jti) = accessTokens.open(token) {
+            if record.clientID == client.id { try? store.revokeSealedToken(jti: jti, expiresAt: record.expiresAt) }
+        } else {
+            _ = try? store.revoke(token, clientID: client.id)
+        }
         return Response(status: .ok, headers: [.cacheControl: "no-store"])
     }
 
@@ -348,7 +353,7 @@ extension DevServer {
             caller.configuration.isConfidential || (caller.id == clientID && jkt != nil && jkt == proofKey)
         }
         var body: JSONObject
-        if let record = try? store.accessToken(token) {
+        if let record = accessTokenRecord(token) {
             let familyRevoked = record.familyID.map { (try? store.isFamilyRevoked($0)) ?? true } ?? false
             guard !record.revoked, !familyRevoked, record.expiresAt > now, visible(clientID: record.clientID, jkt: record.jkt) else {
                 return HTTP.json(inactive)

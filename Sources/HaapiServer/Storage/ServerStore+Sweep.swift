@@ -8,25 +8,29 @@ extension ServerStore {
         var refreshTokens = 0
         var accessTokens = 0
         var lockouts = 0
+        var revokedSealedTokens = 0
 
-        var total: Int { codes + refreshTokens + accessTokens + lockouts }
+        var total: Int { codes + refreshTokens + accessTokens + lockouts + revokedSealedTokens }
     }
 
     /// Deletes rows that can no longer matter, in one transaction:
-    /// - access and refresh tokens past their expiry (an expired token is refused whatever its status, and a
-    ///   family's revocation is also written on its access tokens);
-    /// - authorization codes expired for longer than `codeRetention`: a used code is kept that long so that
-    ///   a replay still revokes what it issued (RFC 9700 §4.5), after which its tokens have expired anyway;
+    /// - stored access tokens, and revocations of sealed ones, past their expiry (an expired token is refused
+    ///   whatever its status);
+    /// - refresh tokens and authorization codes expired for longer than `retention` (the longest access-token
+    ///   lifetime): a revoked family must outlive the access tokens that check it, and a used code is kept
+    ///   so that a replay still revokes what it issued (RFC 9700 §4.5);
     /// - lockouts whose lock and failure window have both passed.
-    func deleteExpired(now: Date, codeRetention: TimeInterval, lockoutWindow: TimeInterval) throws -> SweepResult {
+    func deleteExpired(now: Date, retention: TimeInterval, lockoutWindow: TimeInterval) throws -> SweepResult {
         let seconds = now.timeIntervalSince1970
         return try database.write { db in
             var result = SweepResult()
             try db.execute(sql: "DELETE FROM access_tokens WHERE expires_at <= ?", arguments: [seconds])
             result.accessTokens = db.changesCount
-            try db.execute(sql: "DELETE FROM refresh_tokens WHERE expires_at <= ?", arguments: [seconds])
+            try db.execute(sql: "DELETE FROM revoked_access_tokens WHERE expires_at <= ?", arguments: [seconds])
+            result.revokedSealedTokens = db.changesCount
+            try db.execute(sql: "DELETE FROM refresh_tokens WHERE expires_at <= ?", arguments: [seconds - retention])
             result.refreshTokens = db.changesCount
-            try db.execute(sql: "DELETE FROM authorization_codes WHERE expires_at <= ?", arguments: [seconds - codeRetention])
+            try db.execute(sql: "DELETE FROM authorization_codes WHERE expires_at <= ?", arguments: [seconds - retention])
             result.codes = db.changesCount
             try db.execute(sql: """
                 DELETE FROM lockouts WHERE (locked_until IS NULL OR locked_until <= ?) AND (last_failure IS NULL OR last_failure <= ?)
@@ -51,10 +55,10 @@ extension DevServer {
 
     @discardableResult
     func sweepOnce() -> ServerStore.SweepResult {
-        // Codes are kept for as long as the tokens they issued may live, so a replay still revokes them.
+        // Codes and refresh tokens are kept for as long as the access tokens they issued may live.
         let longestAccess = configuration.clients.compactMap(\.accessTokenLifetime).max() ?? 0
         let retention = TimeInterval(max(configuration.lifetimes.accessToken, configuration.lifetimes.haapiAccessToken, longestAccess))
-        return (try? store.deleteExpired(now: clock(), codeRetention: retention,
+        return (try? store.deleteExpired(now: clock(), retention: retention,
                                          lockoutWindow: TimeInterval(configuration.security.lockoutSeconds))) ?? .init()
     }
 }

@@ -183,6 +183,24 @@ extension ServerStore {
         }
     }
 
+    /// Whether a sealed access token was revoked, itself or through its refresh-token family.
+    func isSealedTokenRevoked(jti: String, familyID: String?) throws -> Bool {
+        try database.read { db in
+            if try Row.fetchOne(db, sql: "SELECT 1 FROM revoked_access_tokens WHERE jti = ?", arguments: [jti]) != nil { return true }
+            guard let familyID else { return false }
+            return try Row.fetchOne(db, sql: "SELECT 1 FROM refresh_tokens WHERE family_id = ? AND status = 'revoked' LIMIT 1",
+                                    arguments: [familyID]) != nil
+        }
+    }
+
+    /// Revokes one sealed access token until it expires (RFC 7009).
+    func revokeSealedToken(jti: String, expiresAt: Date) throws {
+        try database.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO revoked_access_tokens (jti, expires_at) VALUES (?, ?)",
+                           arguments: [jti, expiresAt.timeIntervalSince1970])
+        }
+    }
+
     /// RFC 7009: revoking a refresh token revokes its family; revoking an access token revokes that token.
     /// Returns false when the token is unknown or belongs to another client (which is not an error on the wire).
     @discardableResult

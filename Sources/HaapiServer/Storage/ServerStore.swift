@@ -84,6 +84,10 @@ public final class ServerStore: Sendable {
             // The rotation leeway counts from the moment a refresh token was first rotated.
             try db.execute(sql: "ALTER TABLE refresh_tokens ADD COLUMN rotated_at REAL")
         }
+        migrator.registerMigration("v6-revoked-sealed-tokens") { db in
+            // Sealed access tokens are not stored; the ones revoked before they expire are (RFC 7009).
+            try db.execute(sql: "CREATE TABLE revoked_access_tokens (jti TEXT PRIMARY KEY NOT NULL, expires_at REAL NOT NULL)")
+        }
         return migrator
     }
 

@@ -1,0 +1,64 @@
+import Crypto
+import Foundation
+import HaapiDriver
+
+/// Access tokens of the OAuth grants (client credentials, code, refresh) that carry their own record:
+/// `at1.<base64url JSON claims>.<base64url HMAC-SHA-256>` under a server secret kept in the database.
+///
+/// Issuing one writes nothing, so the token endpoint does no database write for a client-credentials
+/// grant and memory does not grow with every token issued; a token is checked by its MAC, its expiry,
+/// and two small revocation tables written only when something is revoked (RFC 7009 revocation of the
+/// token, or of its refresh-token family). The clients see an opaque string, as before.
+/// HAAPI access tokens stay JWTs stored by hash (one per login, checked on every HAAPI request).
+struct SealedAccessTokens: Sendable {
+    static let prefix = "at1."
+    private let key: SymmetricKey
+
+    init(key: SymmetricKey) {
+        self.key = key
+    }
+
+    /// A token for `record`; `jti` names it in the revocation table.
+    func seal(_ record: AccessTokenRecord, jti: String) -> String {
+        var claims: JSONObject = [
+            "jti": .string(jti), "cid": .string(record.clientID), "scope": .string(record.scope),
+            "iat": .number(JSONNumber(Int(record.issuedAt.timeIntervalSince1970))),
+            "exp": .number(JSONNumber(Int(record.expiresAt.timeIntervalSince1970))),
+        ]
+        if let username = record.username { claims["sub"] = .string(username) }
+        if let jkt = record.jkt { claims["jkt"] = .string(jkt) }
+        if let family = record.familyID { claims["fam"] = .string(family) }
+        let body = Self.prefix + Base64URL.encode(Data(JSONValue.object(claims).serialized().utf8))
+        return body + "." + Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(body.utf8), using: key)))
+    }
+
+    /// The record and `jti` of a token this server sealed; nil for anything else (other tokens, forgeries,
+    /// tampering). Expiry and revocation are the caller's to check.
+    func open(_ token: String) -> (record: AccessTokenRecord, jti: String)? {
+        guard token.utf8.count <= 4096, token.hasPrefix(Self.prefix), let dot = token.utf8.lastIndex(of: UInt8(ascii: ".")),
+            let mac = Base64URL.decode(utf8: token.utf8[token.utf8.index(after: dot)...]),
+            HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Data(token.utf8[..<dot]), using: key),
+            let json = Base64URL.decode(utf8: token.utf8[token.utf8.index(token.utf8.startIndex, offsetBy: Self.prefix.utf8.count)..<dot]),
+            case .object(let claims)? = try? JSONParser(limits: .init(maxBytes: 4096, maxDepth: 2)).parse(Data(json)),
+            let jti = claims["jti"]?.stringValue, let clientID = claims["cid"]?.stringValue, let scope = claims["scope"]?.stringValue,
+            let issued = claims["iat"]?.numberValue?.intValue, let expires = claims["exp"]?.numberValue?.intValue
+        else { return nil }
+        let record = AccessTokenRecord(
+            familyID: claims["fam"]?.stringValue, clientID: clientID, username: claims["sub"]?.stringValue, scope: scope,
+            jkt: claims["jkt"]?.stringValue, issuedAt: Date(timeIntervalSince1970: TimeInterval(issued)),
+            expiresAt: Date(timeIntervalSince1970: TimeInterval(expires)), revoked: false)
+        return (record, jti)
+    }
+}
+
+extension DevServer {
+    /// The record of an access token this server issued, sealed or stored, with `revoked` set when it, or
+    /// its refresh-token family, was revoked; nil for an unknown token.
+    func accessTokenRecord(_ token: String) -> AccessTokenRecord? {
+        guard let (record, jti) = accessTokens.open(token) else { return try? store.accessToken(token) }
+        let revoked = (try? store.isSealedTokenRevoked(jti: jti, familyID: record.familyID)) ?? true
+        return AccessTokenRecord(
+            familyID: record.familyID, clientID: record.clientID, username: record.username, scope: record.scope, jkt: record.jkt,
+            issuedAt: record.issuedAt, expiresAt: record.expiresAt, revoked: revoked)
+    }
+}

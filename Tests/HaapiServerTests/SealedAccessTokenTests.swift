@@ -1,0 +1,66 @@
+import Foundation
+import GRDB
+import HaapiDriver
+import HaapiRawClient
+import Testing
+
+@testable import HaapiServer
+
+@Suite("Sealed access tokens (issue 15, item 4: no write on the token endpoint)")
+struct SealedAccessTokenTests {
+    static func clientCredentialsToken(_ server: TestServer) async throws -> String {
+        let response = try await RawHTTP.form(server.base + "/oauth/token", [("grant_type", "client_credentials"), ("scope", "dcr")],
+                                              headers: [RawHTTP.basic("haapi-dcr-main", "dcr-main-secret-change-me")])
+        return try #require(response.json["access_token"]?.stringValue, "\(response.text)")
+    }
+
+    static func introspect(_ server: TestServer, _ token: String) async throws -> RawResponse {
+        try await RawHTTP.form(server.base + "/oauth/introspect", [("token", token)],
+                               headers: [RawHTTP.basic("haapi-dcr-main", "dcr-main-secret-change-me")])
+    }
+
+    @Test("issuing writes nothing; the token introspects with its record; RFC 7009 revocation makes it inactive")
+    func issueIntrospectRevoke() async throws {
+        let server = try await TestServer.shared.get()
+        let rows = { try server.server.store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM access_tokens") ?? -1 } }
+        let before = try rows()
+        let token = try await Self.clientCredentialsToken(server)
+        #expect(try rows() == before, "a client-credentials token is sealed, not stored")
+
+        let live = try await Self.introspect(server, token)
+        #expect(live.json["active"] == true && live.json["client_id"] == "haapi-dcr-main" && live.json["scope"] == "dcr", "\(live.text)")
+
+        let revoked = try await RawHTTP.form(server.base + "/oauth/revoke", [("token", token)],
+                                             headers: [RawHTTP.basic("haapi-dcr-main", "dcr-main-secret-change-me")])
+        #expect(revoked.status == 200)
+        #expect(try await Self.introspect(server, token).json["active"] == false)
+        // A revoked token no longer registers clients either.
+        let registration = try await RawHTTP.send("POST", server.base + "/oauth/register", headers: [
+            ("Authorization", "Bearer " + token), ("Content-Type", "application/json"),
+        ], body: Data(#"{"software_id":"haapi-dcr-template"}"#.utf8))
+        #expect(registration.status == 401)
+    }
+
+    @Test("a changed claim, a changed MAC, another server's token and junk after the prefix are refused")
+    func forgeries() async throws {
+        let server = try await TestServer.shared.get()
+        let token = try await Self.clientCredentialsToken(server)
+        let parts = token.split(separator: ".").map(String.init)
+        try #require(parts.count == 3 && parts[0] == "at1")
+        // Widen the scope and keep the MAC: refused.
+        let claims = try #require(Base64URL.decode(parts[1]))
+        let widened = String(decoding: claims, as: UTF8.self).replacingOccurrences(of: "\"dcr\"", with: "\"dcr openid\"")
+        let forged = "at1." + Base64URL.encode(Array(widened.utf8)) + "." + parts[2]
+        var mac = try #require(Base64URL.decode(parts[2]))
+        mac[0] ^= 1
+        let flipped = "at1." + parts[1] + "." + Base64URL.encode(mac)
+        // The same claims sealed under another key (another server's database).
+        let otherServer = SealedAccessTokens(key: .init(size: .bits256))
+        let record = try #require(server.server.accessTokens.open(token)).record
+        let foreign = otherServer.seal(record, jti: "foreign")
+        for candidate in [forged, flipped, foreign, "at1.", "at1..", "at1.e30.", token + "x"] {
+            #expect(server.server.accessTokens.open(candidate) == nil, "\(candidate)")
+            #expect(try await Self.introspect(server, candidate).json["active"] == false, "\(candidate)")
+        }
+    }
+}
