@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HaapiDriver
 import HaapiModel
 import HaapiRawClient
@@ -318,6 +321,10 @@ struct AttackTests {
         let pool = PasswordHashingPool(workers: 1, maxWaiting: 0)
         #expect(try await pool.run { PasswordHashingPool.isOnPoolThread })
         #expect(!PasswordHashingPool.isOnPoolThread)
+        #if os(Linux)
+        // Below the request threads: a nice value of its own (errno is not set on success, so -1 cannot mean failure here).
+        #expect(try await pool.run { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) } >= 5)
+        #endif
         let gate = DispatchSemaphore(value: 0)
         async let blocked: Void = try pool.run { gate.wait() }
         try await Task.sleep(for: .milliseconds(100))

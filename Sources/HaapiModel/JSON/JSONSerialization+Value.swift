@@ -35,6 +35,12 @@ extension JSONValue {
 
     static func writeString(_ text: String, to output: inout String) {
         output += "\""
+        // Most strings (ids, tokens, URLs) need no escaping: copy them whole instead of scalar by scalar.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            output += text
+            output += "\""
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""

@@ -104,7 +104,10 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 /// A JSON object that keeps member order. Member names are unique: the parser rejects duplicates.
 public struct JSONObject: Sendable, Hashable, Sequence {
     public private(set) var members: [(key: String, value: JSONValue)]
+    /// Positions by key, kept only for objects larger than `indexThreshold`: most objects on the wire have a
+    /// handful of members, where a linear search is faster than building and probing a dictionary.
     private var index: [String: Int]
+    private static let indexThreshold = 8
 
     public init() {
         members = []
@@ -120,16 +123,20 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     public var count: Int { members.count }
     public var isEmpty: Bool { members.isEmpty }
 
-    public func contains(_ key: String) -> Bool { index[key] != nil }
+    public func contains(_ key: String) -> Bool { position(of: key) != nil }
+
+    private func position(of key: String) -> Int? {
+        members.count > Self.indexThreshold ? index[key] : members.firstIndex { $0.key == key }
+    }
 
     /// Reading returns the member; writing replaces it in place or appends it. Writing `nil` removes it.
     public subscript(key: String) -> JSONValue? {
         get {
-            guard let position = index[key] else { return nil }
+            guard let position = position(of: key) else { return nil }
             return members[position].value
         }
         set {
-            if let position = index[key] {
+            if let position = position(of: key) {
                 if let newValue {
                     members[position].value = newValue
                 } else {
@@ -137,8 +144,10 @@ public struct JSONObject: Sendable, Hashable, Sequence {
                     rebuildIndex()
                 }
             } else if let newValue {
-                index[key] = members.count
                 members.append((key, newValue))
+                if members.count > Self.indexThreshold {
+                    if index.isEmpty { rebuildIndex() } else { index[key] = members.count - 1 }
+                }
             }
         }
     }
@@ -149,6 +158,7 @@ public struct JSONObject: Sendable, Hashable, Sequence {
 
     private mutating func rebuildIndex() {
         index = [:]
+        guard members.count > Self.indexThreshold else { return }
         for (position, member) in members.enumerated() { index[member.key] = position }
     }
 

@@ -31,10 +31,12 @@ public enum FormURLEncoding {
     public static func decode(_ text: String) -> [(name: String, value: String)]? {
         guard !text.isEmpty else { return [] }
         var pairs: [(name: String, value: String)] = []
-        for part in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = decodeComponent(pieces[0]) else { return nil }
-            let value = pieces.count > 1 ? decodeComponent(pieces[1]) : ""
+        // Split on bytes: "&", "=", "+" and "%" are ASCII, and this runs on every form a server reads.
+        for part in text.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let pair = Substring(part)
+            let equals = pair.utf8.firstIndex(of: UInt8(ascii: "="))
+            guard let name = decodeComponent(pair[..<(equals ?? pair.endIndex)]) else { return nil }
+            let value = equals.map { decodeComponent(pair[pair.utf8.index(after: $0)...]) } ?? ""
             guard let value else { return nil }
             pairs.append((name, value))
         }
@@ -42,6 +44,8 @@ public enum FormURLEncoding {
     }
 
     static func decodeComponent(_ text: Substring) -> String? {
+        // Nothing escaped: the text is already the value (and valid UTF-8, being a string).
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) { return String(text) }
         var bytes: [UInt8] = []
         var iterator = Array(text.utf8).makeIterator()
         while let byte = iterator.next() {

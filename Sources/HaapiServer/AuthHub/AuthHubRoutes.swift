@@ -86,8 +86,8 @@ extension DevServer {
     /// The client of a live, unbound access token that carries `scope`.
     private func bearerClient(_ request: Request, scope: String) -> String? {
         guard let value = request.headers[.authorization], value.lowercased().hasPrefix("bearer ") else { return nil }
-        let token = value.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        guard let record = accessTokenRecord(String(token)), !record.revoked, record.expiresAt > clock(), record.jkt == nil,
+        let token = String(HTTP.trimmingOWS(value.dropFirst(7)))
+        guard let record = accessTokenRecord(token), !record.revoked, record.expiresAt > clock(), record.jkt == nil,
             record.scope.split(separator: " ").contains(Substring(scope))
         else { return nil }
         return record.clientID

@@ -57,7 +57,7 @@ struct DPoPVerifier: Sendable {
         guard headerValues.count == 1 else { throw .multipleHeaders }
         let proof: DPoPProof
         do {
-            proof = try DPoPProof(parsing: Self.trimmed(header), allowedAlgorithms: algorithms)
+            proof = try DPoPProof(parsing: HTTP.trimmingOWS(header), allowedAlgorithms: algorithms)
         } catch {
             throw .malformed("\(error)")
         }
@@ -79,14 +79,6 @@ struct DPoPVerifier: Sendable {
         case .full: throw .replayCacheFull
         }
         return proof
-    }
-
-    /// A header value without surrounding spaces and tabs; no copy when there are none (the usual case).
-    static func trimmed(_ value: String) -> String {
-        guard let first = value.utf8.first, let last = value.utf8.last,
-            first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
-        else { return value }
-        return value.trimmingCharacters(in: .whitespaces)
     }
 
     /// Whether `htu` names the request URL. `requestURL` is built from the server's public base URL and the

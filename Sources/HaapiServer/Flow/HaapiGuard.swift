@@ -25,7 +25,7 @@ extension DevServer {
         guard let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("dpop ") else {
             return .rejected(Self.tokenChallenge("invalid_token", "a HAAPI access token with the DPoP scheme is required"))
         }
-        let token = String(authorization.dropFirst(5)).trimmingCharacters(in: .whitespaces)
+        let token = String(HTTP.trimmingOWS(authorization.dropFirst(5)))
         guard let record = accessTokenRecord(token), !record.revoked, record.expiresAt > now, record.scope == Scopes.haapi,
             let jkt = record.jkt, let client = clients.client(id: record.clientID)
         else { return .rejected(Self.tokenChallenge("invalid_token", "the HAAPI access token is invalid, expired or revoked")) }

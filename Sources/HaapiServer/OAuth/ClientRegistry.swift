@@ -70,7 +70,7 @@ struct ClientAuthenticator: Sendable {
     }
 
     private func basic(_ encoded: String, form: [String: String]) throws(ClientAuthenticationFailure) -> ResolvedClient {
-        guard let data = Data(base64Encoded: encoded.trimmingCharacters(in: .whitespaces)),
+        guard let data = Data(base64Encoded: HTTP.trimmingOWS(encoded)),
             let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":"),
             let clientID = FormURLEncoding.decode("a=" + text[..<colon])?.first?.value,
             let secret = FormURLEncoding.decode("a=" + text[text.index(after: colon)...])?.first?.value

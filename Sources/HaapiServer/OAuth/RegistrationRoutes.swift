@@ -17,7 +17,7 @@ extension DevServer {
                                    headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
         }
         let scheme = authorization[..<space].lowercased()
-        let token = String(authorization[authorization.index(after: space)...]).trimmingCharacters(in: .whitespaces)
+        let token = String(HTTP.trimmingOWS(authorization[authorization.index(after: space)...]))
         guard scheme == "bearer" || scheme == "dpop", let record = accessTokenRecord(token), !record.revoked,
             record.expiresAt > now, record.scope.split(separator: " ").contains(Substring(Scopes.dcr))
         else {

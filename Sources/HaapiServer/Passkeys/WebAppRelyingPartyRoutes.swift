@@ -77,7 +77,7 @@ extension DevServer {
     private func relyingPartySessionUser(_ request: Request, now: Date) async -> Checked<String?> {
         guard let authorization = request.headers[.authorization] else { return .ok(nil) }
         guard authorization.lowercased().hasPrefix("bearer ") else { return .rejected(Self.rpError("use Authorization: Bearer", status: .unauthorized)) }
-        let token = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        let token = String(HTTP.trimmingOWS(authorization.dropFirst(7)))
         guard let username = await relyingPartySessions.username(for: token, now: now) else {
             return .rejected(Self.rpError("the session has expired or does not exist; sign in again", status: .unauthorized))
         }

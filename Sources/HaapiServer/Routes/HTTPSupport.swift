@@ -86,6 +86,23 @@ enum HTTP {
         return values
     }
 
+    /// `value` without the optional white space (spaces and tabs, RFC 9110 §5.6.3) around it; byte by
+    /// byte, as it runs on every request, and without a copy when there is nothing to trim.
+    static func trimmingOWS(_ value: String) -> String {
+        let trimmed = trimmingOWS(value[...])
+        return trimmed.utf8.count == value.utf8.count ? value : String(trimmed)
+    }
+
+    static func trimmingOWS(_ value: Substring) -> Substring {
+        let bytes = value.utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        func isOWS(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+        while start < end, isOWS(bytes[start]) { start = bytes.index(after: start) }
+        while start < end, isOWS(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
+        return value[start..<end]
+    }
+
     static func headerValues(_ request: Request, _ name: HTTPField.Name) -> [String] {
         request.headers[values: name]
     }

@@ -12,9 +12,10 @@ import Darwin
 /// endpoint.
 ///
 /// Bounded three ways:
-/// - `workers` threads hash at once: by default half the cores, so the other half keep serving requests;
-/// - the threads run at a lower priority (nice 10 on Linux, utility QoS on Apple), so a request thread
-///   that needs a core gets it first;
+/// - `workers` threads hash at once (two, or one fewer than the cores up to four);
+/// - the threads run at a lower priority (nice 5 on Linux, utility QoS on Apple), so a request thread that
+///   needs a core gets most of it, while hashing still progresses on a machine that is busy all the time
+///   (nice 10 starved logins in a loaded test run);
 /// - at most `maxWaiting` checks wait for a thread; beyond that a check fails at once with `busy`, which the
 ///   routes turn into a retryable error.
 ///
@@ -28,7 +29,7 @@ final class PasswordHashingPool: Sendable {
     private let started = LockedValue(false)
     static let threadName = "haapi.password-hashing"
 
-    init(workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2), maxWaiting: Int = 256) {
+    init(workers: Int = max(2, min(ProcessInfo.processInfo.activeProcessorCount - 1, 4)), maxWaiting: Int = 256) {
         self.workers = max(workers, 1)
         self.maxWaiting = maxWaiting
         jobs = JobQueue()
@@ -82,7 +83,7 @@ final class PasswordHashingPool: Sendable {
     private static func lowerPriority() {
         #if os(Linux)
         // On Linux a nice value belongs to one thread, and `who` 0 names the calling thread.
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 5)
         #else
         Thread.current.qualityOfService = .utility
         #endif
