@@ -53,12 +53,13 @@ threads_for() { [ "$1" -lt 2 ] && echo 1 || echo 2; }
 results="$out/results.tsv"
 printf "phase\tconnections\treq_per_s\tvalid_per_s\terrors_pct\tp50_ms\tp99_ms\n" >"$results"
 
-# wrk_run NAME CONNECTIONS URL [wrk arguments...]: appends one line to results.tsv and echoes "valid_per_s".
+# wrk_run NAME CONNECTIONS WRK-ARGUMENTS...: the arguments end with the URL, or with the URL, "--" and the
+# script's arguments. Appends one line to results.tsv and echoes "valid_per_s".
 wrk_run() {
-  local name="$1" connections="$2" target="$3"
-  shift 3
+  local name="$1" connections="$2"
+  shift 2
   local log="$out/wrk-$name-$connections.log"
-  wrk -t"$(threads_for "$connections")" -c"$connections" -d"${seconds}s" --latency "$@" "$target" >"$log" 2>&1 || true
+  wrk -t"$(threads_for "$connections")" -c"$connections" -d"${seconds}s" --latency "$@" >"$log" 2>&1 || true
   python3 "$root/scripts/bench/wrk_summary.py" "$name" "$connections" "$log" >>"$results"
   tail -n 1 "$results" | cut -f4
 }
@@ -68,7 +69,7 @@ token_run() {
   local name="$1" connections="$2" target="$3" htu="$4" authorization="$5" body="$6"
   local proofs="$work/proofs.txt"
   "$bin/haapi-bench" proofs --htu "$htu" --count $(( 15000 * seconds )) --output "$proofs"
-  wrk_run "$name" "$connections" "$target" -s "$root/scripts/bench/dpop-token.lua" -- \
+  wrk_run "$name" "$connections" -s "$root/scripts/bench/dpop-token.lua" "$target" -- \
     "$proofs" "$authorization" "$body" "$(threads_for "$connections")" >/dev/null
 }
 
@@ -96,7 +97,10 @@ done
 echo "bench: memory over 50 000 DPoP token requests (ours)"
 rss_before=$(rss "$haapi_pid")
 "$bin/haapi-bench" proofs --htu "$ours_token" --count 50000 --output "$work/proofs.txt"
-wrk -t2 -c8 -d60s -s "$root/scripts/bench/dpop-token.lua" "$ours_token" -- \
+# Long enough for the 50 000 proofs at the 8-connection rate measured above, and a little more.
+rate8=$(awk -F'\t' '$1 == "ours-token" && $2 == 8 {print int($4)}' "$results")
+memory_seconds=$(( 50000 / (rate8 > 0 ? rate8 : 1000) + 2 ))
+wrk -t2 -c8 -d"${memory_seconds}s" -s "$root/scripts/bench/dpop-token.lua" "$ours_token" -- \
   "$work/proofs.txt" "$ours_auth" "grant_type=client_credentials&scope=dcr" 2 >"$out/wrk-memory.log" 2>&1 || true
 rss_after=$(rss "$haapi_pid")
 memory_requests=$(python3 "$root/scripts/bench/wrk_summary.py" memory 8 "$out/wrk-memory.log" --valid-count)
@@ -110,6 +114,8 @@ wait "$logins_pid" || { cat "$out/logins.log"; exit 1; }
 logins=$(awk '/^logins\/s/ {print $2}' "$out/logins.log")
 
 serve_peak=$(peak "$haapi_pid")
+serve_anon=$(awk '/^RssAnon/ {print $2}' "/proc/$haapi_pid/status")   # heap and stacks
+serve_file=$(awk '/^RssFile/ {print $2}' "/proc/$haapi_pid/status")   # pages of the binary and shared libraries
 glewlwyd_rss=$(rss "$glewlwyd_pid")
 demo_peak=$(python3 - "$bin/haapi" <<'PY'
 import resource, subprocess, sys
@@ -142,6 +148,6 @@ PY
 python3 "$root/scripts/bench/report.py" "$results" \
   --health "$health" --health-loaded "$health_loaded" --logins "$logins" \
   --rss-start "$rss_start" --rss-before "$rss_before" --rss-after "$rss_after" --memory-requests "$memory_requests" \
-  --serve-peak "$serve_peak" --demo-peak "$demo_peak" --glewlwyd-rss "$glewlwyd_rss" --demo-start "$demo_start" \
+  --serve-peak "$serve_peak" --serve-anon "$serve_anon" --serve-file "$serve_file" --demo-peak "$demo_peak" --glewlwyd-rss "$glewlwyd_rss" --demo-start "$demo_start" \
   --sdk "$("$bin/haapi-bench" sdk --steps 3000 | awk '/^ratio/ {print $2}')" \
   --plot "$out/throughput.png" --cores "$(nproc)" | tee "$out/table.md"

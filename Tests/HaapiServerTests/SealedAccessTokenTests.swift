@@ -64,3 +64,54 @@ struct SealedAccessTokenTests {
         }
     }
 }
+
+@Suite("DPoP key cache (issue 15, item 4: thumbprint and verifier once per key)")
+struct DPoPKeyCacheTests {
+    @Test("a key is resolved once; a cached key still needs a valid signature; a private jwk is never cached")
+    func cachedKeysStillVerify() async throws {
+        let now = Date()
+        let verifier = DPoPVerifier(
+            algorithms: [.es256], iatWindow: 60, nonces: DPoPNonceService(rotationInterval: 300, now: now), replayCache: DPoPReplayCache())
+        let key = SoftwareP256SigningKey()
+        let dpop = Dpop(key: key)
+        let url = "https://server.example/oauth/token"
+        for _ in 0..<3 {
+            let proof = try dpop.createProof(httpMethod: "POST", url: try #require(URL(string: url)))
+            let verified = try await verifier.verify(headerValues: [proof], method: "POST", requestURL: url, requireNonce: false, now: now)
+            #expect(verified.thumbprint == key.thumbprint)
+        }
+        #expect(verifier.keys.count == 1)
+
+        // Same key in the header, signature from another key: refused although the key is cached.
+        let impostor = SoftwareP256SigningKey()
+        let claims: JSONObject = ["jti": "forged", "htm": "POST", "htu": .string(url), "iat": .number(JSONNumber(Int(now.timeIntervalSince1970)))]
+        let forged = try JWS.sign(claims: claims, header: ["typ": "dpop+jwt", "jwk": key.publicJWK.json], signer: impostor)
+        await #expect(throws: DPoPFailure.self) {
+            _ = try await verifier.verify(headerValues: [forged], method: "POST", requestURL: url, requireNonce: false, now: now)
+        }
+        // A private key in the header is refused and leaves nothing behind.
+        let leaky = try JWS.sign(claims: claims, header: ["typ": "dpop+jwt", "jwk": impostor.privateJWK.json], signer: impostor)
+        await #expect(throws: DPoPFailure.self) {
+            _ = try await verifier.verify(headerValues: [leaky], method: "POST", requestURL: url, requireNonce: false, now: now)
+        }
+        #expect(verifier.keys.count == 1)
+    }
+
+    @Test("the cache is bounded: at capacity it starts over")
+    func bounded() throws {
+        let cache = DPoPKeyCache(capacity: 4)
+        for _ in 0..<10 { _ = try cache.resolve(SoftwareP256SigningKey().publicJWK.json, algorithm: .es256) }
+        #expect(cache.count <= 4)
+    }
+}
+
+@Suite("Header helpers on the hot path")
+struct HeaderHelperTests {
+    @Test("auth schemes compare without case and need the space; OWS trimming keeps inner spaces")
+    func schemesAndTrimming() {
+        #expect(HTTP.hasAuthScheme("Basic abc", "basic") && HTTP.hasAuthScheme("BASIC abc", "basic") && HTTP.hasAuthScheme("DPoP t", "dpop"))
+        #expect(!HTTP.hasAuthScheme("Basicabc", "basic") && !HTTP.hasAuthScheme("Bas", "basic") && !HTTP.hasAuthScheme("Bearer t", "basic"))
+        #expect(!HTTP.hasAuthScheme("", "dpop") && !HTTP.hasAuthScheme("dpo p", "dpop"))
+        #expect(HTTP.trimmingOWS(" \ta b\t ") == "a b" && HTTP.trimmingOWS("ab") == "ab" && HTTP.trimmingOWS("  ") == "")
+    }
+}

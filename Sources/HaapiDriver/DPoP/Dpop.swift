@@ -82,24 +82,50 @@ public struct DPoPProof: Sendable {
     /// an allowed asymmetric `alg`, a public `jwk` with no private members, a signature that verifies
     /// with that key, and the `jti`, `htm`, `htu` and `iat` claims present.
     public init(parsing compact: String, allowedAlgorithms: Set<JWSAlgorithm> = [.es256, .es384, .es512, .rs256, .ps256]) throws {
+        try self.init(parsing: compact, allowedAlgorithms: allowedAlgorithms, resolveKey: Self.resolveKey)
+    }
+
+    /// What a proof's `jwk` header yields: the key, a verifier for the proof's algorithm and the key's
+    /// RFC 7638 thumbprint. A server that sees many proofs of the same key can keep it (see `resolveKey`).
+    public struct ResolvedKey: Sendable {
+        public let jwk: JWK
+        public let verifier: any JWSVerifier
+        public let thumbprint: String
+    }
+
+    /// Reads a `jwk` header for `algorithm`: a well-formed public key (no private members) that fits it.
+    public static func resolveKey(_ jwkValue: JSONValue, algorithm: JWSAlgorithm) throws -> ResolvedKey {
+        let jwk = try JWK(json: jwkValue)
+        guard !jwk.hasPrivateMembers else { throw JOSEError.malformedJWS("the jwk header contains a private key") }
+        return ResolvedKey(jwk: jwk, verifier: try jwk.verifier(algorithm: algorithm), thumbprint: jwk.thumbprint())
+    }
+
+    /// Parses a proof like `init(parsing:allowedAlgorithms:)`, with `resolveKey` turning the `jwk` header
+    /// into a key; it must do what `DPoPProof.resolveKey` does, and may remember the result.
+    public init(
+        parsing compact: String, allowedAlgorithms: Set<JWSAlgorithm>,
+        resolveKey: (JSONValue, JWSAlgorithm) throws -> ResolvedKey
+    ) throws {
         let jws = try CompactJWS(parsing: compact)
         guard jws.header["typ"]?.stringValue == Dpop.proofType else { throw JOSEError.malformedJWS("typ must be \(Dpop.proofType)") }
         guard let algorithm = jws.algorithm, algorithm.isAsymmetric else {
             throw JOSEError.algorithmNotAllowed(jws.header["alg"]?.stringValue ?? "")
         }
+        guard allowedAlgorithms.contains(algorithm) else { throw JOSEError.algorithmNotAllowed(algorithm.rawValue) }
         guard let jwkValue = jws.header["jwk"] else { throw JOSEError.malformedJWS("no jwk header") }
-        let jwk = try JWK(json: jwkValue)
-        guard !jwk.hasPrivateMembers else { throw JOSEError.malformedJWS("the jwk header contains a private key") }
-        try jws.verify(with: jwk, allowedAlgorithms: allowedAlgorithms.filter(\.isAsymmetric))
+        let key = try resolveKey(jwkValue, algorithm)
+        guard key.verifier.algorithm == algorithm, key.verifier.isValidSignature(jws.signature, for: jws.signingInput) else {
+            throw JOSEError.invalidSignature
+        }
         let claims = try jws.payloadObject()
         for name in ["jti", "htm", "htu"] where claims[name]?.stringValue == nil {
             throw JOSEError.malformedJWS("missing claim \"\(name)\"")
         }
         guard claims["iat"]?.numberValue?.intValue != nil else { throw JOSEError.malformedJWS("missing claim \"iat\"") }
         self.jws = jws
-        self.jwk = jwk
+        self.jwk = key.jwk
         self.claims = claims
-        thumbprint = jwk.thumbprint()
+        thumbprint = key.thumbprint
     }
 
     public var jti: String { claims["jti"]?.stringValue ?? "" }

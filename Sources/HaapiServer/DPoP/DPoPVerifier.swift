@@ -43,6 +43,7 @@ struct DPoPVerifier: Sendable {
     let iatWindow: TimeInterval
     let nonces: DPoPNonceService
     let replayCache: DPoPReplayCache
+    let keys = DPoPKeyCache()
 
     /// - Parameters:
     ///   - headerValues: every `DPoP` header of the request (exactly one is allowed).
@@ -57,7 +58,7 @@ struct DPoPVerifier: Sendable {
         guard headerValues.count == 1 else { throw .multipleHeaders }
         let proof: DPoPProof
         do {
-            proof = try DPoPProof(parsing: HTTP.trimmingOWS(header), allowedAlgorithms: algorithms)
+            proof = try DPoPProof(parsing: HTTP.trimmingOWS(header), allowedAlgorithms: algorithms, resolveKey: keys.resolve)
         } catch {
             throw .malformed("\(error)")
         }

@@ -22,7 +22,7 @@ extension DevServer {
         guard let accept = request.headers[.accept], accept.lowercased().contains(HaapiMediaType.representation) else {
             return .rejected(HTTP.oauthError("invalid_request", "HAAPI requests must accept \(HaapiMediaType.representation)", status: .notAcceptable))
         }
-        guard let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("dpop ") else {
+        guard let authorization = request.headers[.authorization], HTTP.hasAuthScheme(authorization, "dpop") else {
             return .rejected(Self.tokenChallenge("invalid_token", "a HAAPI access token with the DPoP scheme is required"))
         }
         let token = String(HTTP.trimmingOWS(authorization.dropFirst(5)))

@@ -47,7 +47,7 @@ struct ClientAuthenticator: Sendable {
     func authenticate(
         authorization: String?, form: [String: String], audiences: Set<String>, now: Date
     ) async throws(ClientAuthenticationFailure) -> ResolvedClient {
-        if let authorization, authorization.lowercased().hasPrefix("basic ") {
+        if let authorization, HTTP.hasAuthScheme(authorization, "basic") {
             return try basic(String(authorization.dropFirst(6)), form: form)
         }
         if let assertionType = form["client_assertion_type"], assertionType == AssertionTypes.jwtBearer {

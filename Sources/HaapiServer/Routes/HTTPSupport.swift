@@ -103,6 +103,16 @@ enum HTTP {
         return value[start..<end]
     }
 
+    /// Whether an `Authorization` value uses `scheme` (given in lower case), compared without case and
+    /// without copying the header: `Basic …`, `DPoP …`.
+    static func hasAuthScheme(_ value: String, _ scheme: String) -> Bool {
+        var header = value.utf8.makeIterator()
+        for expected in scheme.utf8 {
+            guard let byte = header.next(), byte | 0x20 == expected else { return false }
+        }
+        return header.next() == UInt8(ascii: " ")
+    }
+
     static func headerValues(_ request: Request, _ name: HTTPField.Name) -> [String] {
         request.headers[values: name]
     }

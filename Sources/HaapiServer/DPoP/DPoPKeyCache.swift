@@ -1,0 +1,37 @@
+import HaapiDriver
+import HaapiModel
+
+/// What the server derives from a DPoP proof's `jwk` header (the parsed key, a signature verifier, the
+/// RFC 7638 thumbprint), kept per key: a client signs every request with the same key, and deriving these
+/// costs as much as a fifth of a token request.
+///
+/// Keyed by the header's exact JSON value and the algorithm, so an entry is only ever reused for the same
+/// input (`DPoPProof.resolveKey` is a pure function of both). Bounded: at `capacity` entries it starts
+/// over, so a flood of fresh keys costs a fixed amount of memory (about 1 KiB an entry).
+final class DPoPKeyCache: Sendable {
+    private struct Entry: Hashable, Sendable {
+        let jwk: JSONValue
+        let algorithm: JWSAlgorithm
+    }
+
+    private let entries = LockedValue([Entry: DPoPProof.ResolvedKey]())
+    let capacity: Int
+
+    init(capacity: Int = 1024) {
+        self.capacity = max(capacity, 1)
+    }
+
+    /// The resolved key, from the cache or derived (and remembered) now. Failures are not remembered.
+    func resolve(_ jwk: JSONValue, algorithm: JWSAlgorithm) throws -> DPoPProof.ResolvedKey {
+        let entry = Entry(jwk: jwk, algorithm: algorithm)
+        if let known = entries.withLock({ $0[entry] }) { return known }
+        let resolved = try DPoPProof.resolveKey(jwk, algorithm: algorithm)
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[entry] = resolved
+        }
+        return resolved
+    }
+
+    var count: Int { entries.withLock { $0.count } }
+}
