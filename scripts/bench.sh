@@ -105,6 +105,9 @@ wrk -t2 -c8 -d"${memory_seconds}s" -s "$root/scripts/bench/dpop-token.lua" "$our
 rss_after=$(rss "$haapi_pid")
 memory_requests=$(python3 "$root/scripts/bench/wrk_summary.py" memory 8 "$out/wrk-memory.log" --valid-count)
 
+echo "bench: /health again, 8 connections (it varies between runs; the ratios use the faster of the two)"
+health_again=$(wrk_run health-again 8 "$url/health")
+
 echo "bench: /health while 2 clients log in with passwords in a loop"
 "$bin/haapi-bench" logins --url "$url" --clients 2 --seconds $(( seconds + 2 )) >"$out/logins.log" 2>&1 &
 logins_pid=$!
@@ -146,7 +149,7 @@ PY
 )
 
 python3 "$root/scripts/bench/report.py" "$results" \
-  --health "$health" --health-loaded "$health_loaded" --logins "$logins" \
+  --health "$health" --health-again "$health_again" --health-loaded "$health_loaded" --logins "$logins" \
   --rss-start "$rss_start" --rss-before "$rss_before" --rss-after "$rss_after" --memory-requests "$memory_requests" \
   --serve-peak "$serve_peak" --serve-anon "$serve_anon" --serve-file "$serve_file" --demo-peak "$demo_peak" --glewlwyd-rss "$glewlwyd_rss" --demo-start "$demo_start" \
   --sdk "$("$bin/haapi-bench" sdk --steps 3000 | awk '/^ratio/ {print $2}')" \

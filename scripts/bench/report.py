@@ -8,7 +8,7 @@ import subprocess
 
 parser = argparse.ArgumentParser()
 parser.add_argument("results")
-for name in ("health", "health-loaded", "logins", "rss-start", "rss-before", "rss-after", "memory-requests", "serve-peak", "serve-anon", "serve-file",
+for name in ("health", "health-again", "health-loaded", "logins", "rss-start", "rss-before", "rss-after", "memory-requests", "serve-peak", "serve-anon", "serve-file",
              "demo-peak", "glewlwyd-rss", "demo-start", "sdk"):
     parser.add_argument("--" + name, type=float, required=True)
 parser.add_argument("--plot", required=True)
@@ -36,6 +36,9 @@ def cell(row):
 
 
 health = by[("health", 8)]
+# /health is measured before and after the token phases; the ratios use the faster one (the stricter baseline).
+health_first = options.health
+options.health = max(options.health, options.health_again)
 print(f"Machine: {options.cores} cores (loopback; wrk and both servers share them). Phases of equal length, one run.\n")
 print("| connections | ours: valid req/s | p50 / p99 ms | errors | glewlwyd: valid req/s | p50 / p99 ms | errors | ours ÷ glewlwyd |")
 print("|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -47,7 +50,9 @@ for connections in (1, 2, 4, 8, 16):
         ratio = f"{float(ours['valid_per_s']) / float(theirs['valid_per_s']):.1f}×"
     print(f"| {connections} | {cell(ours)} | {ours['p50_ms']} / {ours['p99_ms']} | {ours['errors_pct']} % | {cell(theirs)} | "
           f"{theirs['p50_ms']} / {theirs['p99_ms']} | {theirs['errors_pct']} % | {ratio} |")
-    plot_rows.append((connections, float(ours["valid_per_s"]), float(theirs["valid_per_s"])))
+    # Runs with more than 1 % errors are left out of the plot (gnuplot skips NaN).
+    plot_rows.append((connections, float(ours["valid_per_s"]) if valid(ours) else float("nan"),
+                      float(theirs["valid_per_s"]) if valid(theirs) else float("nan")))
 
 
 def highest_valid(phase):
@@ -65,9 +70,26 @@ per_request = (options.rss_after - options.rss_before) * 1024 / options.memory_r
 print()
 print("| measurement | value | goal | |")
 print("|---|---:|---:|---|")
-print(f"| `/health`, 8 connections | {options.health:,.0f} req/s (p50 {health['p50_ms']} ms, p99 {health['p99_ms']} ms) | | |")
+print(f"| `/health`, 8 connections, before and after the token phases | {health_first:,.0f} and {options.health_again:,.0f} req/s "
+      f"(p50 {health['p50_ms']} ms, p99 {health['p99_ms']} ms) | | |")
 print(f"| DPoP token endpoint ÷ `/health`, 8 connections | {token_ratio:.2f}× | ≥ 0.40× | {goal(token_ratio >= 0.40)} |")
-print(f"| DPoP token endpoint, ours ÷ glewlwyd, 8 connections | {versus:.1f}× | ≥ 5× | {goal(versus >= 5)} |")
+both = [c for c in (1, 2, 4, 8, 16) if valid(by.get(("ours-token", c))) and valid(by.get(("glewlwyd-token", c)))]
+shared = max(both) if both else 0
+at_shared = (float(by[("ours-token", shared)]["valid_per_s"]) / float(by[("glewlwyd-token", shared)]["valid_per_s"])) if shared else 0.0
+
+
+def best_valid(phase):
+    rates = [float(by[(phase, c)]["valid_per_s"]) for c in (1, 2, 4, 8, 16) if valid(by.get((phase, c)))]
+    return max(rates) if rates else 0.0
+
+
+best_ratio = best_valid("ours-token") / best_valid("glewlwyd-token") if best_valid("glewlwyd-token") else 0.0
+if valid(theirs8):
+    print(f"| DPoP token endpoint, ours ÷ glewlwyd, 8 connections | {versus:.1f}× | ≥ 5× | {goal(versus >= 5)} |")
+else:
+    print(f"| DPoP token endpoint, ours ÷ glewlwyd, 8 connections | glewlwyd INVALID ({theirs8['errors_pct']} % errors) | ≥ 5× | cannot be measured |")
+print(f"| … at the highest concurrency where both are valid ({shared}) | {at_shared:.1f}× | ≥ 5× | {goal(at_shared >= 5)} |")
+print(f"| … best valid throughput of each | {best_valid('ours-token'):,.0f} ÷ {best_valid('glewlwyd-token'):,.0f} = {best_ratio:.1f}× | | |")
 print(f"| highest concurrency without errors (of 1–16) | ours {highest_valid('ours-token')}, glewlwyd {highest_valid('glewlwyd-token')} | | |")
 print(f"| `/health` while 2 clients log in ÷ idle | {options.health_loaded / options.health:.2f}× "
       f"({options.health_loaded:,.0f} req/s, p99 {loaded['p99_ms']} ms; {options.logins:.1f} logins/s) | ≥ 0.5× | "
@@ -88,12 +110,13 @@ with open(data, "w") as handle:
     for connections, ours, theirs in plot_rows:
         handle.write(f"{connections} {ours} {theirs}\n")
 script = f"""
-set terminal png size 800,480
+set terminal png size 800,480 noenhanced
 set output '{options.plot}'
-set title 'DPoP token endpoint (client_credentials, ES256 proof per request), wrk, loopback, {options.cores} cores'
+set title "DPoP token endpoint (client_credentials, ES256 proof per request), wrk, loopback, {options.cores} cores\\nruns with more than 1 % errors are left out"
 set xlabel 'connections'
 set ylabel 'valid responses per second'
 set logscale x 2
+set xrange [0.8:20]
 set xtics (1, 2, 4, 8, 16)
 set yrange [0:*]
 set key top left
