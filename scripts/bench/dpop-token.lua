@@ -13,21 +13,25 @@ end
 
 function init(args)
   local file, threads = args[1], tonumber(args[4])
-  authorization, body = args[2], args[3]
-  proofs, position = {}, 0
+  local authorization, body = args[2], args[3]
+  -- Whole requests are formatted here, before the clock starts, so that during the run wrk only writes
+  -- a ready buffer, as it does for a plain GET: the load generator costs the same per request in every phase.
+  requests, position = {}, 0
   local line_number = 0
   for line in io.lines(file) do
-    if line_number % threads == id - 1 then proofs[#proofs + 1] = line end
+    if line_number % threads == id - 1 then
+      requests[#requests + 1] = wrk.format("POST", nil, {
+        ["Content-Type"] = "application/x-www-form-urlencoded",
+        ["Authorization"] = authorization,
+        ["DPoP"] = line,
+      }, body)
+    end
     line_number = line_number + 1
   end
+  exhausted = wrk.format("POST", nil, { ["DPoP"] = "exhausted" }, body)
 end
 
 function request()
   position = position + 1
-  local proof = proofs[position] or "exhausted"
-  return wrk.format("POST", nil, {
-    ["Content-Type"] = "application/x-www-form-urlencoded",
-    ["Authorization"] = authorization,
-    ["DPoP"] = proof,
-  }, body)
+  return requests[position] or exhausted
 end
