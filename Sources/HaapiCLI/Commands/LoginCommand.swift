@@ -86,7 +86,7 @@ struct LoginCommand: AsyncParsableCommand {
         guard let base = URL(string: server), base.scheme == "http" || base.scheme == "https" else { throw ValidationError("--server must be an http(s) URL") }
         let clientId = client.clientId ?? ""
         let transport = defaultHttpTransport()
-        let endpoints = await ServerEndpoints.discover(base, transport: transport)
+        let endpoints = try await ServerEndpoints.discover(base, transport: transport)
         // The session folder keeps its DPoP key in the SDK's key store, so logging in again keeps the binding.
         let key: SoftwareP256SigningKey = try dpopKey.map { try KeyFile.loadOrCreateP256(at: $0).key }
             ?? saveSession.map { try SavedSession.deviceKey(in: $0, clientId: clientId, fresh: newDpopKey) }

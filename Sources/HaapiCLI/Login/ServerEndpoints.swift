@@ -1,8 +1,8 @@
 import Foundation
 import HaapiSdk
 
-/// A server's endpoints, from its discovery document when it has one (RFC 8414 / OpenID discovery),
-/// otherwise the conventional `/oauth/...` paths under the base URL.
+/// A server's endpoints, from its discovery document (`ServerMetadata`, RFC 8414 / OpenID discovery)
+/// when it has one, otherwise the conventional `/oauth/...` paths under the base URL.
 struct ServerEndpoints {
     let base: URL
     let authorization: URL
@@ -11,19 +11,23 @@ struct ServerEndpoints {
     let introspection: URL?
     let registration: URL?
 
-    static func discover(_ base: URL, transport: any HttpTransport) async -> ServerEndpoints {
+    /// A document that names another issuer or malformed endpoints is an error (the server is not the one
+    /// asked for); no document at all means the conventional paths.
+    static func discover(_ base: URL, transport: any HttpTransport) async throws(HaapiError) -> ServerEndpoints {
         let fallback = ServerEndpoints(
             base: base, authorization: base.appendingPathComponent("oauth/authorize"), token: base.appendingPathComponent("oauth/token"),
             revocation: base.appendingPathComponent("oauth/revoke"), introspection: base.appendingPathComponent("oauth/introspect"),
             registration: base.appendingPathComponent("oauth/register"))
-        let wellKnown = base.appendingPathComponent(".well-known/openid-configuration")
-        guard let response = try? await transport.send(HttpRequest(method: "GET", url: wellKnown, headers: [("Accept", "application/json")], timeout: 10)),
-            response.statusCode == 200, let document = try? response.oauthObject()
-        else { return fallback }
-        func url(_ name: String) -> URL? { document[name]?.stringValue.flatMap(URL.init(string:)) }
+        let metadata: ServerMetadata
+        do {
+            metadata = try await ServerMetadata.fetch(issuer: base, transport: transport)
+        } catch {
+            if case .invalidConfiguration = error { throw error }
+            return fallback
+        }
         return ServerEndpoints(
-            base: base, authorization: url("authorization_endpoint") ?? fallback.authorization, token: url("token_endpoint") ?? fallback.token,
-            revocation: url("revocation_endpoint") ?? fallback.revocation, introspection: url("introspection_endpoint") ?? fallback.introspection,
-            registration: url("registration_endpoint") ?? fallback.registration)
+            base: base, authorization: metadata.authorizationEndpoint, token: metadata.tokenEndpoint,
+            revocation: metadata.revocationEndpoint ?? fallback.revocation, introspection: metadata.introspectionEndpoint ?? fallback.introspection,
+            registration: metadata.registrationEndpoint ?? fallback.registration)
     }
 }
