@@ -8,7 +8,9 @@ import HaapiDriver
 /// Issuing one writes nothing, so the token endpoint does no database write for a client-credentials
 /// grant and memory does not grow with every token issued; a token is checked by its MAC, its expiry,
 /// and two small revocation tables written only when something is revoked (RFC 7009 revocation of the
-/// token, or of its refresh-token family). The clients see an opaque string, as before.
+/// token, or of its refresh-token family). The claims are authenticated, not encrypted: whoever holds a
+/// token can read its client, subject and scope (its own), but cannot change them. Clients treat it as
+/// an opaque string, as before.
 /// HAAPI access tokens stay JWTs stored by hash (one per login, checked on every HAAPI request).
 struct SealedAccessTokens: Sendable {
     static let prefix = "at1."
