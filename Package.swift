@@ -53,18 +53,27 @@ let package = Package(
         // WebAuthn: CBOR, COSE keys, the JSON types, authenticators (software; ASAuthorization on Apple), RP checks.
         .target(
             name: "Passkeys",
-            dependencies: ["HaapiDriver", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]
+            dependencies: [
+                "HaapiDriver", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         // The Authentication Hub client (seed 002): flow API, network module, field encryption.
         .target(
             name: "AuthHub",
-            dependencies: ["HaapiDriver", "Passkeys", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]
+            dependencies: [
+                "HaapiDriver", "Passkeys", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         // The UI kit: a headless flow view model (Combine on Apple, OpenCombine elsewhere), theming, and
         // SwiftUI/UIKit screens where those frameworks exist.
         .target(
             name: "HaapiUI",
-            dependencies: ["HaapiSdk", "Passkeys", .product(name: "OpenCombineShim", package: "OpenCombine", condition: .when(platforms: [.linux]))]
+            dependencies: [
+                "HaapiSdk", "Passkeys",
+                .product(name: "OpenCombineShim", package: "OpenCombine", condition: .when(platforms: [.linux])),
+            ]
         ),
         // The dev identity server: HAAPI flows, OAuth with DPoP, attestation, DCR, SQLite.
         .target(
@@ -103,14 +112,18 @@ let package = Package(
         .executableTarget(
             name: "haapi-bench",
             dependencies: [
-                "HaapiRawClient", "HaapiDriver", "HaapiSdk", "HaapiServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "HaapiRawClient", "HaapiDriver", "HaapiSdk", "HaapiServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(name: "HaapiModelTests", dependencies: ["HaapiModel"]),
         .testTarget(
             name: "HaapiDriverTests",
-            dependencies: ["HaapiDriver", .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "HaapiDriver", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "HaapiServerTests",
@@ -126,14 +139,22 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HaapiUITests", dependencies: ["HaapiUI", "Passkeys", "HaapiServer"]),
-        .testTarget(name: "PasskeysTests", dependencies: ["Passkeys", "HaapiServer", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "AuthHubTests", dependencies: ["AuthHub", "HaapiServer", "Passkeys", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]),
+        .testTarget(
+            name: "PasskeysTests",
+            dependencies: ["Passkeys", "HaapiServer", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "AuthHubTests",
+            dependencies: [
+                "AuthHub", "HaapiServer", "Passkeys", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]),
         .testTarget(name: "HaapiCLITests", dependencies: ["HaapiCLI", "haapi"]),
         // The seeds' sample call shapes, compiled in Swift 6 mode here and in Swift 5 mode below (the Swift 5
         // target's files are links to these).
         .testTarget(name: "SeedSamplesTests", dependencies: ["HaapiSdk", "HaapiUI", "AuthHub", "HaapiServer"]),
-        .testTarget(name: "SeedSamplesSwift5Tests", dependencies: ["HaapiSdk", "HaapiUI", "AuthHub", "HaapiServer"],
-                    swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(
+            name: "SeedSamplesSwift5Tests", dependencies: ["HaapiSdk", "HaapiUI", "AuthHub", "HaapiServer"],
+            swiftSettings: [.swiftLanguageMode(.v5)]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -156,9 +177,10 @@ if Context.environment["HAAPI_FUZZ"] == "1" {
         ("ServerConfigurationFuzzer", ["HaapiServer"]),
     ]
     for harness in harnesses {
-        package.targets.append(.executableTarget(
-            name: harness.name, dependencies: ["FuzzSupport"] + harness.dependencies, path: "Fuzz/" + harness.name,
-            swiftSettings: [.unsafeFlags(sanitizers + ["-parse-as-library"])],
-            linkerSettings: [.unsafeFlags(sanitizers + ["-use-ld=lld"])]))
+        package.targets.append(
+            .executableTarget(
+                name: harness.name, dependencies: ["FuzzSupport"] + harness.dependencies, path: "Fuzz/" + harness.name,
+                swiftSettings: [.unsafeFlags(sanitizers + ["-parse-as-library"])],
+                linkerSettings: [.unsafeFlags(sanitizers + ["-use-ld=lld"])]))
     }
 }

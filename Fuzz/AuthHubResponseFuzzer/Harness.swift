@@ -1,5 +1,6 @@
 import Foundation
 import FuzzSupport
+
 @testable import AuthHub
 
 // Authentication Hub responses as the client reads them: the body through JSONSerialization (as
@@ -21,4 +22,6 @@ func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 }
 
 @_cdecl("AuthHubResponseFuzzer_main")
-func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt { runLibFuzzer(argc, argv, testOneInput) }
+func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runLibFuzzer(argc, argv, testOneInput)
+}

@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 import HaapiDriver
+
 @testable import HaapiServer
 
 // What the server parses of a DPoP header and of a client's JWS: the compact JWS parser, the DPoP proof
@@ -21,4 +22,6 @@ func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 }
 
 @_cdecl("DPoPProofFuzzer_main")
-func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt { runLibFuzzer(argc, argv, testOneInput) }
+func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runLibFuzzer(argc, argv, testOneInput)
+}

@@ -4,6 +4,8 @@
 // `@_cdecl("M_main")` (its one line of glue) and calls `runLibFuzzer`, which hands libFuzzer its own
 // arguments and the harness's test function. Built only with HAAPI_FUZZ=1 (scripts/fuzz.sh).
 
+// libFuzzer's C symbol keeps its C name.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @_silgen_name("LLVMFuzzerRunDriver")
 private func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<CInt>,
@@ -23,7 +25,9 @@ public func libFuzzerTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) 
 }
 
 /// Runs libFuzzer with the process's arguments over `testOneInput`.
-public func runLibFuzzer(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ testOneInput: FuzzTest) -> CInt {
+public func runLibFuzzer(
+    _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ testOneInput: FuzzTest
+) -> CInt {
     registeredTest = testOneInput
     var count = argc
     var arguments = argv

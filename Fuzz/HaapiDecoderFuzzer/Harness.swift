@@ -23,10 +23,13 @@ func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     }
     guard let base = URL(string: "https://fuzz.example/base/") else { return 0 }
     for case let form as FormAction in actions {
-        _ = try? HaapiRequestBuilder.request(submitting: form.model, parameters: ["userName": "a b+c", "password": "p&q"], baseURL: base)
+        _ = try? HaapiRequestBuilder.request(
+            submitting: form.model, parameters: ["userName": "a b+c", "password": "p&q"], baseURL: base)
     }
     return 0
 }
 
 @_cdecl("HaapiDecoderFuzzer_main")
-func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt { runLibFuzzer(argc, argv, testOneInput) }
+func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runLibFuzzer(argc, argv, testOneInput)
+}

@@ -14,7 +14,9 @@ func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     } catch {
         fuzzFailure("the loader threw something other than ConfigurationError: \(error)")
     }
-    guard let encoded = try? JSONEncoder().encode(configuration), let again = try? ServerConfiguration.load(json: encoded) else {
+    guard let encoded = try? JSONEncoder().encode(configuration),
+        let again = try? ServerConfiguration.load(json: encoded)
+    else {
         fuzzFailure("an accepted configuration did not load again after encoding")
     }
     guard again == configuration else { fuzzFailure("a configuration changed through encode and load") }
@@ -22,4 +24,6 @@ func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 }
 
 @_cdecl("ServerConfigurationFuzzer_main")
-func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt { runLibFuzzer(argc, argv, testOneInput) }
+func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runLibFuzzer(argc, argv, testOneInput)
+}

@@ -16,8 +16,10 @@ public final class HaapiDevice: @unchecked Sendable {
     public var pkce: PKCE?
 
     /// `clock` dates the proofs; tests that move the server's clock pass it so proofs stay in the iat window.
-    public init(base: String, clientID: String = "haapi-demo", key: SoftwareP256SigningKey = SoftwareP256SigningKey(),
-         clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        base: String, clientID: String = "haapi-demo", key: SoftwareP256SigningKey = SoftwareP256SigningKey(),
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.base = base
         self.clientID = clientID
         self.key = key
@@ -28,7 +30,9 @@ public final class HaapiDevice: @unchecked Sendable {
     public func url(_ path: String) -> String { path.hasPrefix("http") ? path : base + path }
 
     public func proof(_ method: String, _ url: String, accessToken: String? = nil) throws -> String {
-        try dpop.createProof(httpMethod: method, url: URL(string: url) ?? URL(fileURLWithPath: "/"), nonce: nonce, accessToken: accessToken)
+        try dpop.createProof(
+            httpMethod: method, url: URL(string: url) ?? URL(fileURLWithPath: "/"), nonce: nonce,
+            accessToken: accessToken)
     }
 
     public func remember(_ response: RawResponse) {
@@ -37,27 +41,42 @@ public final class HaapiDevice: @unchecked Sendable {
     }
 
     /// The software attestation the `software` policy expects (docs/ATTESTATION.md).
-    public static func attestation(challenge: String, clientID: String, key: SoftwareP256SigningKey, iat: Date = Date()) throws -> String {
+    public static func attestation(
+        challenge: String, clientID: String, key: SoftwareP256SigningKey, iat: Date = Date()
+    ) throws -> String {
         try JWS.sign(
-            claims: ["challenge": .string(challenge), "client_id": .string(clientID), "iat": .number(JSONNumber(Int(iat.timeIntervalSince1970)))],
+            claims: [
+                "challenge": .string(challenge), "client_id": .string(clientID),
+                "iat": .number(JSONNumber(Int(iat.timeIntervalSince1970))),
+            ],
             header: ["typ": "haapi-attestation+jwt", "jwk": key.publicJWK.json], signer: key)
     }
 
     public func challenge() async throws -> String {
-        let response = try await RawHTTP.send("GET", url("/oauth/token/cat?client_id=\(clientID)"), headers: [("Accept", "application/json")])
+        let response = try await RawHTTP.send(
+            "GET", url("/oauth/token/cat?client_id=\(clientID)"), headers: [("Accept", "application/json")])
         remember(response)
-        guard let challenge = response.json["challenge"]?.stringValue else { throw UnexpectedResponse("no challenge: \(response.text)") }
+        guard let challenge = response.json["challenge"]?.stringValue else {
+            throw UnexpectedResponse("no challenge: \(response.text)")
+        }
         return challenge
     }
 
     public func clientAttestationToken() async throws -> String {
         let challenge = try await challenge()
-        let response = try await RawHTTP.form(url("/oauth/token/cat"), [
-            ("client_id", clientID), ("challenge", challenge),
-            ("challenge_response", try Self.attestation(challenge: challenge, clientID: clientID, key: key, iat: clock())),
-        ])
+        let response = try await RawHTTP.form(
+            url("/oauth/token/cat"),
+            [
+                ("client_id", clientID), ("challenge", challenge),
+                (
+                    "challenge_response",
+                    try Self.attestation(challenge: challenge, clientID: clientID, key: key, iat: clock())
+                ),
+            ])
         remember(response)
-        guard let cat = response.json["cat"]?.stringValue else { throw UnexpectedResponse("no CAT: \(response.status) \(response.text)") }
+        guard let cat = response.json["cat"]?.stringValue else {
+            throw UnexpectedResponse("no CAT: \(response.status) \(response.text)")
+        }
         return cat
     }
 
@@ -73,16 +92,20 @@ public final class HaapiDevice: @unchecked Sendable {
 
     public func haapiTokenRequest(cat: String) async throws -> RawResponse {
         let tokenURL = url("/oauth/token")
-        let response = try await RawHTTP.form(tokenURL, [
-            ("grant_type", "client_credentials"), ("scope", "urn:se:curity:scopes:haapi"),
-            ("client_assertion_type", "urn:se:curity:attestation:client"), ("client_assertion", cat),
-        ], headers: [("DPoP", try proof("POST", tokenURL))])
+        let response = try await RawHTTP.form(
+            tokenURL,
+            [
+                ("grant_type", "client_credentials"), ("scope", "urn:se:curity:scopes:haapi"),
+                ("client_assertion_type", "urn:se:curity:attestation:client"), ("client_assertion", cat),
+            ], headers: [("DPoP", try proof("POST", tokenURL))])
         remember(response)
         return response
     }
 
     /// A HAAPI request: Accept, `Authorization: DPoP`, a fresh proof with `ath`, and the session header.
-    public func haapi(_ method: String, _ path: String, form: [(String, String)]? = nil, extraHeaders: [(String, String)] = []) async throws -> RawResponse {
+    public func haapi(
+        _ method: String, _ path: String, form: [(String, String)]? = nil, extraHeaders: [(String, String)] = []
+    ) async throws -> RawResponse {
         let target = url(path)
         guard let token = haapiToken else { throw UnexpectedResponse("no HAAPI token") }
         var headers: [(String, String)] = [
@@ -102,24 +125,34 @@ public final class HaapiDevice: @unchecked Sendable {
 
     /// Follows a form action from a representation (the href, method and hidden fields the server sent).
     public func submit(_ action: JSONValue?, _ values: [(String, String)] = []) async throws -> RawResponse {
-        guard let model = action?["model"], let href = model["href"]?.stringValue, let method = model["method"]?.stringValue else {
+        guard let model = action?["model"], let href = model["href"]?.stringValue,
+            let method = model["method"]?.stringValue
+        else {
             throw UnexpectedResponse("not a form action: \(action?.serialized() ?? "nil")")
         }
         var form = values
         for field in model["fields"]?.arrayValue ?? [] where field["type"] == "hidden" {
-            if let name = field["name"]?.stringValue, let value = field["value"]?.stringValue { form.append((name, value)) }
+            if let name = field["name"]?.stringValue, let value = field["value"]?.stringValue {
+                form.append((name, value))
+            }
         }
         if method == "GET" {
-            let query = form.isEmpty ? "" : (href.contains("?") ? "&" : "?") + FormURLEncoding.encode(form.map { (name: $0.0, value: $0.1) })
+            let query =
+                form.isEmpty
+                ? "" : (href.contains("?") ? "&" : "?") + FormURLEncoding.encode(form.map { (name: $0.0, value: $0.1) })
             return try await haapi("GET", href + query)
         }
         return try await haapi(method, href, form: form)
     }
 
     /// Sends PKCE (S256) unless `extra` carries its own `code_challenge` or `usePKCE` is false; `redeem` sends the verifier.
-    public func authorize(redirectURI: String = "app://haapi", scope: String = "openid profile", extra: [(String, String)] = [],
-                          usePKCE: Bool = true) async throws -> RawResponse {
-        var parameters = [("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirectURI), ("scope", scope)]
+    public func authorize(
+        redirectURI: String = "app://haapi", scope: String = "openid profile", extra: [(String, String)] = [],
+        usePKCE: Bool = true
+    ) async throws -> RawResponse {
+        var parameters = [
+            ("client_id", clientID), ("response_type", "code"), ("redirect_uri", redirectURI), ("scope", scope),
+        ]
         if !extra.contains(where: { $0.0 == "state" }) { parameters.append(("state", "st-1")) }
         parameters += extra
         pkce = nil
@@ -134,10 +167,14 @@ public final class HaapiDevice: @unchecked Sendable {
     }
 
     /// Authorize → redirect → selector → the named authenticator's first step.
-    public func startAuthenticator(_ id: String, redirectURI: String = "app://haapi", extra: [(String, String)] = [],
-                                   usePKCE: Bool = true) async throws -> RawResponse {
+    public func startAuthenticator(
+        _ id: String, redirectURI: String = "app://haapi", extra: [(String, String)] = [],
+        usePKCE: Bool = true
+    ) async throws -> RawResponse {
         let redirect = try await authorize(redirectURI: redirectURI, extra: extra, usePKCE: usePKCE)
-        guard redirect.json["actions"]?[0] != nil else { throw UnexpectedResponse("authorize refused: \(redirect.status) \(redirect.text)") }
+        guard redirect.json["actions"]?[0] != nil else {
+            throw UnexpectedResponse("authorize refused: \(redirect.status) \(redirect.text)")
+        }
         var step = try await submit(redirect.json["actions"]?[0])
         let first = step.json["actions"]?[0]
         if first?["kind"] == "authenticator-selector" {
@@ -149,22 +186,36 @@ public final class HaapiDevice: @unchecked Sendable {
     }
 
     /// A complete password login up to the authorization code.
-    public func passwordLogin(username: String = "demouser", password: String = "Password1", redirectURI: String = "app://haapi",
-                       extra: [(String, String)] = [], usePKCE: Bool = true) async throws -> String {
+    public func passwordLogin(
+        username: String = "demouser", password: String = "Password1", redirectURI: String = "app://haapi",
+        extra: [(String, String)] = [], usePKCE: Bool = true
+    ) async throws -> String {
         let login = try await startAuthenticator("password", redirectURI: redirectURI, extra: extra, usePKCE: usePKCE)
         let redirect = try await submit(login.json["actions"]?[0], [("userName", username), ("password", password)])
-        guard redirect.json["actions"]?[0] != nil else { throw UnexpectedResponse("login refused: \(redirect.status) \(redirect.text)") }
+        guard redirect.json["actions"]?[0] != nil else {
+            throw UnexpectedResponse("login refused: \(redirect.status) \(redirect.text)")
+        }
         let final = try await submit(redirect.json["actions"]?[0])
-        guard let code = final.json["properties"]?["code"]?.stringValue else { throw UnexpectedResponse("no code: \(final.status) \(final.text)") }
+        guard let code = final.json["properties"]?["code"]?.stringValue else {
+            throw UnexpectedResponse("no code: \(final.status) \(final.text)")
+        }
         return code
     }
 
-    public func redeem(code: String, redirectURI: String = "app://haapi", withProof: Bool = true, extra: [(String, String)] = []) async throws -> RawResponse {
+    public func redeem(
+        code: String, redirectURI: String = "app://haapi", withProof: Bool = true, extra: [(String, String)] = []
+    ) async throws -> RawResponse {
         let tokenURL = url("/oauth/token")
         var headers: [(String, String)] = []
         if withProof { headers.append(("DPoP", try proof("POST", tokenURL))) }
-        var parameters = [("grant_type", "authorization_code"), ("client_id", clientID), ("code", code), ("redirect_uri", redirectURI)] + extra
-        if let pkce, !extra.contains(where: { $0.0 == "code_verifier" }) { parameters.append(("code_verifier", pkce.codeVerifier)) }
+        var parameters =
+            [
+                ("grant_type", "authorization_code"), ("client_id", clientID), ("code", code),
+                ("redirect_uri", redirectURI),
+            ] + extra
+        if let pkce, !extra.contains(where: { $0.0 == "code_verifier" }) {
+            parameters.append(("code_verifier", pkce.codeVerifier))
+        }
         let response = try await RawHTTP.form(tokenURL, parameters, headers: headers)
         remember(response)
         return response
@@ -173,9 +224,11 @@ public final class HaapiDevice: @unchecked Sendable {
     public func refresh(_ token: String, withKey signer: Dpop? = nil) async throws -> RawResponse {
         let tokenURL = url("/oauth/token")
         let proofMaker = signer ?? dpop
-        let proof = try proofMaker.createProof(httpMethod: "POST", url: URL(string: tokenURL) ?? URL(fileURLWithPath: "/"), nonce: nonce)
-        let response = try await RawHTTP.form(tokenURL, [("grant_type", "refresh_token"), ("client_id", clientID), ("refresh_token", token)],
-                                              headers: [("DPoP", proof)])
+        let proof = try proofMaker.createProof(
+            httpMethod: "POST", url: URL(string: tokenURL) ?? URL(fileURLWithPath: "/"), nonce: nonce)
+        let response = try await RawHTTP.form(
+            tokenURL, [("grant_type", "refresh_token"), ("client_id", clientID), ("refresh_token", token)],
+            headers: [("DPoP", proof)])
         remember(response)
         return response
     }

@@ -24,9 +24,12 @@ public struct RawResponse: Sendable {
 public enum RawHTTP {
     private static let client = HTTPClient(
         eventLoopGroupProvider: .singleton,
-        configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(30))))
+        configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(30)))
+    )
 
-    public static func send(_ method: String, _ url: String, headers: [(String, String)] = [], body: Data? = nil) async throws -> RawResponse {
+    public static func send(
+        _ method: String, _ url: String, headers: [(String, String)] = [], body: Data? = nil
+    ) async throws -> RawResponse {
         var request = HTTPClientRequest(url: url)
         request.method = HTTPMethod(rawValue: method)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -41,13 +44,18 @@ public enum RawHTTP {
         return RawResponse(status: Int(response.status.code), headers: fields, body: Data(buffer.readableBytesView))
     }
 
-    public static func form(_ url: String, _ values: [(String, String)], headers: [(String, String)] = []) async throws -> RawResponse {
-        try await send("POST", url, headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")] + headers,
-                       body: Data(FormURLEncoding.encode(values.map { (name: $0.0, value: $0.1) }).utf8))
+    public static func form(
+        _ url: String, _ values: [(String, String)], headers: [(String, String)] = []
+    ) async throws -> RawResponse {
+        try await send(
+            "POST", url,
+            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")] + headers,
+            body: Data(FormURLEncoding.encode(values.map { (name: $0.0, value: $0.1) }).utf8))
     }
 
     public static func basic(_ id: String, _ secret: String) -> (String, String) {
-        let encoded = Data("\(FormURLEncoding.encodeComponent(id)):\(FormURLEncoding.encodeComponent(secret))".utf8).base64EncodedString()
+        let encoded = Data("\(FormURLEncoding.encodeComponent(id)):\(FormURLEncoding.encodeComponent(secret))".utf8)
+            .base64EncodedString()
         return ("Authorization", "Basic " + encoded)
     }
 }

@@ -52,7 +52,8 @@ public final class DevServer: Sendable {
         clientAuthenticator = ClientAuthenticator(registry: clients, assertionReplay: DPoPReplayCache())
         nonces = DPoPNonceService(rotationInterval: TimeInterval(configuration.dpop.nonceRotationSeconds), now: clock())
         dpop = DPoPVerifier(
-            algorithms: Set(configuration.dpop.algorithms.compactMap(JWSAlgorithm.init(rawValue:)).filter(\.isAsymmetric)),
+            algorithms: Set(
+                configuration.dpop.algorithms.compactMap(JWSAlgorithm.init(rawValue:)).filter(\.isAsymmetric)),
             iatWindow: TimeInterval(configuration.dpop.iatWindowSeconds),
             nonces: nonces,
             replayCache: DPoPReplayCache())
@@ -81,7 +82,8 @@ public final class DevServer: Sendable {
             let stored = StoredUser(username: user.username, passwordHash: hash, email: user.email, name: user.name)
             if case .failure(let conflict) = try store.insertUser(stored, now: clock()) {
                 throw ConfigurationError.invalid(
-                    "user \(user.username): its \(conflict == .usernameTaken ? "username" : "e-mail address") is another user's username or e-mail address")
+                    "user \(user.username): its \(conflict == .usernameTaken ? "username" : "e-mail address") is another user's username or e-mail address"
+                )
             }
         }
     }
@@ -102,8 +104,10 @@ public final class DevServer: Sendable {
 
     /// Starts serving on `host`:`port` (0 picks a free port) and returns once the socket is bound.
     /// `logLevel` is the HTTP server's own logging (the demo, which shares the terminal, keeps it quiet).
-    public func start(host: String = "127.0.0.1", port: Int = 0, publicURL: String? = nil,
-                      logLevel: Logger.Level = .warning) async throws -> RunningDevServer {
+    public func start(
+        host: String = "127.0.0.1", port: Int = 0, publicURL: String? = nil,
+        logLevel: Logger.Level = .warning
+    ) async throws -> RunningDevServer {
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "haapi.devserver")
         logger.logLevel = logLevel
@@ -130,7 +134,9 @@ public final class DevServer: Sendable {
         for await value in portStream { boundPort = value }
         guard boundPort > 0 else {
             task.cancel()
-            if case .failure(let error) = await task.result { throw ServerStartError.couldNotBind("\(host):\(port): \(error)") }
+            if case .failure(let error) = await task.result {
+                throw ServerStartError.couldNotBind("\(host):\(port): \(error)")
+            }
             throw ServerStartError.couldNotBind("\(host):\(port)")
         }
         let displayHost = host.contains(":") ? "[\(host)]" : (host == "0.0.0.0" ? "127.0.0.1" : host)

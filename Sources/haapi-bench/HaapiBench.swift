@@ -15,7 +15,9 @@ struct HaapiBench: AsyncParsableCommand {
 /// Runs an operation in concurrent loops for a fixed time and reports completed operations per second.
 enum LoadLoop {
     /// Runs `operation` in `concurrency` loops for `seconds` and returns completed operations per second.
-    static func run(_ name: String, concurrency: Int, seconds: Double, _ operation: @escaping @Sendable () async throws -> Void) async throws -> Double {
+    static func run(
+        _ name: String, concurrency: Int, seconds: Double, _ operation: @escaping @Sendable () async throws -> Void
+    ) async throws -> Double {
         // One warm-up call, so connection set-up is not measured.
         try await operation()
         let deadline = Date().addingTimeInterval(seconds)
@@ -42,7 +44,8 @@ enum LoadLoop {
 /// `haapi-bench logins`: complete HAAPI password logins in a loop, the background load of scripts/bench.sh's
 /// "/health while users log in" phase.
 struct LoginLoadCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "logins", abstract: "Complete password logins in a loop against a running dev server.")
+    static let configuration = CommandConfiguration(
+        commandName: "logins", abstract: "Complete password logins in a loop against a running dev server.")
 
     @Option(name: .long, help: "The dev server's base URL.")
     var url: String
@@ -60,7 +63,9 @@ struct LoginLoadCommand: AsyncParsableCommand {
             try await device.obtainHaapiToken()
             let code = try await device.passwordLogin()
             let tokens = try await device.redeem(code: code)
-            guard tokens.status == 200 else { throw UnexpectedResponse("code exchange \(tokens.status) \(tokens.text)") }
+            guard tokens.status == 200 else {
+                throw UnexpectedResponse("code exchange \(tokens.status) \(tokens.text)")
+            }
         }
         print(String(format: "logins/s %.2f", rate))
     }

@@ -8,7 +8,8 @@ import HaapiDriver
 /// would be. scripts/bench.sh makes a fresh batch right before each load phase.
 struct ProofsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "proofs", abstract: "Print DPoP proofs (ES256, one key, a fresh jti each) for a load generator, one per line.")
+        commandName: "proofs",
+        abstract: "Print DPoP proofs (ES256, one key, a fresh jti each) for a load generator, one per line.")
 
     @Option(name: .long, help: "The URL the proofs are for (htu).")
     var htu: String
@@ -23,7 +24,9 @@ struct ProofsCommand: ParsableCommand {
     var output: String?
 
     func run() throws {
-        guard let url = URL(string: htu), url.scheme != nil else { throw ValidationError("--htu must be an absolute URL") }
+        guard let url = URL(string: htu), url.scheme != nil else {
+            throw ValidationError("--htu must be an absolute URL")
+        }
         guard count > 0, count <= 2_000_000 else { throw ValidationError("--count must be between 1 and 2000000") }
         let dpop = Dpop(key: SoftwareP256SigningKey())
         var text = ""

@@ -3,20 +3,23 @@ import Foundation
 import HaapiDriver
 import Passkeys
 import Testing
+
 @testable import HaapiServer
 
 /// Issue 12 against the Authentication Hub: no passkey without the password first, and no answer that
 /// tells a real account from an unknown name.
 @Suite("Authentication Hub attacks", .serialized)
 struct AHAttackTests {
-    @Test("a passkey cannot be registered (nor a sign-in started) before the flow proved the password; nothing is stored")
+    @Test(
+        "a passkey cannot be registered (nor a sign-in started) before the flow proved the password; nothing is stored")
     func fidoWithoutPassword() async throws {
         let hub = try await AuthHubTestServer.start()
         defer { Task { await hub.running.stop() } }
         let core = AHCore()
         let origin = hub.host.hasSuffix("/") ? String(hub.host.dropLast()) : hub.host
         let flow = hub.flow(core: core)
-        _ = try await flow.start(authRequestParams: AuthHubTestServer.parameters("demouser"), fieldsTobeEncryptedList: ["password"])
+        _ = try await flow.start(
+            authRequestParams: AuthHubTestServer.parameters("demouser"), fieldsTobeEncryptedList: ["password"])
         for path in [AuthHubEndpoint.Path.registerChallengeGenerator, .authChallengeGenerator] {
             do {
                 _ = try await flow.send(path, ["documentDomain": origin, "userName": "demouser"])
@@ -27,7 +30,8 @@ struct AHAttackTests {
         }
         let attacker = SoftwareAuthenticator(storage: InMemoryStorage())
         do {
-            _ = try await flow.registerPasskey(with: attacker, documentDomain: origin, userName: "demouser", deviceName: "attacker")
+            _ = try await flow.registerPasskey(
+                with: attacker, documentDomain: origin, userName: "demouser", deviceName: "attacker")
             Issue.record("a passkey was registered without the password")
         } catch {}
         #expect(try await attacker.credentials().isEmpty)
@@ -42,7 +46,8 @@ struct AHAttackTests {
         for subject in ["demouser", "nobody-here"] {
             let core = AHCore()
             let flow = hub.flow(core: core)
-            let first = try await flow.start(authRequestParams: AuthHubTestServer.parameters(subject), fieldsTobeEncryptedList: ["password"])
+            let first = try await flow.start(
+                authRequestParams: AuthHubTestServer.parameters(subject), fieldsTobeEncryptedList: ["password"])
             var seen = ["\(String(describing: first.nextAction))"]
             for _ in 0..<3 {
                 do {
@@ -62,9 +67,14 @@ struct AHAttackTests {
 struct AHLocalizedErrorTests {
     @Test("server, flow and encryption errors have specific sentences")
     func sentences() {
-        #expect(AHServerError(code: "1004003", message: "Invalid credentials").localizedDescription
+        #expect(
+            AHServerError(code: "1004003", message: "Invalid credentials").localizedDescription
                 == "The Authentication Hub refused the request: Invalid credentials (1004003).")
-        #expect(AHFlowError.noFlowState.localizedDescription == "The Authentication Hub sign-in failed: no flow state: start the flow first.")
-        #expect(AHEncryptionError.noTenantKey.localizedDescription.hasPrefix("A field could not be encrypted for the Authentication Hub: "))
+        #expect(
+            AHFlowError.noFlowState.localizedDescription
+                == "The Authentication Hub sign-in failed: no flow state: start the flow first.")
+        #expect(
+            AHEncryptionError.noTenantKey.localizedDescription.hasPrefix(
+                "A field could not be encrypted for the Authentication Hub: "))
     }
 }

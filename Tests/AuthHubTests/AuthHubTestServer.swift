@@ -17,13 +17,16 @@ struct AuthHubTestServer {
     /// "plain": password only), plus "signed", which also wants the device signature encrypted.
     static func start() async throws -> AuthHubTestServer {
         var configuration = try ServerConfiguration.embeddedDefault
-        configuration.authHub?.tenants.append(.init(name: "signed", fieldsToBeEncryptedInAuthFlow: ["password", "devicesignature"], secondFactors: []))
+        configuration.authHub?.tenants.append(
+            .init(name: "signed", fieldsToBeEncryptedInAuthFlow: ["password", "devicesignature"], secondFactors: []))
         let server = try DevServer(configuration: configuration, store: try ServerStore(path: nil))
         let running = try await server.start()
         let tokenURL = running.baseURL.appendingPathComponent("default/oauth2/v1/token")
-        var request = HttpRequest(method: "POST", url: tokenURL, body: Data("grant_type=client_credentials&scope=urn%3Aiam%3Amyscopes".utf8))
+        var request = HttpRequest(
+            method: "POST", url: tokenURL, body: Data("grant_type=client_credentials&scope=urn%3Aiam%3Amyscopes".utf8))
         request.setHeader("Content-Type", "application/x-www-form-urlencoded")
-        request.setHeader("Authorization", "Basic " + Data("authhub-app:authhub-secret-change-me".utf8).base64EncodedString())
+        request.setHeader(
+            "Authorization", "Basic " + Data("authhub-app:authhub-secret-change-me".utf8).base64EncodedString())
         let response = try await defaultHttpTransport().send(request)
         let body = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
         return AuthHubTestServer(server: server, running: running, token: try #require(body["access_token"] as? String))
@@ -42,9 +45,13 @@ struct AuthHubTestServer {
     /// The claims of an ID token (its signature is the server's business; the tests read `sub` and `amr`).
     static func claims(_ idToken: String) -> [String: Any] {
         let parts = idToken.split(separator: ".")
-        guard parts.count == 3, var payload = Optional(String(parts[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")) else { return [:] }
+        guard parts.count == 3,
+            var payload = Optional(
+                String(parts[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/"))
+        else { return [:] }
         while payload.count % 4 != 0 { payload += "=" }
-        return Data(base64Encoded: payload).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
+        return Data(base64Encoded: payload).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+            ?? [:]
     }
 }
 

@@ -13,7 +13,9 @@ struct NetworkModuleTests {
         func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
             lock.withLock { requests.append(request) }
             let body = #"{"flowState":"secret-flow-state","nextaction":"AUTH_REQUIRED","access_token":"tok"}"#
-            return HttpResponse(statusCode: 200, headers: ["Content-Type": "application/json", "X-Flow-State": "fs"], body: Data(body.utf8), url: request.url)
+            return HttpResponse(
+                statusCode: 200, headers: ["Content-Type": "application/json", "X-Flow-State": "fs"],
+                body: Data(body.utf8), url: request.url)
         }
     }
 
@@ -34,16 +36,25 @@ struct NetworkModuleTests {
     @Test("endpoints build in both URL forms: tenant under the host, or a proxy URL; POSTs carry a JSON body")
     func build() throws {
         let tenant = try AuthHubEndpoint(serverHost: "ah.example.com", tenant: "default", path: .authEndpoint)
-            .setRequestHeaders(["Authorization": "Bearer t"]).setRequestPayloadParameters(["subject": "alice", "channel": "web"]).build()
+            .setRequestHeaders(["Authorization": "Bearer t"]).setRequestPayloadParameters([
+                "subject": "alice", "channel": "web",
+            ]).build()
         #expect(tenant.url?.absoluteString == "https://ah.example.com/default/auth/v1/authenticate")
         #expect(tenant.httpMethod == "POST" && tenant.value(forHTTPHeaderField: "Authorization") == "Bearer t")
         #expect(String(decoding: tenant.httpBody ?? Data(), as: UTF8.self) == #"{"channel":"web","subject":"alice"}"#)
-        let proxy = try AuthHubEndpoint(serverUrl: "https://proxy.example.com/ah/default/", path: .brandingSettings).build()
-        #expect(proxy.url?.absoluteString == "https://proxy.example.com/ah/default/auth/v1/BrandingSettings" && proxy.httpMethod == "GET")
+        let proxy = try AuthHubEndpoint(serverUrl: "https://proxy.example.com/ah/default/", path: .brandingSettings)
+            .build()
+        #expect(
+            proxy.url?.absoluteString == "https://proxy.example.com/ah/default/auth/v1/BrandingSettings"
+                && proxy.httpMethod == "GET")
         #expect(proxy.httpBody == nil)
-        #expect(throws: (any Error).self) { try AuthHubEndpoint(serverUrl: "ftp://nowhere", path: .authEndpoint).build() }
         #expect(throws: (any Error).self) {
-            try AuthHubEndpoint(serverUrl: "https://x", path: .authEndpoint).setRequestPayloadParameters(["date": Date()]).build()
+            try AuthHubEndpoint(serverUrl: "ftp://nowhere", path: .authEndpoint).build()
+        }
+        #expect(throws: (any Error).self) {
+            try AuthHubEndpoint(serverUrl: "https://x", path: .authEndpoint).setRequestPayloadParameters([
+                "date": Date()
+            ]).build()
         }
         #expect(AuthHubEndpoint.Path.allCases.count == 14)
     }
@@ -52,23 +63,33 @@ struct NetworkModuleTests {
     func subclass() async throws {
         let capture = Capture()
         let request = TaggingRequest(transport: capture)
-        let result = try await request.sendRequest(endpoint: AuthHubEndpoint(serverHost: "ah.example.com", tenant: "t1", path: .authEndpoint))
-        #expect(result.statusCode == 200 && result.data["nextaction"] as? String == "AUTH_REQUIRED" && result.headers["x-flow-state"] == "fs")
+        let result = try await request.sendRequest(
+            endpoint: AuthHubEndpoint(serverHost: "ah.example.com", tenant: "t1", path: .authEndpoint))
+        #expect(
+            result.statusCode == 200 && result.data["nextaction"] as? String == "AUTH_REQUIRED"
+                && result.headers["x-flow-state"] == "fs")
         #expect(capture.sent.last?.header("X-Custom") == "init-auth")
-        _ = try await request.sendRequest(endpoint: AuthHubEndpoint(serverHost: "ah.example.com", tenant: "t1", path: .brandingSettings))
+        _ = try await request.sendRequest(
+            endpoint: AuthHubEndpoint(serverHost: "ah.example.com", tenant: "t1", path: .brandingSettings))
         #expect(capture.sent.last?.header("X-Custom") == "branding" && capture.sent.last?.method == "GET")
     }
 
-    @Test("the logger writes per logging type, to a 0600 file, with secrets masked", arguments: RequestLoggingType.allCases)
+    @Test(
+        "the logger writes per logging type, to a 0600 file, with secrets masked",
+        arguments: RequestLoggingType.allCases)
     func logger(type: RequestLoggingType) async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("ah-log-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: file) }
         let logger = AHRequestLogger(fileName: file.path)
         let request = AuthHubBasicRequest(transport: Capture())
         request.setRequestLogger(requestLogger: logger)
-        let endpoint = { AuthHubEndpoint(serverHost: "ah.example.com", tenant: "t1", path: .passwordAuthenticator)
-            .setRequestHeaders(["Authorization": "Bearer secret-token", "X-Flow-State": "secret-flow-state", "X-Trace": "trace-1"])
-            .setRequestPayloadParameters(["password": "Password1", "actionType": "PASSWORD_AUTH"]) }
+        let endpoint = {
+            AuthHubEndpoint(serverHost: "ah.example.com", tenant: "t1", path: .passwordAuthenticator)
+                .setRequestHeaders([
+                    "Authorization": "Bearer secret-token", "X-Flow-State": "secret-flow-state", "X-Trace": "trace-1",
+                ])
+                .setRequestPayloadParameters(["password": "Password1", "actionType": "PASSWORD_AUTH"])
+        }
 
         _ = try await request.sendRequest(endpoint: endpoint())  // logging is off until enabled
         #expect(!FileManager.default.fileExists(atPath: file.path))
@@ -83,10 +104,14 @@ struct NetworkModuleTests {
             #expect(text.contains("POST /factor/v1/PasswordAuthenticator") && text.contains(" ms"))
             #expect(!text.contains("headers="))
         case .data:
-            #expect(text.contains("\"X-Trace\": \"trace-1\"") && text.contains("\"actionType\": \"PASSWORD_AUTH\"") && text.contains("\"nextaction\""))
+            #expect(
+                text.contains("\"X-Trace\": \"trace-1\"") && text.contains("\"actionType\": \"PASSWORD_AUTH\"")
+                    && text.contains("\"nextaction\""))
             #expect(text.contains("\"password\": \"*****\"") && text.contains("\"Authorization\": \"*****\""))
         }
-        for secret in ["secret-token", "secret-flow-state", "Password1", "\"tok\""] { #expect(!text.contains(secret), "\(secret) leaked") }
+        for secret in ["secret-token", "secret-flow-state", "Password1", "\"tok\""] {
+            #expect(!text.contains(secret), "\(secret) leaked")
+        }
         if !text.isEmpty {
             #expect((try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int) == 0o600)
         }

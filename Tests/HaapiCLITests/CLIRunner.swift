@@ -16,14 +16,17 @@ enum CLIRunner {
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             directory.deleteLastPathComponent()
         }
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let fallback = repository.appendingPathComponent(".build/debug/haapi")
         return FileManager.default.isExecutableFile(atPath: fallback.path) ? fallback : nil
     }()
 
     /// Runs the command to its end. The waiting happens on a thread of its own: blocking one of the few
     /// cooperative threads (two on a two-core machine) would starve every other test running meanwhile.
-    static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) async throws -> Result {
+    static func run(
+        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]
+    ) async throws -> Result {
         try await onOwnThread { try runBlocking(arguments, stdin: stdin, environment: environment) }
     }
 
@@ -34,13 +37,18 @@ enum CLIRunner {
         }
     }
 
-    private static func runBlocking(_ arguments: [String], stdin: Data?, environment: [String: String]) throws -> Result {
+    private static func runBlocking(_ arguments: [String], stdin: Data?, environment: [String: String]) throws -> Result
+    {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let output = Pipe(), errors = Pipe(), input = Pipe()
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        let output = Pipe()
+        let errors = Pipe()
+        let input = Pipe()
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = input
@@ -50,7 +58,9 @@ enum CLIRunner {
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self))
     }
 
     /// Starts a long-running command with its standard output going to a file, which `waitForLine` polls.
@@ -58,7 +68,9 @@ enum CLIRunner {
     static func start(_ arguments: [String]) throws -> (Process, URL) {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
         let output = try temporaryDirectory().appendingPathComponent("stdout.txt")
-        guard FileManager.default.createFile(atPath: output.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -68,7 +80,8 @@ enum CLIRunner {
         return (process, output)
     }
 
-    static func waitForLine(containing text: String, in output: URL, timeout: TimeInterval = 120) async throws -> String {
+    static func waitForLine(containing text: String, in output: URL, timeout: TimeInterval = 120) async throws -> String
+    {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let contents = (try? String(contentsOf: output, encoding: .utf8)) ?? ""

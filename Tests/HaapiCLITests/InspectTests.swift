@@ -6,7 +6,8 @@ import Testing
 @Suite("haapi inspect")
 struct InspectTests {
     static let fixtures: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/haapi-fixtures/ios-haapi-demo-app")
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "shared/haapi-fixtures/ios-haapi-demo-app")
     static var fixturesAvailable: Bool { FileManager.default.fileExists(atPath: fixtures.path) }
 
     static func report(_ json: String) async throws -> JSONValue {
@@ -15,7 +16,8 @@ struct InspectTests {
 
     @Test("the JSON report of a step: type, step name, actions with fields, options and operations, links, messages")
     func stepReport() async throws {
-        let report = try await Self.report("""
+        let report = try await Self.report(
+            """
             {"type":"authentication-step","messages":[{"text":"Hi","classList":["info"]}],"links":[{"href":"/f","rel":"forgot-password","title":"F"}],
              "actions":[{"template":"selector","kind":"device-selector","title":"Pick","model":{"options":[
                {"template":"form","kind":"login","title":"sms","model":{"href":"/s","method":"POST","fields":[{"name":"d","type":"hidden","value":"1"}]}}]}},
@@ -24,12 +26,20 @@ struct InspectTests {
             """)
         #expect(report["representationType"] == "authentication-step")
         #expect(report["step"] == "InteractiveFormStep")
-        #expect(report["actions"] == [
-            ["template": "selector", "kind": "device-selector", "title": "Pick", "options": [
-                ["template": "form", "kind": "login", "title": "sms", "fields": [["name": "d", "type": "hidden"]]]]],
-            ["template": "client-operation", "kind": "login", "clientOperation": "bankid"],
-            ["template": "client-operation", "kind": "login", "clientOperation": "bankid"],
-        ])
+        #expect(
+            report["actions"] == [
+                [
+                    "template": "selector", "kind": "device-selector", "title": "Pick",
+                    "options": [
+                        [
+                            "template": "form", "kind": "login", "title": "sms",
+                            "fields": [["name": "d", "type": "hidden"]],
+                        ]
+                    ],
+                ],
+                ["template": "client-operation", "kind": "login", "clientOperation": "bankid"],
+                ["template": "client-operation", "kind": "login", "clientOperation": "bankid"],
+            ])
         #expect(report["links"] == [["rel": "forgot-password", "href": "/f"]])
         #expect(report["messages"] == [["text": "Hi", "classList": ["info"]]])
         #expect(report["invalidFields"] == nil && report["pollingStatus"] == nil)
@@ -37,8 +47,11 @@ struct InspectTests {
 
     @Test("polling steps report pollingStatus; client-operation steps report their Swift type")
     func pollingAndOperations() async throws {
-        #expect(try await Self.report(#"{"type":"polling-step","properties":{"status":"done"}}"#)["pollingStatus"] == "done")
-        let webauthn = try await Self.report("""
+        #expect(
+            try await Self.report(#"{"type":"polling-step","properties":{"status":"done"}}"#)["pollingStatus"] == "done"
+        )
+        let webauthn = try await Self.report(
+            """
             {"type":"authentication-step","actions":[{"template":"client-operation","kind":"device-authn","model":{"name":"webauthn-authentication",
              "arguments":{"credentialRequestOptions":{"publicKey":{"challenge":"AAEC"}}},"continueActions":[]}}]}
             """)
@@ -47,7 +60,9 @@ struct InspectTests {
 
     @Test("problems report their type URI, class name and invalid fields")
     func problemReport() async throws {
-        let report = try await Self.report(#"{"type":"https://curity.se/problems/invalid-input","title":"Oops","invalidFields":[{"name":"u","reason":"missing","detail":"Needed"}]}"#)
+        let report = try await Self.report(
+            #"{"type":"https://curity.se/problems/invalid-input","title":"Oops","invalidFields":[{"name":"u","reason":"missing","detail":"Needed"}]}"#
+        )
         #expect(report["representationType"] == "https://curity.se/problems/invalid-input")
         #expect(report["step"] == "InvalidInputProblem")
         #expect(report["invalidFields"] == [["name": "u", "reason": "missing", "detail": "Needed"]])
@@ -56,9 +71,13 @@ struct InspectTests {
         #expect(plain["invalidFields"] == [])
     }
 
-    @Test("the binary prints one JSON object and exits 0", .enabled(if: fixturesAvailable, "fixtures not found beside the checkout"))
+    @Test(
+        "the binary prints one JSON object and exits 0",
+        .enabled(if: fixturesAvailable, "fixtures not found beside the checkout"))
     func binarySuccess() async throws {
-        let result = try await CLIRunner.run(["inspect", "--json", Self.fixtures.appendingPathComponent("selectAuthentication.json").path])
+        let result = try await CLIRunner.run([
+            "inspect", "--json", Self.fixtures.appendingPathComponent("selectAuthentication.json").path,
+        ])
         #expect(result.status == 0)
         let report = try JSONParser().parse(result.stdout)
         #expect(report["step"] == "AuthenticatorSelectorStep")
@@ -68,7 +87,8 @@ struct InspectTests {
 
     @Test("malformed input: one line naming the path on stderr, nothing on stdout, exit 65")
     func binaryMalformed() async throws {
-        let body = #"{"type":"authentication-step","actions":[{"template":"form","kind":"login","model":{"href":"/x","method":"POST","fields":[{"name":"a","type":"text"},{"name":"b","type":"text"},{"name":2,"type":"text"}]}}]}"#
+        let body =
+            #"{"type":"authentication-step","actions":[{"template":"form","kind":"login","model":{"href":"/x","method":"POST","fields":[{"name":"a","type":"text"},{"name":"b","type":"text"},{"name":2,"type":"text"}]}}]}"#
         let result = try await CLIRunner.run(["inspect", "--json", "-"], stdin: Data(body.utf8))
         #expect(result.status == 65)
         #expect(result.stdout.isEmpty)

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 
 /// `haapi demo` as a person uses it, on a pseudo-terminal.
-@Suite("haapi demo on a terminal", .enabled(if: PseudoTerminal.isAvailable, "needs util-linux script and a built haapi"), .timeLimit(.minutes(2)))
+@Suite(
+    "haapi demo on a terminal", .enabled(if: PseudoTerminal.isAvailable, "needs util-linux script and a built haapi"),
+    .timeLimit(.minutes(2)))
 struct InteractiveDemoTests {
     /// `haapi demo` with "approve on another device" chosen for demouser: the terminal is polling.
     static func demoWaitingForApproval() async throws -> PseudoTerminal {
@@ -36,7 +38,8 @@ struct InteractiveDemoTests {
     @Test("Ctrl-C at the hidden password prompt: echo is back on, the line is ended, exit 130")
     func ctrlCAtPassword() async throws {
         // After haapi exits, the shell reports whether the terminal echoes: "echo" or "-echo".
-        let terminal = try PseudoTerminal(["demo"], after: "echo \"[tty $(stty -a | tr ' ;' '\\n\\n' | grep -x -- '-\\?echo')]\"")
+        let terminal = try PseudoTerminal(
+            ["demo"], after: "echo \"[tty $(stty -a | tr ' ;' '\\n\\n' | grep -x -- '-\\?echo')]\"")
         try await terminal.waitFor("Choose 1–\\d")
         terminal.type("1\n")
         try await terminal.waitFor("Username: ")
@@ -47,7 +50,9 @@ struct InteractiveDemoTests {
         let screen = terminal.screen
         #expect(screen.contains("[exit 130]"), "\(screen.suffix(800))")
         #expect(screen.contains("[tty echo]"), "echo was left off: \(screen.suffix(800))")
-        #expect(screen.contains("Password: \r\n") || screen.contains("Password: \n"), "the prompt's line is ended: \(screen.suffix(400))")
+        #expect(
+            screen.contains("Password: \r\n") || screen.contains("Password: \n"),
+            "the prompt's line is ended: \(screen.suffix(400))")
     }
 
     @Test("a step's links are choices: ':3' at the username prompt follows 'Create account'")
@@ -56,7 +61,9 @@ struct InteractiveDemoTests {
         try await terminal.waitFor("Choose 1–\\d")
         terminal.type("1\n")
         try await terminal.waitFor("Username: ")
-        #expect(terminal.screen.contains(":3 Create account") && !terminal.screen.contains("(http://"), "\(terminal.screen.suffix(600))")
+        #expect(
+            terminal.screen.contains(":3 Create account") && !terminal.screen.contains("(http://"),
+            "\(terminal.screen.suffix(600))")
         terminal.type(":3\n")
         try await terminal.waitFor("→ Create account")
         try await terminal.waitFor("Username: ", occurrences: 2)
@@ -120,7 +127,8 @@ struct InteractiveDemoTests {
         terminal.type("\n")
         try await terminal.waitFor("\\[exit (\\d+)\\]")
         let screen = terminal.screen
-        #expect(screen.contains("Approved on the other device") && screen.contains("[exit 0]"), "\(screen.suffix(1500))")
+        #expect(
+            screen.contains("Approved on the other device") && screen.contains("[exit 0]"), "\(screen.suffix(1500))")
     }
 
     @Test("external browser: the URL is printed; Enter lets the demo sign in through the page")
@@ -148,10 +156,14 @@ struct InteractiveDemoTests {
         terminal.type("Password1\n")
         try await terminal.waitFor("\\[exit (\\d+)\\]")
         let screen = terminal.screen
-        #expect(screen.contains("[exit 0]") && screen.contains("token_type: DPoP") && screen.contains("masked"), "\(screen.suffix(1500))")
+        #expect(
+            screen.contains("[exit 0]") && screen.contains("token_type: DPoP") && screen.contains("masked"),
+            "\(screen.suffix(1500))")
     }
 
-    @Test("passkeys end to end: the menu says what the entry does, a passkey is created after the password, then signs in alone")
+    @Test(
+        "passkeys end to end: the menu says what the entry does, a passkey is created after the password, then signs in alone"
+    )
     func passkeyRegistration() async throws {
         let terminal = try PseudoTerminal(["demo"])
         try await terminal.waitFor("Choose 1–\\d")
@@ -174,7 +186,9 @@ struct InteractiveDemoTests {
         terminal.type("1\n")
         try await terminal.waitFor("\\[exit (\\d+)\\]")
         let screen = terminal.screen
-        #expect(screen.contains("Signing with your passkey") && screen.contains("✓ Signed in with your passkey.") && screen.contains("[exit 0]"),
-                "\(screen.suffix(1500))")
+        #expect(
+            screen.contains("Signing with your passkey") && screen.contains("✓ Signed in with your passkey.")
+                && screen.contains("[exit 0]"),
+            "\(screen.suffix(1500))")
     }
 }

@@ -8,8 +8,10 @@ struct KeyCommandTests {
     func dpopKeyFile() async throws {
         let directory = try CLIRunner.temporaryDirectory()
         let keyPath = directory.appendingPathComponent("device.jwk").path
-        let first = try await CLIRunner.run(["dpop", "--method", "post", "--url", "https://idp.test/token?x=1#f", "--nonce", "n-1",
-                                       "--access-token", "Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU", "--key", keyPath])
+        let first = try await CLIRunner.run([
+            "dpop", "--method", "post", "--url", "https://idp.test/token?x=1#f", "--nonce", "n-1",
+            "--access-token", "Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU", "--key", keyPath,
+        ])
         #expect(first.status == 0)
         #expect(first.stderr.contains("created key file"))
         let permissions = try FileManager.default.attributesOfItem(atPath: keyPath)[.posixPermissions] as? NSNumber
@@ -19,9 +21,13 @@ struct KeyCommandTests {
         #expect(proof.htm == "POST" && proof.htu == "https://idp.test/token" && proof.nonce == "n-1")
         #expect(proof.ath == "fUHyO2r2Z3DZ53EsNrWBb0xWXoaNy59IiKCAqksmQEo")
 
-        let second = try await CLIRunner.run(["dpop", "--method", "GET", "--url", "https://idp.test/a", "--key", keyPath])
+        let second = try await CLIRunner.run([
+            "dpop", "--method", "GET", "--url", "https://idp.test/a", "--key", keyPath,
+        ])
         #expect(second.status == 0 && !second.stderr.contains("created"))
-        #expect(try DPoPProof(parsing: second.stdout.trimmingCharacters(in: .whitespacesAndNewlines)).thumbprint == proof.thumbprint)
+        #expect(
+            try DPoPProof(parsing: second.stdout.trimmingCharacters(in: .whitespacesAndNewlines)).thumbprint
+                == proof.thumbprint)
 
         let thumbprint = try await CLIRunner.run(["jwk", "thumbprint", keyPath])
         #expect(thumbprint.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == proof.thumbprint)
@@ -29,17 +35,22 @@ struct KeyCommandTests {
 
     @Test("dpop refuses a relative URL and a key file that is not a private P-256 JWK")
     func dpopErrors() async throws {
-        #expect(try await CLIRunner.run(["dpop", "--method", "GET", "--url", "/relative", "--key", "/tmp/unused"]).status != 0)
+        #expect(
+            try await CLIRunner.run(["dpop", "--method", "GET", "--url", "/relative", "--key", "/tmp/unused"]).status
+                != 0)
         let directory = try CLIRunner.temporaryDirectory()
         let publicOnly = directory.appendingPathComponent("public.jwk")
         try Data(SoftwareP256SigningKey().publicJWK.jsonString.utf8).write(to: publicOnly)
-        let result = try await CLIRunner.run(["dpop", "--method", "GET", "--url", "https://a.test/", "--key", publicOnly.path])
+        let result = try await CLIRunner.run([
+            "dpop", "--method", "GET", "--url", "https://a.test/", "--key", publicOnly.path,
+        ])
         #expect(result.status == 65 && result.stdout.isEmpty && result.stderr.contains("no private key"))
     }
 
     @Test("jwk thumbprint reads stdin and matches RFC 7638")
     func thumbprintStdin() async throws {
-        let jwk = #"{"kty":"EC","x":"l8tFrhx-34tV3hRICRDY9zCkDlpBhF42UQUfWVAWBFs","y":"9VE4jf_Ok_o64zbTTlcuNJajHmt6v9TDVrU0CdvGRDA","crv":"P-256"}"#
+        let jwk =
+            #"{"kty":"EC","x":"l8tFrhx-34tV3hRICRDY9zCkDlpBhF42UQUfWVAWBFs","y":"9VE4jf_Ok_o64zbTTlcuNJajHmt6v9TDVrU0CdvGRDA","crv":"P-256"}"#
         let result = try await CLIRunner.run(["jwk", "thumbprint", "-"], stdin: Data(jwk.utf8))
         #expect(result.stdout == "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I\n")
         #expect(try await CLIRunner.run(["jwk", "thumbprint", "-"], stdin: Data("{}".utf8)).status == 65)
@@ -50,7 +61,9 @@ struct KeyCommandTests {
         let directory = try CLIRunner.temporaryDirectory()
         let keyPath = directory.appendingPathComponent("k.jwk")
         try Data(SoftwareP256SigningKey().privateJWK.jsonString.utf8).write(to: keyPath)
-        let signed = try await CLIRunner.run(["jws", "sign", "--key", keyPath.path, "--header", #"{"kid":"k1"}"#], stdin: Data(#"{"hello":"world"}"#.utf8))
+        let signed = try await CLIRunner.run(
+            ["jws", "sign", "--key", keyPath.path, "--header", #"{"kid":"k1"}"#],
+            stdin: Data(#"{"hello":"world"}"#.utf8))
         #expect(signed.status == 0)
         let token = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(try CompactJWS(parsing: token).header["kid"] == "k1")
@@ -59,7 +72,8 @@ struct KeyCommandTests {
         #expect(try await CLIRunner.run(["jws", "verify", "--key", keyPath.path, "--alg", "RS256", token]).status == 1)
         let otherKey = directory.appendingPathComponent("other.jwk")
         try Data(SoftwareP256SigningKey().publicJWK.jsonString.utf8).write(to: otherKey)
-        #expect(try await CLIRunner.run(["jws", "verify", "--key", otherKey.path, "--alg", "ES256", token]).status == 1)
+        #expect(
+            try await CLIRunner.run(["jws", "verify", "--key", otherKey.path, "--alg", "ES256", token]).status == 1)
     }
 
     @Test("demo without a terminal runs the password path unattended and exits 0")
@@ -76,7 +90,8 @@ struct KeyCommandTests {
     func demoAnswers() async throws {
         let directory = try CLIRunner.temporaryDirectory()
         let script = directory.appendingPathComponent("answers.json")
-        try Data(#"[{"choose":"browser"},{"browserLogin":{"userName":"demouser","password":"Password1"}}]"#.utf8).write(to: script)
+        try Data(#"[{"choose":"browser"},{"browserLogin":{"userName":"demouser","password":"Password1"}}]"#.utf8).write(
+            to: script)
         let browser = try await CLIRunner.run(["demo", "--answers", script.path])
         #expect(browser.status == 0, "\(browser.stdout) \(browser.stderr)")
         let short = directory.appendingPathComponent("short.json")
@@ -90,8 +105,10 @@ struct KeyCommandTests {
             let file = directory.appendingPathComponent("wrong-\(wrong).json")
             try Data(#"[{"choose":"\#(wrong)"}]"#.utf8).write(to: file)
             let refused = try await CLIRunner.run(["demo", "--answers", file.path])
-            #expect(refused.status == 1 && (refused.stdout + refused.stderr).contains("no authenticator matches \"\(wrong)\""),
-                    "\(wrong): \(refused.stdout) \(refused.stderr)")
+            #expect(
+                refused.status == 1
+                    && (refused.stdout + refused.stderr).contains("no authenticator matches \"\(wrong)\""),
+                "\(wrong): \(refused.stdout) \(refused.stderr)")
         }
     }
 }
@@ -117,21 +134,37 @@ struct PasskeyCommandTests {
     func registerAndAuthenticate() async throws {
         let directory = try CLIRunner.temporaryDirectory()
         let options = directory.appendingPathComponent("create.json")
-        try Data(#"{"rp":{"id":"example.com","name":"Example"},"user":{"id":"dXNlcg","name":"user","displayName":"User"},"challenge":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8","pubKeyCredParams":[{"type":"public-key","alg":-7}]}"#.utf8).write(to: options)
+        try Data(
+            #"{"rp":{"id":"example.com","name":"Example"},"user":{"id":"dXNlcg","name":"user","displayName":"User"},"challenge":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8","pubKeyCredParams":[{"type":"public-key","alg":-7}]}"#
+                .utf8
+        ).write(to: options)
         let store = directory.appendingPathComponent("store").path
-        let created = try await CLIRunner.run(["passkey", "register", "--options", options.path, "--origin", "https://example.com", "--store", store, "--attestation", "packed"])
+        let created = try await CLIRunner.run([
+            "passkey", "register", "--options", options.path, "--origin", "https://example.com", "--store", store,
+            "--attestation", "packed",
+        ])
         #expect(created.status == 0, "\(created.stderr)")
         let json = try JSONParser().parse(created.stdout)
         #expect(json["type"] == "public-key" && json["response"]?["attestationObject"]?.stringValue != nil)
         let request = directory.appendingPathComponent("get.json")
-        try Data(#"{"challenge":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8","rpId":"example.com"}"#.utf8).write(to: request)
-        let signed = try await CLIRunner.run(["passkey", "authenticate", "--options", request.path, "--origin", "https://example.com", "--store", store])
+        try Data(#"{"challenge":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8","rpId":"example.com"}"#.utf8).write(
+            to: request)
+        let signed = try await CLIRunner.run([
+            "passkey", "authenticate", "--options", request.path, "--origin", "https://example.com", "--store", store,
+        ])
         #expect(signed.status == 0)
         let assertion = try JSONParser().parse(signed.stdout)
         #expect(assertion["response"]?["signature"]?.stringValue != nil)
-        let wrongOrigin = try await CLIRunner.run(["passkey", "authenticate", "--options", request.path, "--origin", "https://evil.example.net", "--store", store])
+        let wrongOrigin = try await CLIRunner.run([
+            "passkey", "authenticate", "--options", request.path, "--origin", "https://evil.example.net", "--store",
+            store,
+        ])
         #expect(wrongOrigin.status == 1 && wrongOrigin.stderr.contains("not valid for origin"))
         try Data("not json".utf8).write(to: request)
-        #expect(try await CLIRunner.run(["passkey", "authenticate", "--options", request.path, "--origin", "https://example.com", "--store", store]).status == 65)
+        #expect(
+            try await CLIRunner.run([
+                "passkey", "authenticate", "--options", request.path, "--origin", "https://example.com", "--store",
+                store,
+            ]).status == 65)
     }
 }

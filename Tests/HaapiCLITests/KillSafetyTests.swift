@@ -19,7 +19,9 @@ struct KillSafetyTests {
         return try await CLIRunner.onOwnThread { try runKilledBlocking(executable, arguments, after: delay) }
     }
 
-    private static func runKilledBlocking(_ executable: URL, _ arguments: [String], after delay: TimeInterval) throws -> Bool {
+    private static func runKilledBlocking(
+        _ executable: URL, _ arguments: [String], after delay: TimeInterval
+    ) throws -> Bool {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -35,18 +37,24 @@ struct KillSafetyTests {
     /// The sealed files of a session folder, to tell whether a killed process changed them.
     static func snapshot(_ folder: String) -> [String: Data] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return Dictionary(uniqueKeysWithValues: names.filter { $0.hasSuffix(".sealed") }.map {
-            ($0, FileManager.default.contents(atPath: folder + "/" + $0) ?? Data())
-        })
+        return Dictionary(
+            uniqueKeysWithValues: names.filter { $0.hasSuffix(".sealed") }.map {
+                ($0, FileManager.default.contents(atPath: folder + "/" + $0) ?? Data())
+            })
     }
 
-    @Test("60 SIGKILLs at random points of login (15) and refresh (45): storage stays readable, the next process has working tokens")
+    @Test(
+        "60 SIGKILLs at random points of login (15) and refresh (45): storage stays readable, the next process has working tokens"
+    )
     func randomKills() async throws {
         let (server, base) = try await LoginAndTokenCommandTests.startServer()
         defer { server.terminate() }
         let root = try CLIRunner.temporaryDirectory().path
         func login(_ folder: String) -> [String] {
-            ["login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password", "Password1", "--save-session", folder]
+            [
+                "login", "--server", base, "--client-id", "haapi-demo", "--username", "demouser", "--password",
+                "Password1", "--save-session", folder,
+            ]
         }
         func timed(_ arguments: [String]) async throws -> (CLIRunner.Result, TimeInterval) {
             let start = Date()
@@ -70,27 +78,36 @@ struct KillSafetyTests {
                 let folder = root + "/login-\(round)"
                 let killed = try await Self.runKilled(login(folder), after: Double.random(in: 0...loginTime * 1.1))
                 let check = try await CLIRunner.run(["token", "refresh", "--session", folder])
-                #expect(!check.stderr.contains("corrupt") && !check.stderr.contains("must hold"), "round \(round): \(check.stderr)")
+                #expect(
+                    !check.stderr.contains("corrupt") && !check.stderr.contains("must hold"),
+                    "round \(round): \(check.stderr)")
                 #expect(check.status == 0 || check.status == 1, "round \(round): exit \(check.status): \(check.stderr)")
                 let state = check.status == 0 ? "session saved, refresh works" : "no session saved"
                 if check.status != 0 {
-                    #expect(check.stderr.contains("no saved session") || check.stderr.contains("cannot open"), "round \(round): \(check.stderr)")
+                    #expect(
+                        check.stderr.contains("no saved session") || check.stderr.contains("cannot open"),
+                        "round \(round): \(check.stderr)")
                     // Whatever the killed login left (a key file, a DPoP key, temporaries), a new login there works.
                     let again: CLIRunner.Result
                     (again, loginTime) = try await timed(login(folder))
                     #expect(again.status == 0, "round \(round): \(again.stderr)")
-                    #expect(try await CLIRunner.run(["token", "refresh", "--session", folder]).status == 0, "round \(round)")
+                    #expect(
+                        try await CLIRunner.run(["token", "refresh", "--session", folder]).status == 0, "round \(round)"
+                    )
                 }
                 outcomes["login \(killed ? "killed" : "finished first"): \(state)", default: 0] += 1
             } else {
                 // A refresh of the long-lived session, killed anywhere from its start to just after its usual end.
                 let before = Self.snapshot(main)
-                let killed = try await Self.runKilled(["token", "refresh", "--session", main], after: Double.random(in: 0...refreshTime * 1.1))
+                let killed = try await Self.runKilled(
+                    ["token", "refresh", "--session", main], after: Double.random(in: 0...refreshTime * 1.1))
                 let stored = Self.snapshot(main) == before ? "old tokens kept" : "new tokens stored"
                 let next: CLIRunner.Result
                 (next, refreshTime) = try await timed(["token", "refresh", "--session", main])
                 #expect(next.status == 0, "round \(round) (\(stored)): \(next.stdout) \(next.stderr)")
-                outcomes["refresh \(killed ? "killed" : "finished first"): \(stored), next refresh \(next.status == 0 ? "works" : "FAILS")", default: 0] += 1
+                outcomes[
+                    "refresh \(killed ? "killed" : "finished first"): \(stored), next refresh \(next.status == 0 ? "works" : "FAILS")",
+                    default: 0] += 1
             }
         }
         // The issue note reports these counts.

@@ -21,11 +21,15 @@ final class PseudoTerminal {
     init(_ arguments: [String], before: String = "", after: String = "") throws {
         guard let executable = CLIRunner.executable else { throw CocoaError(.fileNoSuchFile) }
         output = try CLIRunner.temporaryDirectory().appendingPathComponent("tty.txt")
-        guard FileManager.default.createFile(atPath: output.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
         // The typed Ctrl-C goes to the whole foreground group, the wrapping shell included. dash (CI's /bin/sh)
         // dies of it unless it traps SIGINT, and "[exit N]" would never be printed. A trap with a handler is not
         // inherited across exec, so haapi still starts with the default disposition.
-        let command = "trap : INT; " + before + ([executable.path] + arguments).map { "'\($0)'" }.joined(separator: " ") + "; echo \"[exit $?]\"; " + after
+        let command =
+            "trap : INT; " + before + ([executable.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+            + "; echo \"[exit $?]\"; " + after
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["-qfec", command, "/dev/null"]
         process.standardInput = input

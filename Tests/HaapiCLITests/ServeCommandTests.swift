@@ -19,7 +19,10 @@ struct ServeCommandTests {
     func badConfig() async throws {
         let directory = try CLIRunner.temporaryDirectory()
         let file = directory.appendingPathComponent("bad.json")
-        try Data(#"{"clients":[{"id":"a"},{"id":"a"}],"authenticators":[{"id":"p","type":"username-password","title":"P"}]}"#.utf8).write(to: file)
+        try Data(
+            #"{"clients":[{"id":"a"},{"id":"a"}],"authenticators":[{"id":"p","type":"username-password","title":"P"}]}"#
+                .utf8
+        ).write(to: file)
         let result = try await CLIRunner.run(["serve", "--config", file.path, "--port", "0"])
         #expect(result.status == 65)
         #expect(result.stderr.contains("client \"a\" is defined twice"))
@@ -38,12 +41,16 @@ struct ServeCommandTests {
         #expect(approve.stderr.contains("no pending sign-in for demouser"))
     }
 
-    @Test("serve never prints a user's password, except the documented demo user's; the file's secrets stay in the file")
+    @Test(
+        "serve never prints a user's password, except the documented demo user's; the file's secrets stay in the file")
     func noPasswordsPrinted() async throws {
         let directory = try CLIRunner.temporaryDirectory()
         let file = directory.appendingPathComponent("users.json")
         var configuration = try JSONParser().parse(try await CLIRunner.run(["serve", "--print-default-config"]).stdout)
-        guard case .object(var object) = configuration, case .array(var users)? = object["users"] else { Issue.record("no users"); return }
+        guard case .object(var object) = configuration, case .array(var users)? = object["users"] else {
+            Issue.record("no users")
+            return
+        }
         users.append(["username": "alice", "password": "Alice-s3cret-pw", "email": "alice@example.com"])
         object["users"] = .array(users)
         configuration = .object(object)
@@ -63,11 +70,14 @@ struct ServeCommandTests {
         #expect(version.status == 0 && version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.1.0-dev")
         for shell in ["bash", "zsh", "fish"] {
             let script = try await CLIRunner.run(["--generate-completion-script", shell])
-            #expect(script.status == 0 && script.stdout.contains("haapi") && script.stdout.contains("serve"), "\(shell)")
+            #expect(
+                script.status == 0 && script.stdout.contains("haapi") && script.stdout.contains("serve"), "\(shell)")
         }
     }
 
-    @Test("serve: a port out of range is a usage error (64); a port in use is a clear one-line error; --help lists the exit codes")
+    @Test(
+        "serve: a port out of range is a usage error (64); a port in use is a clear one-line error; --help lists the exit codes"
+    )
     func portsAndExitCodes() async throws {
         let outOfRange = try await CLIRunner.run(["serve", "--port", "70000"])
         #expect(outOfRange.status == 64 && outOfRange.stderr.contains("--port must be 0…65535"), "\(outOfRange.stderr)")
@@ -76,7 +86,8 @@ struct ServeCommandTests {
         defer { server.terminate() }
         let port = try #require(URL(string: base)?.port)
         let taken = try await CLIRunner.run(["serve", "--port", String(port)])
-        #expect(taken.status == 1 && taken.stderr.hasPrefix("error: Cannot listen on 127.0.0.1:\(port)"), "\(taken.stderr)")
+        #expect(
+            taken.status == 1 && taken.stderr.hasPrefix("error: Cannot listen on 127.0.0.1:\(port)"), "\(taken.stderr)")
         #expect(taken.stderr.split(separator: "\n").count == 1, "one line: \(taken.stderr)")
 
         let help = try await CLIRunner.run(["--help"])
@@ -87,10 +98,13 @@ struct ServeCommandTests {
 @Suite("haapi help")
 struct HelpTests {
     /// Every command and subcommand, found from the root's configuration.
-    static func allCommands(_ command: any ParsableCommand.Type = HaapiCommand.self, path: [String] = []) -> [(String, any ParsableCommand.Type)] {
+    static func allCommands(
+        _ command: any ParsableCommand.Type = HaapiCommand.self, path: [String] = []
+    ) -> [(String, any ParsableCommand.Type)] {
         let name = command.configuration.commandName ?? String(describing: command).lowercased()
         let here = path + [name]
-        return [(here.joined(separator: " "), command)] + command.configuration.subcommands.flatMap { allCommands($0, path: here) }
+        return [(here.joined(separator: " "), command)]
+            + command.configuration.subcommands.flatMap { allCommands($0, path: here) }
     }
 
     @Test("every command's --help has an Examples section; haapi alone prints the overview by task")
@@ -101,10 +115,14 @@ struct HelpTests {
             #expect(command.configuration.discussion.contains("Examples:\n  $ "), "\(name) has no examples")
         }
         let help = try await CLIRunner.run(["token", "refresh", "--help"])
-        #expect(help.stdout.contains("Examples:") && help.stdout.contains("$ haapi token refresh --session"), "\(help.stdout)")
+        #expect(
+            help.stdout.contains("Examples:") && help.stdout.contains("$ haapi token refresh --session"),
+            "\(help.stdout)")
         let typo = try await CLIRunner.run(["lgin"])
         #expect(typo.status == 64 && typo.stderr.contains("Did you mean 'haapi login'?"), "\(typo.stderr)")
         let overview = try await CLIRunner.run([])
-        #expect(overview.status == 0 && overview.stdout.contains("Get started") && overview.stdout.contains("Log in"), "\(overview.stdout)")
+        #expect(
+            overview.status == 0 && overview.stdout.contains("Get started") && overview.stdout.contains("Log in"),
+            "\(overview.stdout)")
     }
 }

@@ -11,7 +11,8 @@ struct DpopTests {
         let key = SoftwareP256SigningKey()
         let dpop = Dpop(key: key, clock: { Self.fixedDate }, jtiGenerator: { "fixed-jti" })
         let url = try #require(URL(string: "https://as.example.com:8443/oauth/token?client_id=a&x=1#frag"))
-        let compact = try dpop.createProof(httpMethod: "post", url: url, nonce: "n-1", accessToken: Vectors.dpopAccessToken)
+        let compact = try dpop.createProof(
+            httpMethod: "post", url: url, nonce: "n-1", accessToken: Vectors.dpopAccessToken)
 
         let proof = try DPoPProof(parsing: compact)
         #expect(proof.jws.header["typ"] == "dpop+jwt")
@@ -31,7 +32,8 @@ struct DpopTests {
     @Test("nonce and ath are left out when not given")
     func optionalClaims() throws {
         let dpop = Dpop(key: SoftwareP256SigningKey())
-        let proof = try DPoPProof(parsing: dpop.createProof(httpMethod: "GET", url: #require(URL(string: "https://x.test/a"))))
+        let proof = try DPoPProof(
+            parsing: dpop.createProof(httpMethod: "GET", url: #require(URL(string: "https://x.test/a"))))
         #expect(proof.nonce == nil)
         #expect(proof.ath == nil)
         #expect(abs(Double(proof.iat) - Date().timeIntervalSince1970) < 5)
@@ -48,15 +50,20 @@ struct DpopTests {
         #expect(seen.count == 500)
     }
 
-    @Test("htu drops query and fragment only", arguments: [
-        ("https://a.test/p/q?x=1", "https://a.test/p/q"),
-        ("https://a.test/p#f", "https://a.test/p"),
-        ("http://127.0.0.1:8080/authn/authenticate?serviceProviderId=x&state=y#z", "http://127.0.0.1:8080/authn/authenticate"),
-        ("https://a.test", "https://a.test"),
-        ("https://a.test/p#f?not-a-query", "https://a.test/p"),
-        ("https://a.test/p?q=a#b", "https://a.test/p"),
-        ("https://a.test:8443/%7Euser/p;x=1?q", "https://a.test:8443/%7Euser/p;x=1"),
-    ])
+    @Test(
+        "htu drops query and fragment only",
+        arguments: [
+            ("https://a.test/p/q?x=1", "https://a.test/p/q"),
+            ("https://a.test/p#f", "https://a.test/p"),
+            (
+                "http://127.0.0.1:8080/authn/authenticate?serviceProviderId=x&state=y#z",
+                "http://127.0.0.1:8080/authn/authenticate"
+            ),
+            ("https://a.test", "https://a.test"),
+            ("https://a.test/p#f?not-a-query", "https://a.test/p"),
+            ("https://a.test/p?q=a#b", "https://a.test/p"),
+            ("https://a.test:8443/%7Euser/p;x=1?q", "https://a.test:8443/%7Euser/p;x=1"),
+        ])
     func htu(input: String, expected: String) throws {
         #expect(Dpop.htu(for: try #require(URL(string: input))) == expected)
     }
@@ -66,14 +73,18 @@ struct DpopTests {
         let key = SoftwareP256SigningKey()
         let claims: JSONObject = ["jti": "j", "htm": "GET", "htu": "https://a.test/", "iat": 1]
         let leaky = try JWS.sign(claims: claims, header: ["typ": "dpop+jwt", "jwk": key.privateJWK.json], signer: key)
-        #expect(throws: JOSEError.malformedJWS("the jwk header contains a private key")) { try DPoPProof(parsing: leaky) }
+        #expect(throws: JOSEError.malformedJWS("the jwk header contains a private key")) {
+            try DPoPProof(parsing: leaky)
+        }
         let wrongType = try JWS.sign(claims: claims, header: ["typ": "JWT", "jwk": key.publicJWK.json], signer: key)
         #expect(throws: JOSEError.malformedJWS("typ must be dpop+jwt")) { try DPoPProof(parsing: wrongType) }
         let hmac = try JWK(jsonString: Vectors.hs256Key).signer(algorithm: .hs256)
-        let symmetric = try JWS.sign(claims: claims, header: ["typ": "dpop+jwt", "jwk": key.publicJWK.json], signer: hmac)
+        let symmetric = try JWS.sign(
+            claims: claims, header: ["typ": "dpop+jwt", "jwk": key.publicJWK.json], signer: hmac)
         #expect(throws: JOSEError.algorithmNotAllowed("HS256")) { try DPoPProof(parsing: symmetric) }
         let otherKey = SoftwareP256SigningKey()
-        let mismatched = try JWS.sign(claims: claims, header: ["typ": "dpop+jwt", "jwk": otherKey.publicJWK.json], signer: key)
+        let mismatched = try JWS.sign(
+            claims: claims, header: ["typ": "dpop+jwt", "jwk": otherKey.publicJWK.json], signer: key)
         #expect(throws: JOSEError.invalidSignature) { try DPoPProof(parsing: mismatched) }
     }
 }

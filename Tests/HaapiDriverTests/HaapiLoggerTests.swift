@@ -48,8 +48,14 @@ struct HaapiLoggerTests {
 
     @Test("the tags carry the seed's HAAPI_* names")
     func tagNames() {
-        #expect(DriverFollowUpTag.allCases.map(\.rawValue) == ["HAAPI_DRIVER_FLOW", "HAAPI_DRIVER_STORAGE", "HAAPI_DRIVER_HTTP", "HAAPI_DRIVER_ATTESTATION"])
-        #expect(SdkFollowUpTag.allCases.map(\.rawValue) == ["HAAPI_SDK_FLOW", "HAAPI_SDK_HTTP", "HAAPI_SDK_MAPPING", "HAAPI_SDK_OAUTH"])
+        #expect(
+            DriverFollowUpTag.allCases.map(\.rawValue) == [
+                "HAAPI_DRIVER_FLOW", "HAAPI_DRIVER_STORAGE", "HAAPI_DRIVER_HTTP", "HAAPI_DRIVER_ATTESTATION",
+            ])
+        #expect(
+            SdkFollowUpTag.allCases.map(\.rawValue) == [
+                "HAAPI_SDK_FLOW", "HAAPI_SDK_HTTP", "HAAPI_SDK_MAPPING", "HAAPI_SDK_OAUTH",
+            ])
     }
 
     @Test("defaults: nothing is logged until tags are chosen; debug is on in DEBUG builds; secrets are masked")
@@ -84,7 +90,8 @@ struct HaapiLoggerTests {
         Self.withFreshLogger { sink in
             HaapiLogger.followUpTags = DriverFollowUpTag.allCases
             let token = "eyJ-secret-token"
-            HaapiLogger.debug(DriverFollowUpTag.http, "Requesting CAT with \(sensitive: token) from \("https://idp/cat")")
+            HaapiLogger.debug(
+                DriverFollowUpTag.http, "Requesting CAT with \(sensitive: token) from \("https://idp/cat")")
             #expect(sink.lines.map(\.message) == ["Requesting CAT with ***** from https://idp/cat"])
             #expect(!sink.lines.contains { $0.message.contains(token) })
 

@@ -10,7 +10,9 @@ struct JOSETests {
     static func privateJWK(for algorithm: JWSAlgorithm) throws -> JWK {
         switch algorithm.family {
         case .hmac:
-            return try JWK(json: ["kty": "oct", "k": .string(Base64URL.encode(SecureRandom.bytes(algorithm.hashBits / 8)))])
+            return try JWK(json: [
+                "kty": "oct", "k": .string(Base64URL.encode(SecureRandom.bytes(algorithm.hashBits / 8))),
+            ])
         case .ecdsa:
             let scalar: Data
             let x963: Data
@@ -89,7 +91,8 @@ struct JOSETests {
         }
         let unsigned = "\(Base64URL.encode(Data(#"{"alg":"none"}"#.utf8))).\(Base64URL.encode(Self.payload))."
         #expect(throws: JOSEError.algorithmNotAllowed("none")) {
-            try CompactJWS(parsing: unsigned).verify(with: key.publicKey(), allowedAlgorithms: Set(JWSAlgorithm.allCases))
+            try CompactJWS(parsing: unsigned).verify(
+                with: key.publicKey(), allowedAlgorithms: Set(JWSAlgorithm.allCases))
         }
         // An HMAC token "signed" with a public key's bytes must not verify against an EC key.
         #expect(throws: JOSEError.keyDoesNotMatchAlgorithm(key: "EC P-256", algorithm: .hs256)) {
@@ -98,10 +101,12 @@ struct JOSETests {
         #expect(throws: JOSEError.notAPrivateKey) { try key.publicKey().signer() }
     }
 
-    @Test("malformed compact JWS values are rejected with a reason", arguments: [
-        "", "a.b", "a.b.c.d", "!!.e30.", "e30.e30.", "eyJhbGciOiJFUzI1NiJ9.@@.AA",
-        "eyJhbGciOiJFUzI1NiIsImNyaXQiOlsiZXhwIl0sImV4cCI6MX0.e30.AA",
-    ])
+    @Test(
+        "malformed compact JWS values are rejected with a reason",
+        arguments: [
+            "", "a.b", "a.b.c.d", "!!.e30.", "e30.e30.", "eyJhbGciOiJFUzI1NiJ9.@@.AA",
+            "eyJhbGciOiJFUzI1NiIsImNyaXQiOlsiZXhwIl0sImV4cCI6MX0.e30.AA",
+        ])
     func malformed(compact: String) {
         #expect(throws: JOSEError.self) { try CompactJWS(parsing: compact) }
     }
@@ -114,9 +119,13 @@ struct JOSETests {
             try JWK(json: ["kty": "EC", "crv": "P-192", "x": "AA", "y": "AA"])
         }
         #expect(throws: JOSEError.malformedJWK("\"x\" must be 32 bytes for P-256")) {
-            try JWK(json: ["kty": "EC", "crv": "P-256", "x": "AAAA", "y": "9VE4jf_Ok_o64zbTTlcuNJajHmt6v9TDVrU0CdvGRDA"])
+            try JWK(json: [
+                "kty": "EC", "crv": "P-256", "x": "AAAA", "y": "9VE4jf_Ok_o64zbTTlcuNJajHmt6v9TDVrU0CdvGRDA",
+            ])
         }
-        #expect(throws: JOSEError.malformedJWK("\"n\" is not base64url")) { try JWK(json: ["kty": "RSA", "n": "a+b/", "e": "AQAB"]) }
+        #expect(throws: JOSEError.malformedJWK("\"n\" is not base64url")) {
+            try JWK(json: ["kty": "RSA", "n": "a+b/", "e": "AQAB"])
+        }
         #expect(throws: JOSEError.self) { try JWK(jsonString: "{not json") }
     }
 

@@ -18,7 +18,10 @@ struct PublishedVectorTests {
     func ecThumbprint() throws {
         let jwk = try JWK(jsonString: Vectors.dpopKey)
         #expect(jwk.thumbprint() == Vectors.dpopJKT)
-        #expect(jwk.thumbprintInput() == #"{"crv":"P-256","kty":"EC","x":"l8tFrhx-34tV3hRICRDY9zCkDlpBhF42UQUfWVAWBFs","y":"9VE4jf_Ok_o64zbTTlcuNJajHmt6v9TDVrU0CdvGRDA"}"#)
+        #expect(
+            jwk.thumbprintInput()
+                == #"{"crv":"P-256","kty":"EC","x":"l8tFrhx-34tV3hRICRDY9zCkDlpBhF42UQUfWVAWBFs","y":"9VE4jf_Ok_o64zbTTlcuNJajHmt6v9TDVrU0CdvGRDA"}"#
+        )
     }
 
     @Test("RFC 7636 App. B: S256 challenge")
@@ -39,7 +42,8 @@ struct PublishedVectorTests {
     @Test("RFC 7515 A.2: RS256 signature is byte-exact")
     func rs256() throws {
         let key = try JWK(jsonString: Vectors.rs256Key)
-        let jws = try JWS.sign(encodedHeader: Vectors.rs256Header, payload: Vectors.jwsPayloadBytes, signer: key.signer(algorithm: .rs256))
+        let jws = try JWS.sign(
+            encodedHeader: Vectors.rs256Header, payload: Vectors.jwsPayloadBytes, signer: key.signer(algorithm: .rs256))
         #expect(jws == "\(Vectors.rs256Header).\(Vectors.jwsPayload).\(Vectors.rs256Signature)")
         try CompactJWS(parsing: jws).verify(with: key.publicKey(), allowedAlgorithms: [.rs256])
     }

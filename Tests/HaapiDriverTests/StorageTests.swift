@@ -6,7 +6,8 @@ import Testing
 @Suite("Storage")
 struct StorageTests {
     static func directory() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("haapi-storage-\(UUID().uuidString)").appendingPathComponent("store")
+        FileManager.default.temporaryDirectory.appendingPathComponent("haapi-storage-\(UUID().uuidString)")
+            .appendingPathComponent("store")
     }
 
     /// The documented layout: one file per key, named by the SHA-256 of the key name.
@@ -46,7 +47,8 @@ struct StorageTests {
         let sealed = try #require(files.first { $0.hasSuffix(".sealed") })
         let bytes = try Data(contentsOf: directory.appendingPathComponent(sealed))
         #expect(bytes.range(of: Data("secret-refresh-token".utf8)) == nil)
-        #expect(try FileStorage(directory: directory).read(key: "tokens.haapi-demo") == Data("secret-refresh-token".utf8))
+        #expect(
+            try FileStorage(directory: directory).read(key: "tokens.haapi-demo") == Data("secret-refresh-token".utf8))
     }
 
     @Test("a changed file, a file moved onto another key, or another sealing key is corrupted, not garbage")
@@ -55,7 +57,8 @@ struct StorageTests {
         let storage = try FileStorage(directory: directory)
         try storage.write(Data("alpha".utf8), key: "a")
         try storage.write(Data("beta".utf8), key: "b")
-        let aPath = Self.sealedFile(directory, key: "a"), bPath = Self.sealedFile(directory, key: "b")
+        let aPath = Self.sealedFile(directory, key: "a")
+        let bPath = Self.sealedFile(directory, key: "b")
 
         try FileManager.default.removeItem(at: bPath)
         try FileManager.default.copyItem(at: aPath, to: bPath)

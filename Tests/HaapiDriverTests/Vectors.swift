@@ -1,4 +1,5 @@
 import Foundation
+import HaapiDriver
 
 /// Published test vectors (RFC 7515 App. A, RFC 7636 App. B, RFC 7638 §3.1, RFC 9449), as quoted in
 /// research/verification.md §1. Values are copied exactly; tests compare bytes, not shapes.
@@ -29,7 +30,8 @@ enum Vectors {
     static let dpopAccessToken = "Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU"
     static let dpopAth = "fUHyO2r2Z3DZ53EsNrWBb0xWXoaNy59IiKCAqksmQEo"
 
-    static let jwsPayload = "eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ"
+    static let jwsPayload =
+        "eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ"
 
     static let hs256Header = "eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9"
     static let hs256Key = """
@@ -60,5 +62,3 @@ enum Vectors {
 
     static var jwsPayloadBytes: Data { Data(Base64URL.decode(jwsPayload) ?? []) }
 }
-
-import HaapiDriver

@@ -18,30 +18,41 @@ struct BadInputTests {
             {"type":"authentication-step","actions":[{"template":"form","kind":"login","model":{"href":"/x","method":"POST","fields":[
               {"name":"a","type":"text"},{"name":"b","type":"password"},{"name":7,"type":"username"}]}}]}
             """
-        expectDecodingError(json, path: "actions[0].model.fields[2].name", reason: .typeMismatch(expected: "string", found: "number"))
-        expectDecodingError(#"{"type":"authentication-step","actions":{"a":1}}"#, path: "actions", reason: .typeMismatch(expected: "array", found: "object"))
-        expectDecodingError(#"{"type":"authentication-step","links":[{"href":"/a","rel":["x"]}]}"#, path: "links[0].rel")
-        expectDecodingError(#"{"type":"authentication-step","messages":[{"text":"t","classList":[1]}]}"#, path: "messages[0].classList[0]")
+        expectDecodingError(
+            json, path: "actions[0].model.fields[2].name", reason: .typeMismatch(expected: "string", found: "number"))
+        expectDecodingError(
+            #"{"type":"authentication-step","actions":{"a":1}}"#, path: "actions",
+            reason: .typeMismatch(expected: "array", found: "object"))
+        expectDecodingError(
+            #"{"type":"authentication-step","links":[{"href":"/a","rel":["x"]}]}"#, path: "links[0].rel")
+        expectDecodingError(
+            #"{"type":"authentication-step","messages":[{"text":"t","classList":[1]}]}"#,
+            path: "messages[0].classList[0]")
         expectDecodingError(#"{"type":5}"#, path: "type", reason: .typeMismatch(expected: "string", found: "number"))
         expectDecodingError(#"[1,2]"#, path: "(root)", reason: .typeMismatch(expected: "object", found: "array"))
-        expectDecodingError(#"{"type":"authentication-step","actions":[{"template":"form","kind":"login","model":{"href":"/x","method":"P OST"}}]}"#,
-                            path: "actions[0].model.method")
-        expectDecodingError(#"{"type":"authentication-step","actions":[{"template":"form","kind":"login","model":{"href":"/x","method":"POST","fields":[{"name":"h","type":"hidden"}]}}]}"#,
-                            path: "actions[0].model.fields[0].value", reason: .missingMember)
+        expectDecodingError(
+            #"{"type":"authentication-step","actions":[{"template":"form","kind":"login","model":{"href":"/x","method":"P OST"}}]}"#,
+            path: "actions[0].model.method")
+        expectDecodingError(
+            #"{"type":"authentication-step","actions":[{"template":"form","kind":"login","model":{"href":"/x","method":"POST","fields":[{"name":"h","type":"hidden"}]}}]}"#,
+            path: "actions[0].model.fields[0].value", reason: .missingMember)
     }
 
     @Test("a missing type")
     func missingType() {
         expectDecodingError(#"{"actions":[]}"#, path: "type", reason: .missingMember)
         expectDecodingError(#"{"type":null}"#, path: "type", reason: .missingMember)
-        expectDecodingError(#"{"type":"authentication-step","actions":[{"kind":"login"}]}"#, path: "actions[0].template", reason: .missingMember)
+        expectDecodingError(
+            #"{"type":"authentication-step","actions":[{"kind":"login"}]}"#, path: "actions[0].template",
+            reason: .missingMember)
     }
 
     @Test("a 10 MB document is refused before parsing")
     func hugeDocument() {
         let padding = String(repeating: " ", count: 10 * 1024 * 1024)
-        expectDecodingError(#"{"type":"authentication-step"}"# + padding, path: "(root)",
-                            reason: .documentTooLarge(byteCount: 10 * 1024 * 1024 + 30, limit: 4 * 1024 * 1024))
+        expectDecodingError(
+            #"{"type":"authentication-step"}"# + padding, path: "(root)",
+            reason: .documentTooLarge(byteCount: 10 * 1024 * 1024 + 30, limit: 4 * 1024 * 1024))
         // A caller may raise the limit; the same document then parses.
         let roomy = HaapiDecoder(limits: .init(maxBytes: 16 * 1024 * 1024))
         #expect(throws: Never.self) { try roomy.decode(Data((#"{"type":"authentication-step"}"# + padding).utf8)) }
@@ -58,13 +69,18 @@ struct BadInputTests {
             #expect(error.path.description.hasPrefix("properties[0][0][0]"))
         }
         let objects = String(repeating: #"{"a":"#, count: 3000) + "1" + String(repeating: "}", count: 3000)
-        expectDecodingError(objects, path: Array(repeating: "a", count: 128).joined(separator: "."), reason: .nestingTooDeep(limit: 128))
+        expectDecodingError(
+            objects, path: Array(repeating: "a", count: 128).joined(separator: "."), reason: .nestingTooDeep(limit: 128)
+        )
     }
 
-    @Test("invalid UTF-8 is reported with its byte offset", arguments: [
-        ([0xFF], 0), ([0x7B, 0x22, 0xC3, 0x28], 2), ([0x22, 0xED, 0xA0, 0x80, 0x22], 1), ([0x22, 0xE0, 0x80, 0x80, 0x22], 1),
-        ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], 1), ([0x22, 0xC0, 0xAF, 0x22], 1), ([0x22, 0xE2, 0x82], 1),
-    ] as [([UInt8], Int)])
+    @Test(
+        "invalid UTF-8 is reported with its byte offset",
+        arguments: [
+            ([0xFF], 0), ([0x7B, 0x22, 0xC3, 0x28], 2), ([0x22, 0xED, 0xA0, 0x80, 0x22], 1),
+            ([0x22, 0xE0, 0x80, 0x80, 0x22], 1),
+            ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], 1), ([0x22, 0xC0, 0xAF, 0x22], 1), ([0x22, 0xE2, 0x82], 1),
+        ] as [([UInt8], Int)])
     func invalidUTF8(bytes: [UInt8], offset: Int) {
         #expect(throws: HaapiDecodingError(path: .root, reason: .invalidUTF8(byteOffset: offset))) {
             try HaapiDecoder().decode(bytes)
@@ -85,8 +101,9 @@ struct BadInputTests {
 
     @Test("numbers follow RFC 8259 and keep their literal text")
     func numbers() throws {
-        #expect(try JSONParser().parse("[0,-0,1.5e10,123456789012345678901234567890,-2.25E-3]").serialized()
-            == "[0,-0,1.5e10,123456789012345678901234567890,-2.25E-3]")
+        #expect(
+            try JSONParser().parse("[0,-0,1.5e10,123456789012345678901234567890,-2.25E-3]").serialized()
+                == "[0,-0,1.5e10,123456789012345678901234567890,-2.25E-3]")
         for bad in ["01", "1.", ".5", "-", "1e", "+1", "NaN", "Infinity", "0x10"] {
             #expect(throws: HaapiDecodingError.self, "\(bad)") { try JSONParser().parse("[\(bad)]") }
         }
@@ -94,7 +111,8 @@ struct BadInputTests {
 
     @Test("duplicate member names are refused")
     func duplicates() {
-        expectDecodingError(#"{"type":"authentication-step","type":"polling-step"}"#, path: "(root)", reason: .duplicateMember("type"))
+        expectDecodingError(
+            #"{"type":"authentication-step","type":"polling-step"}"#, path: "(root)", reason: .duplicateMember("type"))
     }
 
     @Test("serialisation escapes what JSON requires and round-trips")

@@ -5,18 +5,29 @@ import Testing
 @Suite("Vendor fixtures (ios-haapi-demo-app)", .enabled(if: Fixtures.available, Fixtures.skipMessage))
 struct FixtureTests {
     static let representationFiles = [
-        "authenticationStepFormRepresentation", "authenticationStepSelectorRepresentation", "bankIdSameDeviceClientOperation",
-        "bankIdSelectSameOrOtherDevice", "continueSameStep", "duo", "launchExternalBrowser", "messagesWithTextAndImageLinks",
-        "oauthAuthorizationResponse", "oauthAuthorizationResponseRepresentation", "pollingStep", "pollingStepDone", "redirect",
+        "authenticationStepFormRepresentation", "authenticationStepSelectorRepresentation",
+        "bankIdSameDeviceClientOperation",
+        "bankIdSelectSameOrOtherDevice", "continueSameStep", "duo", "launchExternalBrowser",
+        "messagesWithTextAndImageLinks",
+        "oauthAuthorizationResponse", "oauthAuthorizationResponseRepresentation", "pollingStep", "pollingStepDone",
+        "redirect",
         "redirectionStepRepresentation", "selectAuthentication", "selectAuthenticationWithLinks", "usernamePassword",
     ]
-    static let problemFiles = ["incorrectCredentialsProblem", "incorrectCredentialsProblemWithMessages", "usernamePasswordFormErrors"]
+    static let problemFiles = [
+        "incorrectCredentialsProblem", "incorrectCredentialsProblemWithMessages", "usernamePasswordFormErrors",
+    ]
 
     @Test("all 22 files are present")
     func inventory() throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.directory.path).filter { $0.hasSuffix(".json") }
+        let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.directory.path).filter {
+            $0.hasSuffix(".json")
+        }
         #expect(names.count == 22)
-        #expect(Set(names) == Set((Self.representationFiles + Self.problemFiles + ["fieldInvalid", "fieldValid"]).map { $0 + ".json" }))
+        #expect(
+            Set(names)
+                == Set(
+                    (Self.representationFiles + Self.problemFiles + ["fieldInvalid", "fieldValid"]).map { $0 + ".json" }
+                ))
     }
 
     @Test("every representation and problem keeps its raw JSON exactly", arguments: representationFiles + problemFiles)
@@ -31,25 +42,27 @@ struct FixtureTests {
         #expect(try JSONParser().parse(raw.serialized()) == original)
     }
 
-    @Test("classification matches the fixtures README", arguments: [
-        ("authenticationStepFormRepresentation", "InteractiveFormStep"),
-        ("authenticationStepSelectorRepresentation", "AuthenticatorSelectorStep"),
-        ("bankIdSameDeviceClientOperation", "BankIdClientOperationStep"),
-        ("bankIdSelectSameOrOtherDevice", "InteractiveFormStep"),
-        ("continueSameStep", "ContinueSameStep"),
-        ("duo", "InteractiveFormStep"),
-        ("launchExternalBrowser", "GenericRepresentationStep"),
-        ("messagesWithTextAndImageLinks", "InteractiveFormStep"),
-        ("oauthAuthorizationResponse", "OAuthAuthorizationResponseStep"),
-        ("oauthAuthorizationResponseRepresentation", "OAuthAuthorizationResponseStep"),
-        ("pollingStep", "PollingStep"),
-        ("pollingStepDone", "PollingStep"),
-        ("redirect", "RedirectionStep"),
-        ("redirectionStepRepresentation", "RedirectionStep"),
-        ("selectAuthentication", "AuthenticatorSelectorStep"),
-        ("selectAuthenticationWithLinks", "AuthenticatorSelectorStep"),
-        ("usernamePassword", "InteractiveFormStep"),
-    ])
+    @Test(
+        "classification matches the fixtures README",
+        arguments: [
+            ("authenticationStepFormRepresentation", "InteractiveFormStep"),
+            ("authenticationStepSelectorRepresentation", "AuthenticatorSelectorStep"),
+            ("bankIdSameDeviceClientOperation", "BankIdClientOperationStep"),
+            ("bankIdSelectSameOrOtherDevice", "InteractiveFormStep"),
+            ("continueSameStep", "ContinueSameStep"),
+            ("duo", "InteractiveFormStep"),
+            ("launchExternalBrowser", "GenericRepresentationStep"),
+            ("messagesWithTextAndImageLinks", "InteractiveFormStep"),
+            ("oauthAuthorizationResponse", "OAuthAuthorizationResponseStep"),
+            ("oauthAuthorizationResponseRepresentation", "OAuthAuthorizationResponseStep"),
+            ("pollingStep", "PollingStep"),
+            ("pollingStepDone", "PollingStep"),
+            ("redirect", "RedirectionStep"),
+            ("redirectionStepRepresentation", "RedirectionStep"),
+            ("selectAuthentication", "AuthenticatorSelectorStep"),
+            ("selectAuthenticationWithLinks", "AuthenticatorSelectorStep"),
+            ("usernamePassword", "InteractiveFormStep"),
+        ])
     func classification(name: String, expected: String) throws {
         let step = try Fixtures.representation(name)
         #expect(String(describing: type(of: step)) == expected)
@@ -57,7 +70,8 @@ struct FixtureTests {
 
     @Test("login form: fields, titles, links, metadata")
     func loginForm() throws {
-        let step = try #require(try Fixtures.representation("authenticationStepFormRepresentation") as? InteractiveFormStep)
+        let step = try #require(
+            try Fixtures.representation("authenticationStepFormRepresentation") as? InteractiveFormStep)
         #expect(step.type == .authenticationStep)
         #expect(step.metadata?.viewName == "authenticator/html-form/authenticate/get")
         #expect(step.metadata?.templateArea == "html1")
@@ -78,7 +92,8 @@ struct FixtureTests {
 
     @Test("authenticator selectors: options, titles and types")
     func selectors() throws {
-        let small = try #require(try Fixtures.representation("authenticationStepSelectorRepresentation") as? AuthenticatorSelectorStep)
+        let small = try #require(
+            try Fixtures.representation("authenticationStepSelectorRepresentation") as? AuthenticatorSelectorStep)
         #expect(small.title?.literal == "Select Authentication Method")
         #expect(small.authenticators.map(\.type) == ["google", "username"])
         #expect(small.authenticators.map { $0.title?.literal } == ["google1", "username"])
@@ -88,16 +103,22 @@ struct FixtureTests {
         let large = try #require(try Fixtures.representation("selectAuthentication") as? AuthenticatorSelectorStep)
         #expect(large.authenticators.count == 40)
         let types = Set(large.authenticators.compactMap(\.type))
-        #expect(types.isSuperset(of: ["html-form", "sms", "pingfederate", "email", "test", "group", "encap", "google", "totp",
-            "twitter", "bankid", "duo", "ping-idp-adapter", "windows", "saml", "netidaccess", "oidc", "facebook", "username"]))
+        #expect(
+            types.isSuperset(of: [
+                "html-form", "sms", "pingfederate", "email", "test", "group", "encap", "google", "totp",
+                "twitter", "bankid", "duo", "ping-idp-adapter", "windows", "saml", "netidaccess", "oidc", "facebook",
+                "username",
+            ]))
 
-        let withLinks = try #require(try Fixtures.representation("selectAuthenticationWithLinks") as? AuthenticatorSelectorStep)
+        let withLinks = try #require(
+            try Fixtures.representation("selectAuthenticationWithLinks") as? AuthenticatorSelectorStep)
         #expect(withLinks.links.count == 3)
     }
 
     @Test("BankID client operation: arguments, continue/error actions, cancel")
     func bankID() throws {
-        let step = try #require(try Fixtures.representation("bankIdSameDeviceClientOperation") as? BankIdClientOperationStep)
+        let step = try #require(
+            try Fixtures.representation("bankIdSameDeviceClientOperation") as? BankIdClientOperationStep)
         #expect(step.actionModel.name == .bankId)
         #expect(step.actionModel.autoStartToken == "04b7c1bd-6d7b-46c0-b8ed-00f5cf39688c")
         #expect(step.actionModel.href?.hasPrefix("bankid:///?autostarttoken=") == true)
@@ -133,7 +154,8 @@ struct FixtureTests {
         #expect(devices.kind == .deviceSelector)
         let firstDevice = try #require(devices.model.options.first as? SelectorAction)
         #expect(firstDevice.kind == .deviceOption)
-        let sms = try #require(firstDevice.model.options.compactMap { $0 as? FormAction }.first { $0.title?.literal == "sms" })
+        let sms = try #require(
+            firstDevice.model.options.compactMap { $0 as? FormAction }.first { $0.title?.literal == "sms" })
         let passcode = try #require(sms.model.continueActions.first as? FormAction)
         #expect(passcode.model.fields.map(\.name) == ["device", "factor", "passcode"])
         #expect(passcode.model.fields[2] is TextFormField)
@@ -167,11 +189,13 @@ struct FixtureTests {
 
     @Test("authorization responses: code, state and the redirect link")
     func authorizationResponse() throws {
-        let full = try #require(try Fixtures.representation("oauthAuthorizationResponse") as? OAuthAuthorizationResponseStep)
+        let full = try #require(
+            try Fixtures.representation("oauthAuthorizationResponse") as? OAuthAuthorizationResponseStep)
         #expect(full.oauthAuthorizationResponseProperties.code == "OZxymZHVjkEhf9fajYz0jNPOaJaQpXTg")
         #expect(full.oauthAuthorizationResponseProperties.state == "foo")
         #expect(full.links.first?.rel == "authorization-response")
-        let minimal = try #require(try Fixtures.representation("oauthAuthorizationResponseRepresentation") as? OAuthAuthorizationResponseStep)
+        let minimal = try #require(
+            try Fixtures.representation("oauthAuthorizationResponseRepresentation") as? OAuthAuthorizationResponseStep)
         #expect(minimal.oauthAuthorizationResponseProperties.code != nil)
         #expect(minimal.oauthAuthorizationResponseProperties.state == nil)
     }
@@ -202,13 +226,19 @@ struct FixtureTests {
 
     @Test("problems: incorrect credentials (with and without messages) and invalid input")
     func problems() throws {
-        guard case .problem(let plain) = try Fixtures.decode("incorrectCredentialsProblem") else { throw CancellationError() }
+        guard case .problem(let plain) = try Fixtures.decode("incorrectCredentialsProblem") else {
+            throw CancellationError()
+        }
         #expect(plain is Problem)
         #expect(plain.type == .incorrectCredentialsProblem)
-        guard case .problem(let withMessages) = try Fixtures.decode("incorrectCredentialsProblemWithMessages") else { throw CancellationError() }
+        guard case .problem(let withMessages) = try Fixtures.decode("incorrectCredentialsProblemWithMessages") else {
+            throw CancellationError()
+        }
         #expect(withMessages.messages.map(\.text.literal) == ["Foo", "Bar"])
         #expect(withMessages.title?.literal == "Incorrect credentials")
-        guard case .problem(let invalid) = try Fixtures.decode("usernamePasswordFormErrors") else { throw CancellationError() }
+        guard case .problem(let invalid) = try Fixtures.decode("usernamePasswordFormErrors") else {
+            throw CancellationError()
+        }
         let input = try #require(invalid as? InvalidInputProblem)
         #expect(input.invalidFields.map(\.name) == ["password", "userName"])
         #expect(input.invalidFields.map(\.reason) == ["invalidValue", "invalidValue"])
@@ -222,8 +252,11 @@ struct FixtureTests {
         #expect(valid is UsernameFormField)
         #expect(valid.name == "A field")
         #expect(valid.label == nil && valid.value == nil && valid.placeholder == nil)
-        #expect(throws: HaapiDecodingError(path: JSONPath(components: [.member("name")]),
-                                           reason: .typeMismatch(expected: "string", found: "number"))) {
+        #expect(
+            throws: HaapiDecodingError(
+                path: JSONPath(components: [.member("name")]),
+                reason: .typeMismatch(expected: "string", found: "number"))
+        ) {
             try HaapiDecoder().decodeFormField(Fixtures.data("fieldInvalid"))
         }
     }

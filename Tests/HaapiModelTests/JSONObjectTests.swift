@@ -8,7 +8,9 @@ struct JSONObjectTests {
         var object = JSONObject()
         for count in 0..<20 {
             object["k\(count)"] = .number(JSONNumber(count))
-            for present in 0...count { #expect(object["k\(present)"] == .number(JSONNumber(present)), "size \(count + 1), k\(present)") }
+            for present in 0...count {
+                #expect(object["k\(present)"] == .number(JSONNumber(present)), "size \(count + 1), k\(present)")
+            }
             #expect(object["missing"] == nil)
         }
         object["k3"] = "replaced"
@@ -16,7 +18,9 @@ struct JSONObjectTests {
         for removed in 0..<18 {
             object["k\(removed)"] = nil
             #expect(!object.contains("k\(removed)"))
-            for present in (removed + 1)..<20 { #expect(object.contains("k\(present)"), "after removing k\(removed), k\(present)") }
+            for present in (removed + 1)..<20 {
+                #expect(object.contains("k\(present)"), "after removing k\(removed), k\(present)")
+            }
         }
         #expect(object.keys == ["k18", "k19"])
         object["k20"] = true

@@ -4,12 +4,15 @@ import Testing
 
 @Suite("Representations, actions, fields (protocol notes §2–7)")
 struct RepresentationTests {
-    @Test("all eight representation types map to their enum cases", arguments: [
-        ("authentication-step", RepresentationType.authenticationStep), ("redirection-step", .redirectionStep),
-        ("registration-step", .registrationStep), ("polling-step", .pollingStep), ("continue-same-step", .continueSameStep),
-        ("oauth-authorization-response", .oauthAuthorizationResponse), ("consentor-step", .consentorStep),
-        ("user-consent-step", .userConsentStep),
-    ])
+    @Test(
+        "all eight representation types map to their enum cases",
+        arguments: [
+            ("authentication-step", RepresentationType.authenticationStep), ("redirection-step", .redirectionStep),
+            ("registration-step", .registrationStep), ("polling-step", .pollingStep),
+            ("continue-same-step", .continueSameStep),
+            ("oauth-authorization-response", .oauthAuthorizationResponse), ("consentor-step", .consentorStep),
+            ("user-consent-step", .userConsentStep),
+        ])
     func representationTypes(raw: String, expected: RepresentationType) {
         #expect(RepresentationType(rawValue: raw) == expected)
         #expect(expected.rawValue == raw)
@@ -27,13 +30,15 @@ struct RepresentationTests {
 
     @Test("consent step: checkboxes with checked and readonly, consent forms")
     func userConsent() throws {
-        let step = try #require(try decodeStep("""
-            {"type":"user-consent-step","actions":[{"template":"form","kind":"user-consent","title":"Accept","model":{
-              "href":"/consent","method":"POST","fields":[
-                {"name":"scope_openid","type":"checkbox","label":"OpenID","checked":true,"readonly":true,"value":"openid"},
-                {"name":"scope_email","type":"checkbox","label":"E-mail"}]}},
-              {"template":"form","kind":"cancel","model":{"href":"/consent/cancel","method":"POST"}}]}
-            """) as? UserConsentStep)
+        let step = try #require(
+            try decodeStep(
+                """
+                {"type":"user-consent-step","actions":[{"template":"form","kind":"user-consent","title":"Accept","model":{
+                  "href":"/consent","method":"POST","fields":[
+                    {"name":"scope_openid","type":"checkbox","label":"OpenID","checked":true,"readonly":true,"value":"openid"},
+                    {"name":"scope_email","type":"checkbox","label":"E-mail"}]}},
+                  {"template":"form","kind":"cancel","model":{"href":"/consent/cancel","method":"POST"}}]}
+                """) as? UserConsentStep)
         let form = try #require(step.formActions.first)
         #expect(form.kind == .userConsent)
         #expect(form.model.type == FormActionModel.urlEncodedMediaType)
@@ -46,17 +51,22 @@ struct RepresentationTests {
 
     @Test("consentor and registration steps are classified like authentication steps")
     func consentorAndRegistration() throws {
-        let consentor = try decodeStep(#"{"type":"consentor-step","actions":[{"template":"form","kind":"continue","model":{"href":"/c","method":"POST"}}]}"#)
+        let consentor = try decodeStep(
+            #"{"type":"consentor-step","actions":[{"template":"form","kind":"continue","model":{"href":"/c","method":"POST"}}]}"#
+        )
         #expect(consentor is InteractiveFormStep)
         #expect(consentor.type == .consentorStep)
-        let registration = try decodeStep(#"{"type":"registration-step","actions":[{"template":"form","kind":"user-register","model":{"href":"/r","method":"POST","fields":[{"name":"email","type":"text","kind":"email"}]}}]}"#)
+        let registration = try decodeStep(
+            #"{"type":"registration-step","actions":[{"template":"form","kind":"user-register","model":{"href":"/r","method":"POST","fields":[{"name":"email","type":"text","kind":"email"}]}}]}"#
+        )
         #expect(registration is InteractiveFormStep)
         #expect((registration.actions.first as? FormAction)?.kind == .userRegister)
     }
 
     @Test("text fields: kind, min/max length (numbers or strings), required false, unknown kinds")
     func textFields() throws {
-        let step = try decodeStep("""
+        let step = try decodeStep(
+            """
             {"type":"authentication-step","actions":[{"template":"form","kind":"login","model":{"href":"/x","method":"post","fields":[
               {"name":"otp","type":"text","kind":"number","minLength":6,"maxLength":"8","placeholder":"123456"},
               {"name":"nick","type":"text","required":false},
@@ -78,7 +88,8 @@ struct RepresentationTests {
 
     @Test("select fields: options with selected")
     func selectFields() throws {
-        let step = try decodeStep("""
+        let step = try decodeStep(
+            """
             {"type":"authentication-step","actions":[{"template":"form","kind":"login","model":{"href":"/x","method":"POST","fields":[
               {"name":"c","type":"select","options":[{"label":"A","value":"a"},{"label":"B","value":"b","selected":true}]}]}}]}
             """)
@@ -89,7 +100,8 @@ struct RepresentationTests {
 
     @Test("localisation keys are read beside titles, labels, texts and action titles")
     func localisationKeys() throws {
-        let step = try decodeStep("""
+        let step = try decodeStep(
+            """
             {"type":"authentication-step","messages":[{"textKey":"msg.sent","classList":[]}],
              "links":[{"href":"/h","rel":"help","title":"Help","titleKey":"link.help"}],
              "actions":[{"template":"form","kind":"login","titleKey":"login.title","model":{"href":"/x","method":"POST",
@@ -106,7 +118,8 @@ struct RepresentationTests {
 
     @Test("messages: error classes are detected case-insensitively; links carry type hints")
     func messagesAndLinks() throws {
-        let step = try decodeStep("""
+        let step = try decodeStep(
+            """
             {"type":"authentication-step","messages":[{"text":"Bad","classList":["Is-Error"]},{"text":"Hi","classList":["info"]}],
              "links":[{"href":"data:image/svg+xml;base64,PHN2Zy8+","rel":"activation"},{"href":"/img","rel":"logo","type":"image/svg+xml"}],
              "metadata":{"viewName":"v","templateArea":"t","other":1}}
@@ -119,7 +132,8 @@ struct RepresentationTests {
 
     @Test("unknown action kinds and templates are kept, never dropped")
     func openEnums() throws {
-        let step = try decodeStep("""
+        let step = try decodeStep(
+            """
             {"type":"authentication-step","actions":[
               {"template":"form","kind":"teleport","model":{"href":"/t","method":"POST"}},
               {"template":"hologram","kind":"beam","title":"Beam me up"}]}
@@ -135,13 +149,16 @@ struct RepresentationTests {
 
     @Test("a redirection step that asks for input is not followed automatically")
     func interactiveRedirection() throws {
-        let step = try decodeStep(#"{"type":"redirection-step","actions":[{"template":"form","kind":"redirect","model":{"href":"/r","method":"POST","fields":[{"name":"u","type":"username"}]}}]}"#)
+        let step = try decodeStep(
+            #"{"type":"redirection-step","actions":[{"template":"form","kind":"redirect","model":{"href":"/r","method":"POST","fields":[{"name":"u","type":"username"}]}}]}"#
+        )
         #expect(step is GenericRepresentationStep)
     }
 
     @Test("authenticator selector rule: a selector with a non-authenticator option is an interactive step")
     func selectorRule() throws {
-        let step = try decodeStep("""
+        let step = try decodeStep(
+            """
             {"type":"authentication-step","actions":[{"template":"selector","kind":"authenticator-selector","model":{"options":[
               {"template":"form","kind":"select-authenticator","title":"pw","properties":{"authenticatorType":"html-form"},"model":{"href":"/a","method":"GET"}},
               {"template":"form","kind":"login","model":{"href":"/b","method":"POST"}}]}}]}
@@ -153,13 +170,17 @@ struct RepresentationTests {
 @Suite("Properties (protocol notes §5)")
 struct PropertiesTests {
     static func polling(_ properties: String) throws -> PollingStep {
-        let step = try decodeStep(#"{"type":"polling-step","properties":\#(properties),"actions":[{"template":"form","kind":"poll","model":{"href":"/p","method":"GET"}}]}"#)
+        let step = try decodeStep(
+            #"{"type":"polling-step","properties":\#(properties),"actions":[{"template":"form","kind":"poll","model":{"href":"/p","method":"GET"}}]}"#
+        )
         return try #require(step as? PollingStep)
     }
 
     @Test("polling times as numbers")
     func numbers() throws {
-        let step = try Self.polling(#"{"status":"pending","interval":2000,"maxWaitTime":120,"maxWaitRemainingTime":95,"recipientOfCommunication":"xxxx@xxxxple.com"}"#)
+        let step = try Self.polling(
+            #"{"status":"pending","interval":2000,"maxWaitTime":120,"maxWaitRemainingTime":95,"recipientOfCommunication":"xxxx@xxxxple.com"}"#
+        )
         #expect(step.pollingProperties.interval == 2000)
         #expect(step.pollingProperties.maxWaitTime == 120)
         #expect(step.pollingProperties.maxWaitRemainingTime == 95)
@@ -169,7 +190,8 @@ struct PropertiesTests {
 
     @Test("polling times as strings, including 2000.0")
     func strings() throws {
-        let step = try Self.polling(#"{"status":"failed","interval":"2000.0","maxWaitTime":"120","maxWaitRemainingTime":" 5 "}"#)
+        let step = try Self.polling(
+            #"{"status":"failed","interval":"2000.0","maxWaitTime":"120","maxWaitRemainingTime":" 5 "}"#)
         #expect(step.status == .failed)
         #expect(step.pollingProperties.interval == 2000)
         #expect(step.pollingProperties.maxWaitTime == 120)
@@ -178,13 +200,17 @@ struct PropertiesTests {
 
     @Test("a non-numeric interval, a missing status and a negative interval are errors with paths")
     func badPolling() {
-        expectDecodingError(#"{"type":"polling-step","properties":{"status":"pending","interval":"soon"}}"#,
-                            path: "properties.interval", reason: .invalidValue("\"soon\" is not a whole number"))
-        expectDecodingError(#"{"type":"polling-step","properties":{"interval":1}}"#, path: "properties.status", reason: .missingMember)
+        expectDecodingError(
+            #"{"type":"polling-step","properties":{"status":"pending","interval":"soon"}}"#,
+            path: "properties.interval", reason: .invalidValue("\"soon\" is not a whole number"))
+        expectDecodingError(
+            #"{"type":"polling-step","properties":{"interval":1}}"#, path: "properties.status", reason: .missingMember)
         expectDecodingError(#"{"type":"polling-step"}"#, path: "properties", reason: .missingMember)
-        expectDecodingError(#"{"type":"polling-step","properties":{"status":"pending","interval":-5}}"#, path: "properties.interval")
-        expectDecodingError(#"{"type":"polling-step","properties":{"status":"pending","interval":true}}"#,
-                            path: "properties.interval", reason: .typeMismatch(expected: "number or numeric string", found: "boolean"))
+        expectDecodingError(
+            #"{"type":"polling-step","properties":{"status":"pending","interval":-5}}"#, path: "properties.interval")
+        expectDecodingError(
+            #"{"type":"polling-step","properties":{"status":"pending","interval":true}}"#,
+            path: "properties.interval", reason: .typeMismatch(expected: "number or numeric string", found: "boolean"))
     }
 
     @Test("unknown polling status is kept")
@@ -194,12 +220,16 @@ struct PropertiesTests {
 
     @Test("authorization response properties, with expires_in as number or string")
     func authorizationResponse() throws {
-        let step = try #require(try decodeStep("""
-            {"type":"oauth-authorization-response","properties":{"code":"c1","state":"s","scope":"openid","iss":"https://idp",
-             "session_state":"ss","access_token":"at","token_type":"bearer","expires_in":"300","id_token":"it","refresh_token":"rt","custom":"x"}}
-            """) as? OAuthAuthorizationResponseStep)
+        let step = try #require(
+            try decodeStep(
+                """
+                {"type":"oauth-authorization-response","properties":{"code":"c1","state":"s","scope":"openid","iss":"https://idp",
+                 "session_state":"ss","access_token":"at","token_type":"bearer","expires_in":"300","id_token":"it","refresh_token":"rt","custom":"x"}}
+                """) as? OAuthAuthorizationResponseStep)
         let properties = step.oauthAuthorizationResponseProperties
-        #expect(properties.code == "c1" && properties.state == "s" && properties.scope == "openid" && properties.iss == "https://idp")
+        #expect(
+            properties.code == "c1" && properties.state == "s" && properties.scope == "openid"
+                && properties.iss == "https://idp")
         #expect(properties.sessionState == "ss" && properties.accessToken == "at" && properties.tokenType == "bearer")
         #expect(properties.expiresIn == 300 && properties.idToken == "it" && properties.refreshToken == "rt")
         #expect(properties.rawJson["custom"] == "x")

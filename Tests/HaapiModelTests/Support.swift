@@ -9,13 +9,15 @@ enum Fixtures {
         if let override = ProcessInfo.processInfo.environment["HAAPI_FIXTURES_DIR"] {
             return URL(fileURLWithPath: override)
         }
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         return repository.deletingLastPathComponent().appendingPathComponent("shared/haapi-fixtures/ios-haapi-demo-app")
     }()
 
     static var available: Bool { FileManager.default.fileExists(atPath: directory.path) }
 
-    static let skipMessage: Comment = "HAAPI fixtures not found at ../shared/haapi-fixtures/ios-haapi-demo-app (set HAAPI_FIXTURES_DIR)"
+    static let skipMessage: Comment =
+        "HAAPI fixtures not found at ../shared/haapi-fixtures/ios-haapi-demo-app (set HAAPI_FIXTURES_DIR)"
 
     static func data(_ name: String) throws -> Data {
         try Data(contentsOf: directory.appendingPathComponent(name + ".json"))
@@ -44,7 +46,8 @@ func decodeProblem(_ json: String) throws -> any ProblemRepresentation {
 
 /// Asserts that decoding fails at exactly `path` for the expected reason.
 func expectDecodingError(
-    _ json: String, path: String, reason: HaapiDecodingError.Reason? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    _ json: String, path: String, reason: HaapiDecodingError.Reason? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) {
     do {
         _ = try HaapiDecoder().decode(Data(json.utf8))

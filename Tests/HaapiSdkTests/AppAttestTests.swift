@@ -65,12 +65,15 @@ struct AppAttestTests {
         struct Broken: AppAttestKeyService {
             var isSupported: Bool { true }
             func generateKey() async throws -> String { "k" }
-            func attestKey(_ keyId: String, clientDataHash: Data) async throws -> Data { throw URLError(.notConnectedToInternet) }
+            func attestKey(_ keyId: String, clientDataHash: Data) async throws -> Data {
+                throw URLError(.notConnectedToInternet)
+            }
             func isInvalidKeyError(_ error: any Error) -> Bool { false }
         }
         let storage = InMemoryStorage()
         do {
-            _ = try await AppAttestKeyAttester(service: Broken(), storage: storage).attest(challenge: "c", clientId: "app", key: SoftwareP256SigningKey())
+            _ = try await AppAttestKeyAttester(service: Broken(), storage: storage).attest(
+                challenge: "c", clientId: "app", key: SoftwareP256SigningKey())
             Issue.record("a failing service attested")
         } catch HaapiError.attestationFailure {
             #expect(try storage.read(key: "app-attest.key-id") == Data("k".utf8))
@@ -83,7 +86,10 @@ struct AppAttestTests {
         let recorder = RecordingTransport()
         let manager = try HaapiManager(haapiConfiguration: server.configuration(transport: recorder))
         _ = try await manager.tokenManager.getHaapiTokenAsync()
-        let tokenRequest = try #require(await recorder.requests.first { $0.path.hasSuffix("/oauth/token") && $0.form.contains("client_assertion_type") })
+        let tokenRequest = try #require(
+            await recorder.requests.first {
+                $0.path.hasSuffix("/oauth/token") && $0.form.contains("client_assertion_type")
+            })
         let form = FormURLEncoding.decode(tokenRequest.form) ?? []
         #expect(form.first { $0.name == "client_id" }?.value == "haapi-demo")
         await manager.close()

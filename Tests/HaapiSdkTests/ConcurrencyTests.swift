@@ -11,7 +11,8 @@ struct ConcurrencyTests {
         let configuration = server.configuration(transport: recorder)
         let manager = try HaapiManager(haapiConfiguration: configuration)
         let oauth = OAuthTokenManager(oauthTokenConfiguration: configuration)
-        let tokens = try await oauth.fetchAccessToken(with: try await manager.passwordLogin(), dpop: manager.dpop).success()
+        let tokens = try await oauth.fetchAccessToken(with: try await manager.passwordLogin(), dpop: manager.dpop)
+            .success()
         let refreshToken = try #require(tokens.refreshToken)
 
         let results = await withTaskGroup(of: String?.self) { group in
@@ -23,7 +24,10 @@ struct ConcurrencyTests {
         #expect(results.count == 100)
         #expect(results.allSatisfy { $0 != nil })
         #expect(Set(results.compactMap { $0 }).count == 1)
-        #expect(await recorder.count { $0.path == "/oauth/token" && $0.form.contains("grant_type=refresh_token") && !$0.askedForNonce } == 1)
+        #expect(
+            await recorder.count {
+                $0.path == "/oauth/token" && $0.form.contains("grant_type=refresh_token") && !$0.askedForNonce
+            } == 1)
         await manager.close()
     }
 }

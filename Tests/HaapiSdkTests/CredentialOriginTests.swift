@@ -22,11 +22,17 @@ struct CredentialOriginTests {
         let configuration = FaultTests.configuration(stub)
         let base = configuration.baseURL.absoluteString
         stub.on(path: "/oauth/authorize") { request in
-            StubTransport.raw(request, 200, contentType: "application/vnd.auth+json",
-                              Self.loginStep(actions: ["https://attacker.example/collect", "/authn/login"], link: "https://attacker.example/help"),
-                              headers: ["Set-Session-Id": "flow-1"])
+            StubTransport.raw(
+                request, 200, contentType: "application/vnd.auth+json",
+                Self.loginStep(
+                    actions: ["https://attacker.example/collect", "/authn/login"], link: "https://attacker.example/help"
+                ),
+                headers: ["Set-Session-Id": "flow-1"])
         }
-        stub.on(path: "/authn/login") { request in StubTransport.raw(request, 200, contentType: "application/vnd.auth+json", #"{"type":"completed-with-success"}"#) }
+        stub.on(path: "/authn/login") { request in
+            StubTransport.raw(
+                request, 200, contentType: "application/vnd.auth+json", #"{"type":"completed-with-success"}"#)
+        }
         let manager = try HaapiManager(haapiConfiguration: configuration)
         let first = await manager.start()
         guard case .representation(let step) = first, let form = (step.actions.first as? FormAction)?.model else {
@@ -51,7 +57,9 @@ struct CredentialOriginTests {
         let local = try #require((step.actions.last as? FormAction)?.model)
         _ = await manager.submitForm(local, parameters: ["userName": "demouser", "password": "Password1"])
         let sent = try #require(stub.sent.last { $0.url.path == "/authn/login" })
-        #expect(sent.header("Authorization")?.hasPrefix("DPoP ") == true && sent.header("DPoP") != nil && sent.header("Session-Id") == "flow-1")
+        #expect(
+            sent.header("Authorization")?.hasPrefix("DPoP ") == true && sent.header("DPoP") != nil
+                && sent.header("Session-Id") == "flow-1")
         await manager.close()
     }
 
@@ -60,8 +68,9 @@ struct CredentialOriginTests {
         let stub = StubTransport()
         stub.serveHaapiToken()
         stub.on(path: "/oauth/authorize") { request in
-            StubTransport.raw(request, 200, contentType: "application/vnd.auth+json",
-                              #"{"type":"oauth-authorization-response","properties":{"code":"the-code"}}"#)
+            StubTransport.raw(
+                request, 200, contentType: "application/vnd.auth+json",
+                #"{"type":"oauth-authorization-response","properties":{"code":"the-code"}}"#)
         }
         let configuration = FaultTests.configuration(stub)
         let manager = try HaapiManager(haapiConfiguration: configuration)
@@ -74,7 +83,8 @@ struct CredentialOriginTests {
         stub.on(path: "/oauth/token") { request in
             StubTransport.json(request, 400, ["error": "invalid_grant"])
         }
-        _ = await OAuthTokenManager(oauthTokenConfiguration: configuration).fetchAccessToken(with: "the-code", dpop: manager.dpop)
+        _ = await OAuthTokenManager(oauthTokenConfiguration: configuration).fetchAccessToken(
+            with: "the-code", dpop: manager.dpop)
         let tokenRequest = try #require(stub.sent.last { $0.url.path.hasSuffix("/oauth/token") })
         let form = FormURLEncoding.decode(String(decoding: tokenRequest.body ?? Data(), as: UTF8.self)) ?? []
         let verifier = try #require(form.first { $0.name == "code_verifier" }?.value)
@@ -82,7 +92,8 @@ struct CredentialOriginTests {
 
         // An app that brings its own challenge keeps its own verifier: the SDK sends none of its own.
         _ = await manager.start(parameters: OAuthAuthorizationParameters(codeChallenge: PKCE().codeChallenge))
-        _ = await OAuthTokenManager(oauthTokenConfiguration: configuration).fetchAccessToken(with: "the-code", dpop: manager.dpop)
+        _ = await OAuthTokenManager(oauthTokenConfiguration: configuration).fetchAccessToken(
+            with: "the-code", dpop: manager.dpop)
         let second = try #require(stub.sent.last { $0.url.path.hasSuffix("/oauth/token") })
         #expect(!(String(decoding: second.body ?? Data(), as: UTF8.self)).contains("code_verifier"))
         await manager.close()

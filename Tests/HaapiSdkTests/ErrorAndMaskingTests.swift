@@ -22,9 +22,18 @@ struct ErrorAndMaskingTests {
             (.illegalState(message: "m"), .nonRecoverable(action: .fixIntegration)),
             (.invalidConfiguration(reason: "r"), .nonRecoverable(action: .fixConfiguration)),
             (.invalidStatusCode(statusCode: 418), .newHaapiFlow),
-            (.serverError(error: "use_dpop_nonce", errorDescription: "", statusCode: 401), .retryable(condition: .immediately)),
-            (.serverError(error: "server_error", errorDescription: "", statusCode: 503), .retryable(condition: .afterDelay)),
-            (.serverError(error: "invalid_client", errorDescription: "", statusCode: 401), .nonRecoverable(action: .fixConfiguration)),
+            (
+                .serverError(error: "use_dpop_nonce", errorDescription: "", statusCode: 401),
+                .retryable(condition: .immediately)
+            ),
+            (
+                .serverError(error: "server_error", errorDescription: "", statusCode: 503),
+                .retryable(condition: .afterDelay)
+            ),
+            (
+                .serverError(error: "invalid_client", errorDescription: "", statusCode: 401),
+                .nonRecoverable(action: .fixConfiguration)
+            ),
             (.serverError(error: "invalid_grant", errorDescription: "", statusCode: 400), .newHaapiFlow),
         ]
         var codes = Set<String>()
@@ -45,14 +54,22 @@ struct ErrorAndMaskingTests {
     func masking() async throws {
         let secret = "s3cr3t-value-that-must-not-leak"
         #expect(!"\(ClientAuthenticationMethodSecret(secret))".contains(secret))
-        #expect(!"\(ClientAuthenticationMethodJWTSymmetric(signatureAlgorithm: .hs256, secretKey: secret))".contains(secret))
+        #expect(
+            !"\(ClientAuthenticationMethodJWTSymmetric(signatureAlgorithm: .hs256, secretKey: secret))".contains(secret)
+        )
         #expect(!"\(AccessToken(value: secret, expiresOn: Date()))".contains(secret))
         let stub = StubTransport()
-        stub.on(path: "/token") { StubTransport.json($0, 200, ["access_token": .string(secret), "refresh_token": .string(secret), "id_token": .string(secret)]) }
+        stub.on(path: "/token") {
+            StubTransport.json(
+                $0, 200,
+                ["access_token": .string(secret), "refresh_token": .string(secret), "id_token": .string(secret)])
+        }
         let base = URL(string: "https://masking.example/token")!
-        let oauth = OAuthTokenManager(oauthTokenConfiguration: HaapiConfiguration(
-            name: "mask", clientId: "c", baseURL: base, tokenEndpointURL: base, authorizationEndpointURL: base, appRedirect: "app://c", transport: stub,
-            tokenBoundConfiguration: UnboundedTokenConfiguration()))
+        let oauth = OAuthTokenManager(
+            oauthTokenConfiguration: HaapiConfiguration(
+                name: "mask", clientId: "c", baseURL: base, tokenEndpointURL: base, authorizationEndpointURL: base,
+                appRedirect: "app://c", transport: stub,
+                tokenBoundConfiguration: UnboundedTokenConfiguration()))
         // The completion-handler form, as the seed shows it.
         let response = await withCheckedContinuation { continuation in
             oauth.fetchAccessToken(with: "code") { continuation.resume(returning: $0) }

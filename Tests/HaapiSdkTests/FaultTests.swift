@@ -12,8 +12,10 @@ struct FaultTests {
     static func configuration(_ transport: any HttpTransport) -> HaapiConfiguration {
         let base = Self.base
         return HaapiConfiguration(
-            name: "fault-" + UUID().uuidString, clientId: "haapi-demo", baseURL: base, tokenEndpointURL: base.appendingPathComponent("oauth/token"),
-            authorizationEndpointURL: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://haapi", transport: transport,
+            name: "fault-" + UUID().uuidString, clientId: "haapi-demo", baseURL: base,
+            tokenEndpointURL: base.appendingPathComponent("oauth/token"),
+            authorizationEndpointURL: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://haapi",
+            transport: transport,
             revocationEndpointURL: base.appendingPathComponent("oauth/revoke"), attester: SoftwareAttester(),
             tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256))
     }
@@ -33,16 +35,24 @@ struct FaultTests {
     func timeout() async throws {
         let (result, _) = try await Self.startAgainst { _ throws(TransportError) in throw .timedOut(after: 5) }
         let error = try #require(result.haapiError)
-        guard case .communication = error else { Issue.record("\(error)"); return }
+        guard case .communication = error else {
+            Issue.record("\(error)")
+            return
+        }
         #expect(error.recoverySuggestion == .retryable(condition: .immediately))
         #expect(error.cause as? TransportError == .timedOut(after: 5))
     }
 
     @Test("5xx with an HTML page is a server error to retry later", arguments: [500, 502, 503])
     func serverFailure(status: Int) async throws {
-        let (result, _) = try await Self.startAgainst { StubTransport.raw($0, status, contentType: "text/html", "<h1>down</h1>") }
+        let (result, _) = try await Self.startAgainst {
+            StubTransport.raw($0, status, contentType: "text/html", "<h1>down</h1>")
+        }
         let error = try #require(result.haapiError)
-        guard case .serverError(_, _, let code) = error else { Issue.record("\(error)"); return }
+        guard case .serverError(_, _, let code) = error else {
+            Issue.record("\(error)")
+            return
+        }
         #expect(code == status)
         #expect(error.recoverySuggestion == .retryable(condition: .afterDelay))
     }
@@ -50,19 +60,29 @@ struct FaultTests {
     @Test("a truncated HAAPI body is a communication error that names the decoding failure")
     func truncatedBody() async throws {
         let (result, _) = try await Self.startAgainst {
-            StubTransport.raw($0, 200, contentType: "application/vnd.auth+json", #"{"type":"authentication-step","actions":[{"template":"fo"#)
+            StubTransport.raw(
+                $0, 200, contentType: "application/vnd.auth+json",
+                #"{"type":"authentication-step","actions":[{"template":"fo"#)
         }
         let error = try #require(result.haapiError)
-        guard case .communication(let message, let cause) = error else { Issue.record("\(error)"); return }
+        guard case .communication(let message, let cause) = error else {
+            Issue.record("\(error)")
+            return
+        }
         #expect(message.contains("cannot be decoded"))
         #expect(cause is HaapiDecodingError)
     }
 
     @Test("a wrong content type is a communication error", arguments: ["text/html", "text/plain", ""])
     func wrongContentType(contentType: String) async throws {
-        let (result, _) = try await Self.startAgainst { StubTransport.raw($0, 200, contentType: contentType, "<html>login</html>") }
+        let (result, _) = try await Self.startAgainst {
+            StubTransport.raw($0, 200, contentType: contentType, "<html>login</html>")
+        }
         let error = try #require(result.haapiError)
-        guard case .communication(let message, _) = error else { Issue.record("\(error)"); return }
+        guard case .communication(let message, _) = error else {
+            Issue.record("\(error)")
+            return
+        }
         #expect(message.contains("content type"))
     }
 
@@ -71,11 +91,15 @@ struct FaultTests {
         let counter = Counter()
         let (result, stub) = try await Self.startAgainst { request in
             let n = counter.next()
-            return StubTransport.json(request, 401, ["error": "use_dpop_nonce"],
-                                      headers: ["DPoP-Nonce": "nonce-\(n)", "WWW-Authenticate": #"DPoP error="use_dpop_nonce""#])
+            return StubTransport.json(
+                request, 401, ["error": "use_dpop_nonce"],
+                headers: ["DPoP-Nonce": "nonce-\(n)", "WWW-Authenticate": #"DPoP error="use_dpop_nonce""#])
         }
         let error = try #require(result.haapiError)
-        guard case .serverError(let code, _, 401) = error else { Issue.record("\(error)"); return }
+        guard case .serverError(let code, _, 401) = error else {
+            Issue.record("\(error)")
+            return
+        }
         #expect(code == "use_dpop_nonce")
         #expect(error.recoverySuggestion == .retryable(condition: .immediately))
         let authorizeRequests = stub.sent.filter { $0.url.path.hasSuffix("/oauth/authorize") }
@@ -93,8 +117,10 @@ struct FaultTests {
         let counter = Counter()
         let base = Self.base
         let configuration = HaapiConfiguration(
-            name: "fault-" + UUID().uuidString, clientId: "c", baseURL: base, tokenEndpointURL: base.appendingPathComponent("oauth/token"),
-            authorizationEndpointURL: base, appRedirect: "app://x", transport: stub, tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256),
+            name: "fault-" + UUID().uuidString, clientId: "c", baseURL: base,
+            tokenEndpointURL: base.appendingPathComponent("oauth/token"),
+            authorizationEndpointURL: base, appRedirect: "app://x", transport: stub,
+            tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256),
             tokenEndpointResponseListener: listener)
         let oauth = OAuthTokenManager(oauthTokenConfiguration: configuration)
         let dpop = Dpop(key: SoftwareP256SigningKey())
@@ -102,7 +128,10 @@ struct FaultTests {
         stub.on(path: "/oauth/token") { request in
             StubTransport.json(request, 400, ["error": "use_dpop_nonce"], headers: ["DPoP-Nonce": "n\(counter.next())"])
         }
-        guard case .errorToken(let nonceError) = await oauth.fetchAccessToken(with: "code", dpop: dpop) else { Issue.record("no error token"); return }
+        guard case .errorToken(let nonceError) = await oauth.fetchAccessToken(with: "code", dpop: dpop) else {
+            Issue.record("no error token")
+            return
+        }
         #expect(nonceError.error == "use_dpop_nonce")
         #expect(stub.sentCount == 2)
         #expect(listener.tokenErrors.last?.headerFields["dpop-nonce"] == "n2")  // the listener sees the final answer
@@ -110,16 +139,27 @@ struct FaultTests {
         stub.on(path: "/oauth/token") { StubTransport.raw($0, 503, contentType: "text/html", "busy") }
         guard case .error(let busy) = await oauth.fetchAccessToken(with: "code", dpop: dpop),
             let busyError = busy as? HaapiError, case .serverError(_, _, 503) = busyError
-        else { Issue.record("503 not reported"); return }
+        else {
+            Issue.record("503 not reported")
+            return
+        }
         #expect(busyError.recoverySuggestion == .retryable(condition: .afterDelay))
 
-        stub.on(path: "/oauth/token") { StubTransport.raw($0, 200, contentType: "application/json", #"{"access_token":"abc","tok"#) }
+        stub.on(path: "/oauth/token") {
+            StubTransport.raw($0, 200, contentType: "application/json", #"{"access_token":"abc","tok"#)
+        }
         guard case .error(let truncated) = await oauth.fetchAccessToken(with: "code", dpop: dpop),
             case .communication = truncated as? HaapiError
-        else { Issue.record("truncated JSON not reported"); return }
+        else {
+            Issue.record("truncated JSON not reported")
+            return
+        }
         #expect(listener.errors.count == 2)
 
-        stub.on(path: "/oauth/token") { StubTransport.json($0, 200, ["access_token": "abc", "token_type": "DPoP", "expires_in": 300, "refresh_token": "r1"]) }
+        stub.on(path: "/oauth/token") {
+            StubTransport.json(
+                $0, 200, ["access_token": "abc", "token_type": "DPoP", "expires_in": 300, "refresh_token": "r1"])
+        }
         let success = try await oauth.fetchAccessToken(with: "code", dpop: dpop).success()
         #expect(success.refreshToken == "r1")
         #expect(listener.successes.last?.dataAsDictionary["access_token"] as? String == "abc")
@@ -129,9 +169,12 @@ struct FaultTests {
     @Test("a refresh response without a refresh token keeps the old one")
     func keepOldRefreshToken() async throws {
         let stub = StubTransport()
-        stub.on(path: "/oauth/token") { StubTransport.json($0, 200, ["access_token": "new", "token_type": "DPoP", "expires_in": 300]) }
+        stub.on(path: "/oauth/token") {
+            StubTransport.json($0, 200, ["access_token": "new", "token_type": "DPoP", "expires_in": 300])
+        }
         let oauth = OAuthTokenManager(oauthTokenConfiguration: Self.configuration(stub))
-        let refreshed = try await oauth.refreshAccessToken(with: "keep-me", dpop: Dpop(key: SoftwareP256SigningKey())).success()
+        let refreshed = try await oauth.refreshAccessToken(with: "keep-me", dpop: Dpop(key: SoftwareP256SigningKey()))
+            .success()
         #expect(refreshed.refreshToken == "keep-me")
         #expect(refreshed.accessToken == "new")
     }
@@ -142,14 +185,18 @@ struct FaultTests {
         let counter = Counter()
         stub.on(path: "/oauth/token") { request in
             let n = counter.next()
-            return StubTransport.json(request, 200, ["access_token": .string("at\(n)"), "token_type": "DPoP", "refresh_token": .string("rt\(n)")])
+            return StubTransport.json(
+                request, 200,
+                ["access_token": .string("at\(n)"), "token_type": "DPoP", "refresh_token": .string("rt\(n)")])
         }
         let oauth = OAuthTokenManager(oauthTokenConfiguration: Self.configuration(stub))
         let dpop = Dpop(key: SoftwareP256SigningKey())
         let first = try await oauth.refreshAccessToken(with: "rt0", dpop: dpop).success()
         let repeated = try await oauth.refreshAccessToken(with: "rt0", dpop: dpop).success()
         #expect(first.refreshToken == "rt1" && repeated.accessToken == first.accessToken)
-        #expect(stub.sent.filter { String(decoding: $0.body ?? Data(), as: UTF8.self).contains("refresh_token=rt0") }.count == 1)
+        #expect(
+            stub.sent.filter { String(decoding: $0.body ?? Data(), as: UTF8.self).contains("refresh_token=rt0") }.count
+                == 1)
         _ = try await oauth.refreshAccessToken(with: "rt1", dpop: dpop).success()
         #expect(stub.sentCount == 2)
     }
@@ -159,10 +206,15 @@ struct FaultTests {
         for (lifetime, expectedRequests) in [(5, 3), (600, 1)] {
             let stub = StubTransport()
             stub.serveHaapiToken(lifetime: lifetime)
-            let manager = try HaapiTokenManagerBuilder(tokenEndpoint: Self.base.appendingPathComponent("oauth/token"), clientId: "c")
-                .setName("ttl-" + UUID().uuidString).setTransport(stub).setAttester(SoftwareAttester()).setHaapiTokenMinTtl(10).build()
+            let manager = try HaapiTokenManagerBuilder(
+                tokenEndpoint: Self.base.appendingPathComponent("oauth/token"), clientId: "c"
+            )
+            .setName("ttl-" + UUID().uuidString).setTransport(stub).setAttester(SoftwareAttester()).setHaapiTokenMinTtl(
+                10
+            ).build()
             for _ in 0..<3 { _ = try await manager.getHaapiTokenAsync() }
-            #expect(stub.sent.filter { $0.url.path == "/oauth/token" }.count == expectedRequests, "lifetime \(lifetime)")
+            #expect(
+                stub.sent.filter { $0.url.path == "/oauth/token" }.count == expectedRequests, "lifetime \(lifetime)")
             await manager.close()
         }
     }
@@ -171,14 +223,21 @@ struct FaultTests {
     func bearerHaapiToken() async throws {
         let stub = StubTransport()
         stub.serveHaapiToken()
-        stub.on(path: "/oauth/token", method: "POST") { StubTransport.json($0, 200, ["access_token": "t", "token_type": "Bearer", "expires_in": 600]) }
-        let manager = try HaapiTokenManagerBuilder(tokenEndpoint: Self.base.appendingPathComponent("oauth/token"), clientId: "c")
-            .setName("bearer-" + UUID().uuidString).setTransport(stub).setAttester(SoftwareAttester()).build()
+        stub.on(path: "/oauth/token", method: "POST") {
+            StubTransport.json($0, 200, ["access_token": "t", "token_type": "Bearer", "expires_in": 600])
+        }
+        let manager = try HaapiTokenManagerBuilder(
+            tokenEndpoint: Self.base.appendingPathComponent("oauth/token"), clientId: "c"
+        )
+        .setName("bearer-" + UUID().uuidString).setTransport(stub).setAttester(SoftwareAttester()).build()
         do {
             _ = try await manager.getHaapiTokenAsync()
             Issue.record("a bearer HAAPI token was accepted")
         } catch {
-            guard case .dpopProofFailure = error else { Issue.record("\(error)"); return }
+            guard case .dpopProofFailure = error else {
+                Issue.record("\(error)")
+                return
+            }
         }
         await manager.close()
     }
@@ -193,7 +252,9 @@ struct FaultTests {
         let silent = try await RawSocketServer(reply: "", thenClose: false)
         defer { Task { await silent.stop() } }
         for transport in [try nioTransport(timeout: -5) as any HttpTransport, URLSessionTransport(timeout: 0)] {
-            await #expect(throws: TransportError.self) { try await transport.send(HttpRequest(method: "GET", url: silent.url, timeout: -1)) }
+            await #expect(throws: TransportError.self) {
+                try await transport.send(HttpRequest(method: "GET", url: silent.url, timeout: -1))
+            }
         }
     }
 
@@ -201,7 +262,8 @@ struct FaultTests {
     func realTimeout(useURLSession: Bool) async throws {
         let silent = try await RawSocketServer(reply: "", thenClose: false)
         defer { Task { await silent.stop() } }
-        let transport: any HttpTransport = useURLSession ? URLSessionTransport(timeout: 1) : try nioTransport(timeout: 1)
+        let transport: any HttpTransport =
+            useURLSession ? URLSessionTransport(timeout: 1) : try nioTransport(timeout: 1)
         let started = Date()
         do {
             _ = try await transport.send(HttpRequest(method: "GET", url: silent.url))
@@ -218,7 +280,8 @@ struct FaultTests {
         let reply = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"access_token\":"
         let cutting = try await RawSocketServer(reply: reply, thenClose: true)
         defer { Task { await cutting.stop() } }
-        let transport: any HttpTransport = useURLSession ? URLSessionTransport(timeout: 3) : try nioTransport(timeout: 3)
+        let transport: any HttpTransport =
+            useURLSession ? URLSessionTransport(timeout: 3) : try nioTransport(timeout: 3)
         do {
             let response = try await transport.send(HttpRequest(method: "GET", url: cutting.url))
             Issue.record("a truncated body was delivered as complete: \(response.body.count) bytes")

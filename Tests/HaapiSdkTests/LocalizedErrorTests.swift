@@ -8,9 +8,13 @@ import Testing
 struct LocalizedErrorTests {
     static let generic = "The operation could not be completed"
 
-    static func expectSentence(_ error: any Error, contains detail: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectSentence(
+        _ error: any Error, contains detail: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let text = error.localizedDescription
-        #expect(!text.contains(generic) && !text.contains("error 0") && !text.contains("Domain="), "\(text)", sourceLocation: sourceLocation)
+        #expect(
+            !text.contains(generic) && !text.contains("error 0") && !text.contains("Domain="), "\(text)",
+            sourceLocation: sourceLocation)
         #expect(text.contains(detail), "\(text)", sourceLocation: sourceLocation)
         #expect(text.first?.isUppercase == true && text.hasSuffix("."), "\(text)", sourceLocation: sourceLocation)
     }
@@ -23,7 +27,9 @@ struct LocalizedErrorTests {
         let bridged = error as NSError
         #expect(bridged.localizedFailureReason == error.failureReason)
         #expect(bridged.localizedRecoverySuggestion == "Try again.")
-        #expect((bridged.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription.contains("no response within 5") == true)
+        #expect(
+            (bridged.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription.contains("no response within 5")
+                == true)
         #expect(bridged.domain == "HaapiSdk.HaapiError")
         // The seed's shape is untouched.
         #expect(error.error == "communication" && error.recoverySuggestion == .retryable(condition: .immediately))
@@ -32,12 +38,15 @@ struct LocalizedErrorTests {
         #expect(nonce.isDPoPNonceRequired && nonce.isRetryable)
         let closed = HaapiError.haapiTokenManagerIsClosed
         #expect(closed.requiresNewFlow && !closed.isRetryable)
-        Self.expectSentence(HaapiError.invalidConfiguration(reason: "no client id"), contains: "Invalid configuration: no client id")
+        Self.expectSentence(
+            HaapiError.invalidConfiguration(reason: "no client id"), contains: "Invalid configuration: no client id")
     }
 
     @Test("the driver's and the model's own errors")
     func otherErrors() throws {
-        Self.expectSentence(TransportError.connectionFailed("refused"), contains: "The server could not be reached: connection failed: refused")
+        Self.expectSentence(
+            TransportError.connectionFailed("refused"),
+            contains: "The server could not be reached: connection failed: refused")
         Self.expectSentence(JOSEError.invalidSignature, contains: "the signature does not verify")
         Self.expectSentence(StorageError.corrupted(key: "tokens"), contains: "\"tokens\"")
         do {

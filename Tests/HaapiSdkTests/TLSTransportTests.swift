@@ -8,31 +8,40 @@ import NIOSSL
 import Testing
 
 /// mTLS client certificates and server-key pinning in `AsyncHTTPClientTransport`, against an HTTPS server on 127.0.0.1.
-@Suite("TLS: mTLS and key pinning", .enabled(if: TestCertificates.isOpenSSLAvailable, "needs the openssl tool to make test certificates"),
-       .timeLimit(.minutes(3)))
+@Suite(
+    "TLS: mTLS and key pinning",
+    .enabled(if: TestCertificates.isOpenSSLAvailable, "needs the openssl tool to make test certificates"),
+    .timeLimit(.minutes(3)))
 struct TLSTransportTests {
     static func client(_ transport: any HttpTransport, _ url: URL) async throws(TransportError) -> String {
-        let response = try await transport.send(HttpRequest(method: "POST", url: url, body: Data("grant_type=client_credentials".utf8)))
+        let response = try await transport.send(
+            HttpRequest(method: "POST", url: url, body: Data("grant_type=client_credentials".utf8)))
         return (try? JSONParser().parse(response.body))?["client"]?.stringValue ?? ""
     }
 
-    @Test("mTLS: the PKCS#12 identity is presented; without it the server refuses the handshake; an unknown CA is refused")
+    @Test(
+        "mTLS: the PKCS#12 identity is presented; without it the server refuses the handshake; an unknown CA is refused"
+    )
     func mutualTLS() async throws {
         let certificates = try TestCertificates.make()
         defer { certificates.remove() }
         let server = try await TLSTestServer(certificates: certificates, requireClientCertificate: true)
         defer { Task { await server.stop() } }
 
-        let method = try ClientAuthenticationMethodMTLS(pkcs12: certificates.clientPKCS12, pkcs12Passphrase: TestCertificates.passphrase,
-                                                        serverPEM: certificates.caPEM)
+        let method = try ClientAuthenticationMethodMTLS(
+            pkcs12: certificates.clientPKCS12, pkcs12Passphrase: TestCertificates.passphrase,
+            serverPEM: certificates.caPEM)
         let transport = try AsyncHTTPClientTransport(tls: method.tls, timeout: 30)
         #expect(try await Self.client(transport, server.url) == "haapi-test-client")
 
-        let anonymous = try AsyncHTTPClientTransport(tls: TLSOptions(trustedCertificatesPEM: [certificates.caPEM]), timeout: 30)
+        let anonymous = try AsyncHTTPClientTransport(
+            tls: TLSOptions(trustedCertificatesPEM: [certificates.caPEM]), timeout: 30)
         await #expect(throws: TransportError.self) { try await Self.client(anonymous, server.url) }
 
-        let systemTrust = try AsyncHTTPClientTransport(tls: TLSOptions(clientIdentity: try TLSOptions.ClientIdentity(
-            pkcs12: Array(certificates.clientPKCS12), passphrase: TestCertificates.passphrase)), timeout: 30)
+        let systemTrust = try AsyncHTTPClientTransport(
+            tls: TLSOptions(
+                clientIdentity: try TLSOptions.ClientIdentity(
+                    pkcs12: Array(certificates.clientPKCS12), passphrase: TestCertificates.passphrase)), timeout: 30)
         await #expect(throws: TransportError.self) { try await Self.client(systemTrust, server.url) }
     }
 
@@ -41,10 +50,14 @@ struct TLSTransportTests {
         let certificates = try TestCertificates.make()
         defer { certificates.remove() }
         do {
-            _ = try ClientAuthenticationMethodMTLS(pkcs12: certificates.clientPKCS12, pkcs12Passphrase: "wrong", serverPEM: nil)
+            _ = try ClientAuthenticationMethodMTLS(
+                pkcs12: certificates.clientPKCS12, pkcs12Passphrase: "wrong", serverPEM: nil)
             Issue.record("a wrong passphrase opened the archive")
         } catch {
-            guard case .invalidConfiguration = error else { Issue.record("\(error)"); return }
+            guard case .invalidConfiguration = error else {
+                Issue.record("\(error)")
+                return
+            }
         }
     }
 
@@ -56,17 +69,22 @@ struct TLSTransportTests {
         defer { Task { await server.stop() } }
         let pin = try KeyPinning.publicKeyHash(ofCertificate: Array(certificates.serverPEM.utf8))
 
-        let pinned = try AsyncHTTPClientTransport(tls: TLSOptions(keyPinnings: [KeyPinning(hostname: "127.0.0.1", publicKeyHash: pin)]), timeout: 30)
+        let pinned = try AsyncHTTPClientTransport(
+            tls: TLSOptions(keyPinnings: [KeyPinning(hostname: "127.0.0.1", publicKeyHash: pin)]), timeout: 30)
         #expect(try await Self.client(pinned, server.url) == "none")
 
-        let wrongPin = try AsyncHTTPClientTransport(tls: TLSOptions(keyPinnings: [
-            KeyPinning(hostname: "127.0.0.1", publicKeyHash: "Kjuy4mT3fbeDozRNP6rTjWRYmbs79Begb5Roq+DUu7s="),
-        ]), timeout: 30)
+        let wrongPin = try AsyncHTTPClientTransport(
+            tls: TLSOptions(keyPinnings: [
+                KeyPinning(hostname: "127.0.0.1", publicKeyHash: "Kjuy4mT3fbeDozRNP6rTjWRYmbs79Begb5Roq+DUu7s=")
+            ]), timeout: 30)
         do {
             _ = try await Self.client(wrongPin, server.url)
             Issue.record("a connection to an unpinned key succeeded")
         } catch {
-            guard case .connectionFailed = error else { Issue.record("\(error)"); return }
+            guard case .connectionFailed = error else {
+                Issue.record("\(error)")
+                return
+            }
         }
     }
 
@@ -77,8 +95,9 @@ struct TLSTransportTests {
         let server = try await TLSTestServer(certificates: certificates, requireClientCertificate: true)
         defer { Task { await server.stop() } }
         let pin = try KeyPinning.publicKeyHash(ofCertificate: Array(certificates.serverPEM.utf8))
-        let method = try ClientAuthenticationMethodMTLS(pkcs12: certificates.clientPKCS12, pkcs12Passphrase: TestCertificates.passphrase,
-                                                        serverKeyPinnings: [KeyPinning(hostname: "127.0.0.1", publicKeyHash: pin)])
+        let method = try ClientAuthenticationMethodMTLS(
+            pkcs12: certificates.clientPKCS12, pkcs12Passphrase: TestCertificates.passphrase,
+            serverKeyPinnings: [KeyPinning(hostname: "127.0.0.1", publicKeyHash: pin)])
         let transport = try AsyncHTTPClientTransport(tls: method.tls, timeout: 30)
         #expect(try await Self.client(transport, server.url) == "haapi-test-client")
     }
@@ -86,21 +105,29 @@ struct TLSTransportTests {
 
 @Suite("TLS: pins computed from the certificate's DER")
 struct CertificatePinTests {
-    @Test("the DER walk finds the same SubjectPublicKeyInfo as NIOSSL; broken certificates are errors, never crashes",
-          .enabled(if: TestCertificates.isOpenSSLAvailable, "needs the openssl tool to make test certificates"))
+    @Test(
+        "the DER walk finds the same SubjectPublicKeyInfo as NIOSSL; broken certificates are errors, never crashes",
+        .enabled(if: TestCertificates.isOpenSSLAvailable, "needs the openssl tool to make test certificates"))
     func spkiFromDER() throws {
         let certificates = try TestCertificates.make()
         defer { certificates.remove() }
         for pem in [certificates.serverPEM, certificates.caPEM] {
             let nio = try NIOSSLCertificate(bytes: Array(pem.utf8), format: .pem)
-            #expect(try KeyPinning.publicKeyHash(ofCertificate: Array(pem.utf8)) == (try KeyPinning.publicKeyHash(of: nio)))
+            #expect(
+                try KeyPinning.publicKeyHash(ofCertificate: Array(pem.utf8)) == (try KeyPinning.publicKeyHash(of: nio)))
             let der = try CertificateDER.firstCertificate(inPEM: Array(pem.utf8))
-            #expect(try KeyPinning.publicKeyHash(ofCertificate: der, format: .der) == (try KeyPinning.publicKeyHash(of: nio)))
+            #expect(
+                try KeyPinning.publicKeyHash(ofCertificate: der, format: .der)
+                    == (try KeyPinning.publicKeyHash(of: nio)))
             for cut in stride(from: 0, to: der.count, by: 7) {
-                #expect(throws: CertificateDER.Malformed.self) { _ = try CertificateDER.subjectPublicKeyInfo(ofCertificate: Array(der.prefix(cut))) }
+                #expect(throws: CertificateDER.Malformed.self) {
+                    _ = try CertificateDER.subjectPublicKeyInfo(ofCertificate: Array(der.prefix(cut)))
+                }
             }
         }
-        #expect(throws: CertificateDER.Malformed.self) { _ = try KeyPinning.publicKeyHash(ofCertificate: Array("not a certificate".utf8)) }
+        #expect(throws: CertificateDER.Malformed.self) {
+            _ = try KeyPinning.publicKeyHash(ofCertificate: Array("not a certificate".utf8))
+        }
     }
 }
 #endif

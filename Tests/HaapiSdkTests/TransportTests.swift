@@ -18,9 +18,11 @@ struct TransportTests {
     @Test("a 401 with WWW-Authenticate ends in a response or a timeout, never a hang", arguments: [true, false])
     func challengeNeverHangs(useURLSession: Bool) async throws {
         let server = try await SdkTestServer.shared.get()
-        let transport: any HttpTransport = useURLSession ? URLSessionTransport(timeout: 5) : try nioTransport(timeout: 5)
-        let request = HttpRequest(method: "GET", url: server.base.appendingPathComponent("oauth/authorize"),
-                                  headers: [("Accept", "application/vnd.auth+json"), ("Authorization", "DPoP not-a-token")])
+        let transport: any HttpTransport =
+            useURLSession ? URLSessionTransport(timeout: 5) : try nioTransport(timeout: 5)
+        let request = HttpRequest(
+            method: "GET", url: server.base.appendingPathComponent("oauth/authorize"),
+            headers: [("Accept", "application/vnd.auth+json"), ("Authorization", "DPoP not-a-token")])
         let started = Date()
         do {
             let response = try await transport.send(request)
@@ -38,13 +40,20 @@ struct TransportTests {
     func headersProvider() async throws {
         let stub = StubTransport()
         stub.serveHaapiToken()
-        stub.on(path: "/oauth/authorize") { StubTransport.raw($0, 200, contentType: "application/vnd.auth+json", #"{"type":"authentication-step","actions":[]}"#) }
+        stub.on(path: "/oauth/authorize") {
+            StubTransport.raw(
+                $0, 200, contentType: "application/vnd.auth+json", #"{"type":"authentication-step","actions":[]}"#)
+        }
         let base = URL(string: "https://headers.example")!
         let configuration = HaapiConfiguration(
-            name: "headers-" + UUID().uuidString, clientId: "c", baseURL: base, tokenEndpointURL: base.appendingPathComponent("oauth/token"),
+            name: "headers-" + UUID().uuidString, clientId: "c", baseURL: base,
+            tokenEndpointURL: base.appendingPathComponent("oauth/token"),
             authorizationEndpointURL: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://c",
-            httpHeadersProvider: { ["X-Trace-Id": "trace-1", "Authorization": "Bearer hijack", "Accept": "text/html"] },
-            transport: stub, attester: SoftwareAttester(), tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256))
+            httpHeadersProvider: {
+                ["X-Trace-Id": "trace-1", "Authorization": "Bearer hijack", "Accept": "text/html"]
+            },
+            transport: stub, attester: SoftwareAttester(),
+            tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256))
         let manager = try HaapiManager(haapiConfiguration: configuration)
         _ = try await manager.start().step()
         let authorize = try #require(stub.sent.last { $0.url.path.hasSuffix("/oauth/authorize") })
@@ -65,20 +74,31 @@ struct TransportTests {
     func authorizationParameters() async throws {
         let stub = StubTransport()
         stub.serveHaapiToken()
-        stub.on(path: "/oauth/authorize") { StubTransport.raw($0, 200, contentType: "application/vnd.auth+json", #"{"type":"authentication-step","actions":[]}"#) }
+        stub.on(path: "/oauth/authorize") {
+            StubTransport.raw(
+                $0, 200, contentType: "application/vnd.auth+json", #"{"type":"authentication-step","actions":[]}"#)
+        }
         let base = URL(string: "https://parameters.example")!
-        let manager = try HaapiManager(haapiConfiguration: HaapiConfiguration(
-            name: "parameters-" + UUID().uuidString, clientId: "c", baseURL: base, tokenEndpointURL: base.appendingPathComponent("oauth/token"),
-            authorizationEndpointURL: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://c", transport: stub,
-            attester: SoftwareAttester(), tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256)))
+        let manager = try HaapiManager(
+            haapiConfiguration: HaapiConfiguration(
+                name: "parameters-" + UUID().uuidString, clientId: "c", baseURL: base,
+                tokenEndpointURL: base.appendingPathComponent("oauth/token"),
+                authorizationEndpointURL: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://c",
+                transport: stub,
+                attester: SoftwareAttester(), tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256)))
         let pkce = PKCE()
-        _ = try await manager.start(parameters: OAuthAuthorizationParameters(
-            scopes: ["openid", "email"], nonce: "n-1", acrValues: ["urn:acr:password"], codeChallenge: pkce.codeChallenge,
-            extraRequestParameters: ["prompt": "login", "client_id": "evil"])).step()
+        _ = try await manager.start(
+            parameters: OAuthAuthorizationParameters(
+                scopes: ["openid", "email"], nonce: "n-1", acrValues: ["urn:acr:password"],
+                codeChallenge: pkce.codeChallenge,
+                extraRequestParameters: ["prompt": "login", "client_id": "evil"])
+        ).step()
         let authorize = try #require(stub.sent.last { $0.url.path.hasSuffix("/oauth/authorize") })
         let items = try #require(URLComponents(url: authorize.url, resolvingAgainstBaseURL: false)?.queryItems)
         // The query is form-encoded (RFC 6749 Appendix B): '+' is a space.
-        func value(_ name: String) -> [String] { items.filter { $0.name == name }.compactMap { $0.value?.replacingOccurrences(of: "+", with: " ") } }
+        func value(_ name: String) -> [String] {
+            items.filter { $0.name == name }.compactMap { $0.value?.replacingOccurrences(of: "+", with: " ") }
+        }
         #expect(value("scope") == ["openid email"])
         #expect(value("acr_values") == ["urn:acr:password"])
         #expect(value("nonce") == ["n-1"])

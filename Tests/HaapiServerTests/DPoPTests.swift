@@ -1,8 +1,9 @@
 import Foundation
-import HaapiRawClient
 import HaapiDriver
-@testable import HaapiServer
+import HaapiRawClient
 import Testing
+
+@testable import HaapiServer
 
 /// Every check of RFC 9449 §4.3 plus ath and the cnf.jkt binding, each with a request that fails only that check.
 @Suite("DPoP verification (item 4)")
@@ -15,21 +16,27 @@ struct DPoPTests {
     }
 
     /// haapi-demo is a public client, so its authorize requests carry PKCE (a fixed, valid S256 challenge).
-    static let authorizePath = "/oauth/authorize?client_id=haapi-demo&response_type=code&redirect_uri=app%3A%2F%2Fhaapi"
+    static let authorizePath =
+        "/oauth/authorize?client_id=haapi-demo&response_type=code&redirect_uri=app%3A%2F%2Fhaapi"
         + "&code_challenge=\(PKCE(verifier: String(repeating: "v", count: 43)).codeChallenge)&code_challenge_method=S256"
 
     /// Sends the authorize request with the proof(s) given instead of a correct one.
     static func authorize(_ device: HaapiDevice, proofs: [String], token: String? = nil) async throws -> RawResponse {
-        var headers = [("Accept", "application/vnd.auth+json"), ("Authorization", "DPoP " + (token ?? device.haapiToken ?? ""))]
+        var headers = [
+            ("Accept", "application/vnd.auth+json"), ("Authorization", "DPoP " + (token ?? device.haapiToken ?? "")),
+        ]
         headers += proofs.map { ("DPoP", $0) }
         return try await RawHTTP.send("GET", device.url(authorizePath), headers: headers)
     }
 
-    static func claims(_ device: HaapiDevice, method: String = "GET", url: String? = nil, iat: Date = Date(),
-                       ath: String? = nil, nonce: String?? = .none) -> JSONObject {
+    static func claims(
+        _ device: HaapiDevice, method: String = "GET", url: String? = nil, iat: Date = Date(),
+        ath: String? = nil, nonce: String?? = .none
+    ) -> JSONObject {
         var claims: JSONObject = [
             "jti": .string(SecureRandom.token(byteCount: 16)), "htm": .string(method),
-            "htu": .string(url ?? device.url("/oauth/authorize")), "iat": .number(JSONNumber(Int(iat.timeIntervalSince1970))),
+            "htu": .string(url ?? device.url("/oauth/authorize")),
+            "iat": .number(JSONNumber(Int(iat.timeIntervalSince1970))),
             "ath": .string(ath ?? Dpop.accessTokenHash(device.haapiToken ?? "")),
         ]
         switch nonce {
@@ -40,14 +47,19 @@ struct DPoPTests {
         return claims
     }
 
-    static func sign(_ claims: JSONObject, key: SoftwareP256SigningKey, typ: String = "dpop+jwt", jwk: JWK? = nil) throws -> String {
+    static func sign(
+        _ claims: JSONObject, key: SoftwareP256SigningKey, typ: String = "dpop+jwt", jwk: JWK? = nil
+    ) throws -> String {
         try JWS.sign(claims: claims, header: ["typ": .string(typ), "jwk": (jwk ?? key.publicJWK).json], signer: key)
     }
 
-    static func expectRejected(_ response: RawResponse, error: String = "invalid_dpop_proof", sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectRejected(
+        _ response: RawResponse, error: String = "invalid_dpop_proof", sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(response.status == 401, "\(response.status) \(response.text)", sourceLocation: sourceLocation)
-        #expect(response.header("WWW-Authenticate")?.hasPrefix("DPoP error=\"\(error)\"") == true,
-                "\(response.header("WWW-Authenticate") ?? "no challenge")", sourceLocation: sourceLocation)
+        #expect(
+            response.header("WWW-Authenticate")?.hasPrefix("DPoP error=\"\(error)\"") == true,
+            "\(response.header("WWW-Authenticate") ?? "no challenge")", sourceLocation: sourceLocation)
     }
 
     @Test("a correct proof is accepted (the baseline every negative case changes one thing of)")
@@ -70,25 +82,45 @@ struct DPoPTests {
     @Test("typ, alg (symmetric), a signature from another key, a private key in jwk")
     func headerContents() async throws {
         let (_, device) = try await Self.device()
-        Self.expectRejected(try await Self.authorize(device, proofs: [try Self.sign(Self.claims(device), key: device.key, typ: "JWT")]))
-        let hmac = try JWK(json: ["kty": "oct", "k": .string(Base64URL.encode(SecureRandom.bytes(32)))]).signer(algorithm: .hs256)
-        let symmetric = try JWS.sign(claims: Self.claims(device), header: ["typ": "dpop+jwt", "jwk": device.key.publicJWK.json], signer: hmac)
+        Self.expectRejected(
+            try await Self.authorize(device, proofs: [try Self.sign(Self.claims(device), key: device.key, typ: "JWT")]))
+        let hmac = try JWK(json: ["kty": "oct", "k": .string(Base64URL.encode(SecureRandom.bytes(32)))]).signer(
+            algorithm: .hs256)
+        let symmetric = try JWS.sign(
+            claims: Self.claims(device), header: ["typ": "dpop+jwt", "jwk": device.key.publicJWK.json], signer: hmac)
         Self.expectRejected(try await Self.authorize(device, proofs: [symmetric]))
         let impostor = SoftwareP256SigningKey()
-        Self.expectRejected(try await Self.authorize(device, proofs: [try Self.sign(Self.claims(device), key: impostor, jwk: device.key.publicJWK)]))
-        Self.expectRejected(try await Self.authorize(device, proofs: [try Self.sign(Self.claims(device), key: device.key, jwk: device.key.privateJWK)]))
+        Self.expectRejected(
+            try await Self.authorize(
+                device, proofs: [try Self.sign(Self.claims(device), key: impostor, jwk: device.key.publicJWK)]))
+        Self.expectRejected(
+            try await Self.authorize(
+                device, proofs: [try Self.sign(Self.claims(device), key: device.key, jwk: device.key.privateJWK)]))
     }
 
     @Test("htm, htu, an old iat and a future iat")
     func claimsChecks() async throws {
         let (_, device) = try await Self.device()
-        Self.expectRejected(try await Self.authorize(device, proofs: [try Self.sign(Self.claims(device, method: "POST"), key: device.key)]))
-        Self.expectRejected(try await Self.authorize(device, proofs: [try Self.sign(Self.claims(device, url: device.url("/oauth/token")), key: device.key)]))
-        Self.expectRejected(try await Self.authorize(device, proofs: [try Self.sign(Self.claims(device, iat: Date().addingTimeInterval(-300)), key: device.key)]))
-        Self.expectRejected(try await Self.authorize(device, proofs: [try Self.sign(Self.claims(device, iat: Date().addingTimeInterval(300)), key: device.key)]))
+        Self.expectRejected(
+            try await Self.authorize(
+                device, proofs: [try Self.sign(Self.claims(device, method: "POST"), key: device.key)]))
+        Self.expectRejected(
+            try await Self.authorize(
+                device, proofs: [try Self.sign(Self.claims(device, url: device.url("/oauth/token")), key: device.key)]))
+        Self.expectRejected(
+            try await Self.authorize(
+                device,
+                proofs: [try Self.sign(Self.claims(device, iat: Date().addingTimeInterval(-300)), key: device.key)]))
+        Self.expectRejected(
+            try await Self.authorize(
+                device,
+                proofs: [try Self.sign(Self.claims(device, iat: Date().addingTimeInterval(300)), key: device.key)]))
         // htu is compared after RFC 3986 normalisation: scheme and host case and the query do not matter.
         let shouted = device.url("/oauth/authorize").replacingOccurrences(of: "http://", with: "HTTP://") + "?ignored=1"
-        #expect(try await Self.authorize(device, proofs: [try Self.sign(Self.claims(device, url: shouted), key: device.key)]).status == 200)
+        #expect(
+            try await Self.authorize(
+                device, proofs: [try Self.sign(Self.claims(device, url: shouted), key: device.key)]
+            ).status == 200)
     }
 
     @Test("a replayed proof (same jti) is refused the second time")
@@ -105,16 +137,21 @@ struct DPoPTests {
         var noAth = Self.claims(device)
         noAth["ath"] = nil
         Self.expectRejected(try await Self.authorize(device, proofs: [try Self.sign(noAth, key: device.key)]))
-        Self.expectRejected(try await Self.authorize(device, proofs: [try Self.sign(Self.claims(device, ath: Dpop.accessTokenHash("other")), key: device.key)]))
+        Self.expectRejected(
+            try await Self.authorize(
+                device,
+                proofs: [try Self.sign(Self.claims(device, ath: Dpop.accessTokenHash("other")), key: device.key)]))
         let stranger = SoftwareP256SigningKey()
-        Self.expectRejected(try await Self.authorize(device, proofs: [try Self.sign(Self.claims(device), key: stranger)]))
+        Self.expectRejected(
+            try await Self.authorize(device, proofs: [try Self.sign(Self.claims(device), key: stranger)]))
     }
 
     @Test("nonce mode: a missing or unknown nonce gets 401 use_dpop_nonce with a fresh DPoP-Nonce")
     func nonceAtResourceEndpoints() async throws {
         let (_, device) = try await Self.device()
         for nonce in [nil, "made-up"] as [String?] {
-            let response = try await Self.authorize(device, proofs: [try Self.sign(Self.claims(device, nonce: .some(nonce)), key: device.key)])
+            let response = try await Self.authorize(
+                device, proofs: [try Self.sign(Self.claims(device, nonce: .some(nonce)), key: device.key)])
             Self.expectRejected(response, error: "use_dpop_nonce")
             #expect(response.header("DPoP-Nonce") != nil)
         }
@@ -143,16 +180,22 @@ struct DPoPTests {
         let stale = try #require(device.nonce)
 
         server.clock.advance(301)
-        let withinGrace = try await Self.authorize(device, proofs: [try Self.sign(Self.claims(device, iat: server.clock.now, nonce: .some(stale)), key: device.key)])
+        let withinGrace = try await Self.authorize(
+            device,
+            proofs: [try Self.sign(Self.claims(device, iat: server.clock.now, nonce: .some(stale)), key: device.key)])
         #expect(withinGrace.status == 200, "\(withinGrace.text)")
         let rotated = try #require(withinGrace.header("DPoP-Nonce"))
         #expect(rotated != stale)
 
         server.clock.advance(301)
-        let expired = try await Self.authorize(device, proofs: [try Self.sign(Self.claims(device, iat: server.clock.now, nonce: .some(stale)), key: device.key)])
+        let expired = try await Self.authorize(
+            device,
+            proofs: [try Self.sign(Self.claims(device, iat: server.clock.now, nonce: .some(stale)), key: device.key)])
         Self.expectRejected(expired, error: "use_dpop_nonce")
         let fresh = try #require(expired.header("DPoP-Nonce"))
-        let retried = try await Self.authorize(device, proofs: [try Self.sign(Self.claims(device, iat: server.clock.now, nonce: .some(fresh)), key: device.key)])
+        let retried = try await Self.authorize(
+            device,
+            proofs: [try Self.sign(Self.claims(device, iat: server.clock.now, nonce: .some(fresh)), key: device.key)])
         #expect(retried.status == 200, "\(retried.text)")
         await server.stop()
     }
@@ -170,11 +213,16 @@ struct DPoPTests {
     @Test("the token must be a live HAAPI token, and the request must accept the HAAPI media type")
     func tokenAndAccept() async throws {
         let (_, device) = try await Self.device()
-        let bogus = try await Self.authorize(device, proofs: [try Self.sign(Self.claims(device, ath: Dpop.accessTokenHash("bogus")), key: device.key)], token: "bogus")
+        let bogus = try await Self.authorize(
+            device, proofs: [try Self.sign(Self.claims(device, ath: Dpop.accessTokenHash("bogus")), key: device.key)],
+            token: "bogus")
         Self.expectRejected(bogus, error: "invalid_token")
-        let noAccept = try await RawHTTP.send("GET", device.url(Self.authorizePath), headers: [
-            ("Authorization", "DPoP " + (device.haapiToken ?? "")), ("DPoP", try Self.sign(Self.claims(device), key: device.key)),
-        ])
+        let noAccept = try await RawHTTP.send(
+            "GET", device.url(Self.authorizePath),
+            headers: [
+                ("Authorization", "DPoP " + (device.haapiToken ?? "")),
+                ("DPoP", try Self.sign(Self.claims(device), key: device.key)),
+            ])
         #expect(noAccept.status == 406)
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-import HaapiRawClient
 import HaapiDriver
-@testable import HaapiServer
+import HaapiRawClient
 import Testing
+
+@testable import HaapiServer
 
 @Suite("Discovery and keys (item 1)")
 struct DiscoveryTests {
@@ -11,9 +12,11 @@ struct DiscoveryTests {
         let server = try await TestServer.shared.get()
         let document = try await RawHTTP.send("GET", server.base + "/.well-known/openid-configuration").json
         #expect(document["issuer"]?.stringValue == server.base)
-        for (member, path) in [("token_endpoint", "/oauth/token"), ("authorization_endpoint", "/oauth/authorize"),
-                               ("revocation_endpoint", "/oauth/revoke"), ("introspection_endpoint", "/oauth/introspect"),
-                               ("registration_endpoint", "/oauth/register"), ("jwks_uri", "/oauth/jwks")] {
+        for (member, path) in [
+            ("token_endpoint", "/oauth/token"), ("authorization_endpoint", "/oauth/authorize"),
+            ("revocation_endpoint", "/oauth/revoke"), ("introspection_endpoint", "/oauth/introspect"),
+            ("registration_endpoint", "/oauth/register"), ("jwks_uri", "/oauth/jwks"),
+        ] {
             #expect(document[member]?.stringValue == server.base + path, "\(member)")
         }
         #expect(document["dpop_signing_alg_values_supported"]?.arrayValue?.contains("ES256") == true)
@@ -69,24 +72,42 @@ struct AttestationTests {
 
         let challenge = try await device.challenge()
         let good = try HaapiDevice.attestation(challenge: challenge, clientID: "haapi-demo", key: device.key)
-        #expect(try await RawHTTP.form(catURL, [("client_id", "haapi-demo"), ("challenge", challenge), ("challenge_response", good)]).status == 200)
-        let replay = try await RawHTTP.form(catURL, [("client_id", "haapi-demo"), ("challenge", challenge), ("challenge_response", good)])
+        #expect(
+            try await RawHTTP.form(
+                catURL, [("client_id", "haapi-demo"), ("challenge", challenge), ("challenge_response", good)]
+            ).status == 200)
+        let replay = try await RawHTTP.form(
+            catURL, [("client_id", "haapi-demo"), ("challenge", challenge), ("challenge_response", good)])
         #expect(replay.status == 400 && replay.json["error_description"]?.stringValue?.contains("already used") == true)
 
         let second = try await device.challenge()
-        var parts = try HaapiDevice.attestation(challenge: second, clientID: "haapi-demo", key: device.key).split(separator: ".").map(String.init)
-        parts[2] = try HaapiDevice.attestation(challenge: "other", clientID: "haapi-demo", key: device.key).split(separator: ".").map(String.init)[2]
-        let forged = try await RawHTTP.form(catURL, [("client_id", "haapi-demo"), ("challenge", second), ("challenge_response", parts.joined(separator: "."))])
+        var parts = try HaapiDevice.attestation(challenge: second, clientID: "haapi-demo", key: device.key).split(
+            separator: "."
+        ).map(String.init)
+        parts[2] = try HaapiDevice.attestation(challenge: "other", clientID: "haapi-demo", key: device.key).split(
+            separator: "."
+        ).map(String.init)[2]
+        let forged = try await RawHTTP.form(
+            catURL,
+            [("client_id", "haapi-demo"), ("challenge", second), ("challenge_response", parts.joined(separator: "."))])
         #expect(forged.status == 400 && forged.json["error"] == "unsupported_device")
 
         let third = try await device.challenge()
-        let wrongChallenge = try HaapiDevice.attestation(challenge: "not-the-challenge", clientID: "haapi-demo", key: device.key)
-        let mismatch = try await RawHTTP.form(catURL, [("client_id", "haapi-demo"), ("challenge", third), ("challenge_response", wrongChallenge)])
+        let wrongChallenge = try HaapiDevice.attestation(
+            challenge: "not-the-challenge", clientID: "haapi-demo", key: device.key)
+        let mismatch = try await RawHTTP.form(
+            catURL, [("client_id", "haapi-demo"), ("challenge", third), ("challenge_response", wrongChallenge)])
         #expect(mismatch.json["error"] == "unsupported_device")
 
-        let legacyChallenge = try await RawHTTP.send("GET", server.base + "/oauth/token/cat?client_id=legacy-client").json["challenge"]?.stringValue ?? ""
-        let crossClient = try await RawHTTP.form(catURL, [("client_id", "haapi-demo"), ("challenge", legacyChallenge),
-                                                          ("challenge_response", good)])
+        let legacyChallenge =
+            try await RawHTTP.send("GET", server.base + "/oauth/token/cat?client_id=legacy-client").json["challenge"]?
+            .stringValue ?? ""
+        let crossClient = try await RawHTTP.form(
+            catURL,
+            [
+                ("client_id", "haapi-demo"), ("challenge", legacyChallenge),
+                ("challenge_response", good),
+            ])
         #expect(crossClient.status == 401 && crossClient.json["error"] == "invalid_client")
 
         let fourth = try await device.challenge()
@@ -102,15 +123,20 @@ struct AttestationTests {
         let catURL = server.base + "/oauth/token/cat"
         let challenge = try await device.challenge()
         let attestation = try HaapiDevice.attestation(challenge: challenge, clientID: "haapi-demo", key: device.key)
-        let atCAT = try await RawHTTP.form(catURL, [("client_id", "haapi-demo"), ("challenge", challenge), ("challenge_response", attestation)],
-                                          headers: [("DPoP", try other.createProof(httpMethod: "POST", url: #require(URL(string: catURL))))])
+        let atCAT = try await RawHTTP.form(
+            catURL, [("client_id", "haapi-demo"), ("challenge", challenge), ("challenge_response", attestation)],
+            headers: [("DPoP", try other.createProof(httpMethod: "POST", url: #require(URL(string: catURL))))])
         #expect(atCAT.status == 400 && atCAT.json["error"] == "unsupported_device")
 
         let cat = try await device.clientAttestationToken()
         let tokenURL = server.base + "/oauth/token"
         let proof = try other.createProof(httpMethod: "POST", url: #require(URL(string: tokenURL)), nonce: device.nonce)
-        let atToken = try await RawHTTP.form(tokenURL, [("grant_type", "client_credentials"), ("client_assertion_type", "urn:se:curity:attestation:client"),
-                                                        ("client_assertion", cat)], headers: [("DPoP", proof)])
+        let atToken = try await RawHTTP.form(
+            tokenURL,
+            [
+                ("grant_type", "client_credentials"), ("client_assertion_type", "urn:se:curity:attestation:client"),
+                ("client_assertion", cat),
+            ], headers: [("DPoP", proof)])
         #expect(atToken.status == 400 && atToken.json["error"] == "invalid_dpop_proof")
         #expect(atToken.json["error_description"]?.stringValue?.contains("attested") == true)
     }
@@ -121,10 +147,16 @@ struct AttestationTests {
         let device = HaapiDevice(base: server.base)
         let challenge = try await device.challenge()
         server.clock.advance(121)
-        let response = try await RawHTTP.form(server.base + "/oauth/token/cat", [
-            ("client_id", "haapi-demo"), ("challenge", challenge),
-            ("challenge_response", try HaapiDevice.attestation(challenge: challenge, clientID: "haapi-demo", key: device.key, iat: server.clock.now)),
-        ])
+        let response = try await RawHTTP.form(
+            server.base + "/oauth/token/cat",
+            [
+                ("client_id", "haapi-demo"), ("challenge", challenge),
+                (
+                    "challenge_response",
+                    try HaapiDevice.attestation(
+                        challenge: challenge, clientID: "haapi-demo", key: device.key, iat: server.clock.now)
+                ),
+            ])
         #expect(response.status == 400 && response.json["error_description"] == "the challenge has expired")
         await server.stop()
     }
@@ -134,9 +166,11 @@ struct AttestationTests {
         let server = try await TestServer.shared.get()
         let device = HaapiDevice(base: server.base, clientID: "consent-client")
         let challenge = try await device.challenge()
-        let response = try await RawHTTP.form(server.base + "/oauth/token/cat", [
-            ("client_id", "consent-client"), ("challenge", challenge), ("challenge_response", "anything at all"),
-        ])
+        let response = try await RawHTTP.form(
+            server.base + "/oauth/token/cat",
+            [
+                ("client_id", "consent-client"), ("challenge", challenge), ("challenge_response", "anything at all"),
+            ])
         #expect(response.status == 200 && response.json["cat"]?.stringValue != nil)
     }
 }

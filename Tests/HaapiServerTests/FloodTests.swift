@@ -1,15 +1,18 @@
 import Foundation
 import HaapiDriver
 import HaapiRawClient
-@testable import HaapiServer
 import Testing
+
+@testable import HaapiServer
 
 /// Issue 12, item 10: what unauthenticated requests can make the server keep is bounded in count and in
 /// size, expires, and costs the same per request when the stores are full.
 @Suite("Floods of unauthenticated requests", .timeLimit(.minutes(3)))
 struct FloodTests {
     /// Sends `count` requests with `concurrency` in flight and returns each batch of `batch` requests' duration.
-    static func flood(count: Int, concurrency: Int = 8, batch: Int = 1000, _ send: @escaping @Sendable (Int) async throws -> Void) async throws -> [Duration] {
+    static func flood(
+        count: Int, concurrency: Int = 8, batch: Int = 1000, _ send: @escaping @Sendable (Int) async throws -> Void
+    ) async throws -> [Duration] {
         var durations: [Duration] = []
         let clock = ContinuousClock()
         var next = 0
@@ -20,7 +23,9 @@ struct FloodTests {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for lane in 0..<concurrency {
                         group.addTask {
-                            for index in stride(from: range.lowerBound + lane, to: range.upperBound, by: concurrency) { try await send(index) }
+                            for index in stride(from: range.lowerBound + lane, to: range.upperBound, by: concurrency) {
+                                try await send(index)
+                            }
                         }
                     }
                     try await group.waitForAll()
@@ -37,7 +42,9 @@ struct FloodTests {
         return sorted[sorted.count / 2]
     }
 
-    @Test("20 000 challenge requests (passkey sign-in and attestation) keep each store at its bound, at a flat cost per request")
+    @Test(
+        "20 000 challenge requests (passkey sign-in and attestation) keep each store at its bound, at a flat cost per request"
+    )
     func challengeFlood() async throws {
         let server = try await TestServer()
         defer { Task { await server.stop() } }
@@ -45,7 +52,9 @@ struct FloodTests {
         let durations = try await Self.flood(count: 20_000) { index in
             let path = index.isMultiple(of: 2) ? "/authentication_initialize" : "/oauth/token/cat?client_id=haapi-demo"
             let response = try await RawHTTP.send("GET", base + path)
-            guard response.status == 200 else { throw UnexpectedResponse("request \(index): \(response.status) \(response.text)") }
+            guard response.status == 200 else {
+                throw UnexpectedResponse("request \(index): \(response.status) \(response.text)")
+            }
         }
         #expect(await server.server.passkeyChallenges.count <= 10_000)
         #expect(await server.server.challenges.count <= 10_000)
@@ -60,19 +69,36 @@ struct FloodTests {
         #expect(fresh.status == 200)
     }
 
-    @Test("in process: inserting into full stores costs what inserting into empty ones does (O(1)), and they stay bounded")
+    @Test(
+        "in process: inserting into full stores costs what inserting into empty ones does (O(1)), and they stay bounded"
+    )
     func storesAreConstantTime() async throws {
         let now = Date()
         let clock = ContinuousClock()
         // The fastest of five rounds each: a round that another suite's work preempted says nothing about the store.
-        var empty = Duration.seconds(1_000), full = Duration.seconds(1_000)
+        var empty = Duration.seconds(1_000)
+        var full = Duration.seconds(1_000)
         var store = ExpiringStore<String, Int>(capacity: 10_000)
         for round in 0..<5 {
             var fresh = ExpiringStore<String, Int>(capacity: 10_000)
-            empty = min(empty, clock.measure { for index in 0..<5_000 { fresh.set(index, for: "a\(index)", expiresAt: now.addingTimeInterval(60), now: now) } })
+            empty = min(
+                empty,
+                clock.measure {
+                    for index in 0..<5_000 {
+                        fresh.set(index, for: "a\(index)", expiresAt: now.addingTimeInterval(60), now: now)
+                    }
+                })
             store = fresh
-            for index in 0..<20_000 { store.set(index, for: "b\(round)-\(index)", expiresAt: now.addingTimeInterval(60), now: now) }
-            full = min(full, clock.measure { for index in 0..<5_000 { store.set(index, for: "c\(index)", expiresAt: now.addingTimeInterval(60), now: now) } })
+            for index in 0..<20_000 {
+                store.set(index, for: "b\(round)-\(index)", expiresAt: now.addingTimeInterval(60), now: now)
+            }
+            full = min(
+                full,
+                clock.measure {
+                    for index in 0..<5_000 {
+                        store.set(index, for: "c\(index)", expiresAt: now.addingTimeInterval(60), now: now)
+                    }
+                })
         }
         #expect(store.count == 10_000)
         #expect(full < empty * 10, "empty \(empty), full \(full)")
@@ -83,18 +109,26 @@ struct FloodTests {
 
         let flows = FlowStore(capacity: 1_000)
         for index in 0..<5_000 {
-            await flows.insert(FlowSession(id: "f\(index)", clientID: "c", jkt: "k", redirectURI: "app://x", scope: [], state: nil, nonce: nil,
-                                           codeChallenge: nil, expiresAt: now.addingTimeInterval(900)), now: now)
+            await flows.insert(
+                FlowSession(
+                    id: "f\(index)", clientID: "c", jkt: "k", redirectURI: "app://x", scope: [], state: nil, nonce: nil,
+                    codeChallenge: nil, expiresAt: now.addingTimeInterval(900)), now: now)
         }
         #expect(await flows.count == 1_000)
         #expect(await flows.session("f4999", now: now) != nil)
     }
 
-    @Test("the DPoP replay cache refuses new proofs when full rather than forget a live one, and recovers as entries expire")
+    @Test(
+        "the DPoP replay cache refuses new proofs when full rather than forget a live one, and recovers as entries expire"
+    )
     func replayCacheFull() async throws {
         let cache = DPoPReplayCache(capacity: 100)
         let now = Date()
-        for index in 0..<100 { #expect(await cache.record(jti: "j\(index)", jkt: "k", until: now.addingTimeInterval(60), now: now) == .accepted) }
+        for index in 0..<100 {
+            #expect(
+                await cache.record(jti: "j\(index)", jkt: "k", until: now.addingTimeInterval(60), now: now) == .accepted
+            )
+        }
         #expect(await cache.record(jti: "j0", jkt: "k", until: now.addingTimeInterval(60), now: now) == .replayed)
         #expect(await cache.record(jti: "new", jkt: "k", until: now.addingTimeInterval(60), now: now) == .full)
         // Still refused as a replay while it is live: nothing was forgotten to make room.
@@ -103,7 +137,10 @@ struct FloodTests {
         #expect(await cache.record(jti: "new", jkt: "k", until: later.addingTimeInterval(60), now: later) == .accepted)
         #expect(await cache.count == 1)
         // One request cannot make it keep a long id.
-        #expect(await cache.record(jti: String(repeating: "x", count: 5_000), jkt: "k", until: later.addingTimeInterval(60), now: later) == .replayed)
+        #expect(
+            await cache.record(
+                jti: String(repeating: "x", count: 5_000), jkt: "k", until: later.addingTimeInterval(60), now: later)
+                == .replayed)
     }
 
     @Test("what one request can make the server keep is bounded in size: state, nonce, user names")
@@ -117,7 +154,8 @@ struct FloodTests {
         #expect(nonce.status == 400)
         let repeated = try await device.authorize(extra: [("state", "a"), ("state", "b")])
         #expect(repeated.status == 400 && repeated.text.contains("repeated"))
-        let rp = try await RawHTTP.send("GET", server.base + "/registration_initialize?user_name=" + String(repeating: "u", count: 500))
+        let rp = try await RawHTTP.send(
+            "GET", server.base + "/registration_initialize?user_name=" + String(repeating: "u", count: 500))
         #expect(rp.status == 400)
         let login = try await device.startAuthenticator("approve")
         let approval = try await device.submit(login.json["actions"]?[0], [("userName", long)])

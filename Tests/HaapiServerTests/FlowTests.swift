@@ -1,9 +1,10 @@
 import Foundation
-import HaapiRawClient
 import HaapiDriver
 import HaapiModel
-@testable import HaapiServer
+import HaapiRawClient
 import Testing
+
+@testable import HaapiServer
 
 @Suite("HAAPI flow (item 6)")
 struct FlowTests {
@@ -29,25 +30,40 @@ struct FlowTests {
         #expect(redirect.status == 200)
         #expect(redirect.contentType == "application/vnd.auth+json")
         #expect(redirect.header("Set-Session-Id") != nil)
-        #expect(Self.decode(redirect).flatMap { if case .representation(let step) = $0 { step as? RedirectionStep } else { nil } } != nil)
+        #expect(
+            Self.decode(redirect).flatMap {
+                if case .representation(let step) = $0 { step as? RedirectionStep } else { nil }
+            } != nil)
 
         let selector = try await device.submit(redirect.json["actions"]?[0])
-        guard case .representation(let selectorStep)? = Self.decode(selector) else { throw UnexpectedResponse("no selector") }
+        guard case .representation(let selectorStep)? = Self.decode(selector) else {
+            throw UnexpectedResponse("no selector")
+        }
         let authenticators = try #require(selectorStep as? AuthenticatorSelectorStep)
-        #expect(authenticators.authenticators.compactMap(\.type) == ["username-password", "email-otp", "approve-on-another-device", "external-browser", "passkeys"])
+        #expect(
+            authenticators.authenticators.compactMap(\.type) == [
+                "username-password", "email-otp", "approve-on-another-device", "external-browser", "passkeys",
+            ])
 
         let login = try await device.submit(selector.json["actions"]?[0]?["model"]?["options"]?[0])
-        guard case .representation(let loginStep)? = Self.decode(login) else { throw UnexpectedResponse("no login step") }
+        guard case .representation(let loginStep)? = Self.decode(login) else {
+            throw UnexpectedResponse("no login step")
+        }
         let form = try #require((loginStep as? InteractiveFormStep)?.formActions.first)
         #expect(form.model.fields.map(\.name) == ["userName", "password"])
         #expect(loginStep.links.map(\.rel) == ["forgot-password", "register-create"])
 
-        let afterLogin = try await device.submit(login.json["actions"]?[0], [("userName", "demouser"), ("password", "Password1")])
-        guard case .representation(let resumeStep)? = Self.decode(afterLogin) else { throw UnexpectedResponse("no redirect after login") }
+        let afterLogin = try await device.submit(
+            login.json["actions"]?[0], [("userName", "demouser"), ("password", "Password1")])
+        guard case .representation(let resumeStep)? = Self.decode(afterLogin) else {
+            throw UnexpectedResponse("no redirect after login")
+        }
         #expect(resumeStep is RedirectionStep)
 
         let final = try await device.submit(afterLogin.json["actions"]?[0])
-        guard case .representation(let finalStep)? = Self.decode(final) else { throw UnexpectedResponse("no final step") }
+        guard case .representation(let finalStep)? = Self.decode(final) else {
+            throw UnexpectedResponse("no final step")
+        }
         let response = try #require(finalStep as? OAuthAuthorizationResponseStep)
         #expect(response.oauthAuthorizationResponseProperties.state == "st-1")
         #expect(response.oauthAuthorizationResponseProperties.iss == server.base)

@@ -1,11 +1,13 @@
 import Foundation
 import HaapiRawClient
-@testable import HaapiServer
 import Testing
+
+@testable import HaapiServer
 
 @Suite("Password hashing")
 struct PasswordHashTests {
-    @Test("PBKDF2-SHA256 with 600,000 iterations: verifies the right password, refuses a wrong one and malformed hashes")
+    @Test(
+        "PBKDF2-SHA256 with 600,000 iterations: verifies the right password, refuses a wrong one and malformed hashes")
     func hashAndVerify() throws {
         let hasher = PasswordHasher(iterations: 600_000)
         let start = Date()

@@ -9,35 +9,46 @@ import Testing
 @Suite("Sealed access tokens (issue 15, item 4: no write on the token endpoint)")
 struct SealedAccessTokenTests {
     static func clientCredentialsToken(_ server: TestServer) async throws -> String {
-        let response = try await RawHTTP.form(server.base + "/oauth/token", [("grant_type", "client_credentials"), ("scope", "dcr")],
-                                              headers: [RawHTTP.basic("haapi-dcr-main", "dcr-main-secret-change-me")])
+        let response = try await RawHTTP.form(
+            server.base + "/oauth/token", [("grant_type", "client_credentials"), ("scope", "dcr")],
+            headers: [RawHTTP.basic("haapi-dcr-main", "dcr-main-secret-change-me")])
         return try #require(response.json["access_token"]?.stringValue, "\(response.text)")
     }
 
     static func introspect(_ server: TestServer, _ token: String) async throws -> RawResponse {
-        try await RawHTTP.form(server.base + "/oauth/introspect", [("token", token)],
-                               headers: [RawHTTP.basic("haapi-dcr-main", "dcr-main-secret-change-me")])
+        try await RawHTTP.form(
+            server.base + "/oauth/introspect", [("token", token)],
+            headers: [RawHTTP.basic("haapi-dcr-main", "dcr-main-secret-change-me")])
     }
 
     @Test("issuing writes nothing; the token introspects with its record; RFC 7009 revocation makes it inactive")
     func issueIntrospectRevoke() async throws {
         let server = try await TestServer.shared.get()
-        let rows = { try server.server.store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM access_tokens") ?? -1 } }
+        let rows = {
+            try server.server.store.database.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM access_tokens") ?? -1
+            }
+        }
         let before = try rows()
         let token = try await Self.clientCredentialsToken(server)
         #expect(try rows() == before, "a client-credentials token is sealed, not stored")
 
         let live = try await Self.introspect(server, token)
-        #expect(live.json["active"] == true && live.json["client_id"] == "haapi-dcr-main" && live.json["scope"] == "dcr", "\(live.text)")
+        #expect(
+            live.json["active"] == true && live.json["client_id"] == "haapi-dcr-main" && live.json["scope"] == "dcr",
+            "\(live.text)")
 
-        let revoked = try await RawHTTP.form(server.base + "/oauth/revoke", [("token", token)],
-                                             headers: [RawHTTP.basic("haapi-dcr-main", "dcr-main-secret-change-me")])
+        let revoked = try await RawHTTP.form(
+            server.base + "/oauth/revoke", [("token", token)],
+            headers: [RawHTTP.basic("haapi-dcr-main", "dcr-main-secret-change-me")])
         #expect(revoked.status == 200)
         #expect(try await Self.introspect(server, token).json["active"] == false)
         // A revoked token no longer registers clients either.
-        let registration = try await RawHTTP.send("POST", server.base + "/oauth/register", headers: [
-            ("Authorization", "Bearer " + token), ("Content-Type", "application/json"),
-        ], body: Data(#"{"software_id":"haapi-dcr-template"}"#.utf8))
+        let registration = try await RawHTTP.send(
+            "POST", server.base + "/oauth/register",
+            headers: [
+                ("Authorization", "Bearer " + token), ("Content-Type", "application/json"),
+            ], body: Data(#"{"software_id":"haapi-dcr-template"}"#.utf8))
         #expect(registration.status == 401)
     }
 
@@ -49,7 +60,8 @@ struct SealedAccessTokenTests {
         try #require(parts.count == 3 && parts[0] == "at1")
         // Widen the scope and keep the MAC: refused.
         let claims = try #require(Base64URL.decode(parts[1]))
-        let widened = String(decoding: claims, as: UTF8.self).replacingOccurrences(of: "\"dcr\"", with: "\"dcr openid\"")
+        let widened = String(decoding: claims, as: UTF8.self).replacingOccurrences(
+            of: "\"dcr\"", with: "\"dcr openid\"")
         let forged = "at1." + Base64URL.encode(Array(widened.utf8)) + "." + parts[2]
         var mac = try #require(Base64URL.decode(parts[2]))
         mac[0] ^= 1
@@ -71,28 +83,37 @@ struct DPoPKeyCacheTests {
     func cachedKeysStillVerify() async throws {
         let now = Date()
         let verifier = DPoPVerifier(
-            algorithms: [.es256], iatWindow: 60, nonces: DPoPNonceService(rotationInterval: 300, now: now), replayCache: DPoPReplayCache())
+            algorithms: [.es256], iatWindow: 60, nonces: DPoPNonceService(rotationInterval: 300, now: now),
+            replayCache: DPoPReplayCache())
         let key = SoftwareP256SigningKey()
         let dpop = Dpop(key: key)
         let url = "https://server.example/oauth/token"
         for _ in 0..<3 {
             let proof = try dpop.createProof(httpMethod: "POST", url: try #require(URL(string: url)))
-            let verified = try await verifier.verify(headerValues: [proof], method: "POST", requestURL: url, requireNonce: false, now: now)
+            let verified = try await verifier.verify(
+                headerValues: [proof], method: "POST", requestURL: url, requireNonce: false, now: now)
             #expect(verified.thumbprint == key.thumbprint)
         }
         #expect(verifier.keys.count == 1)
 
         // Same key in the header, signature from another key: refused although the key is cached.
         let impostor = SoftwareP256SigningKey()
-        let claims: JSONObject = ["jti": "forged", "htm": "POST", "htu": .string(url), "iat": .number(JSONNumber(Int(now.timeIntervalSince1970)))]
-        let forged = try JWS.sign(claims: claims, header: ["typ": "dpop+jwt", "jwk": key.publicJWK.json], signer: impostor)
+        let claims: JSONObject = [
+            "jti": "forged", "htm": "POST", "htu": .string(url),
+            "iat": .number(JSONNumber(Int(now.timeIntervalSince1970))),
+        ]
+        let forged = try JWS.sign(
+            claims: claims, header: ["typ": "dpop+jwt", "jwk": key.publicJWK.json], signer: impostor)
         await #expect(throws: DPoPFailure.self) {
-            _ = try await verifier.verify(headerValues: [forged], method: "POST", requestURL: url, requireNonce: false, now: now)
+            _ = try await verifier.verify(
+                headerValues: [forged], method: "POST", requestURL: url, requireNonce: false, now: now)
         }
         // A private key in the header is refused and leaves nothing behind.
-        let leaky = try JWS.sign(claims: claims, header: ["typ": "dpop+jwt", "jwk": impostor.privateJWK.json], signer: impostor)
+        let leaky = try JWS.sign(
+            claims: claims, header: ["typ": "dpop+jwt", "jwk": impostor.privateJWK.json], signer: impostor)
         await #expect(throws: DPoPFailure.self) {
-            _ = try await verifier.verify(headerValues: [leaky], method: "POST", requestURL: url, requireNonce: false, now: now)
+            _ = try await verifier.verify(
+                headerValues: [leaky], method: "POST", requestURL: url, requireNonce: false, now: now)
         }
         #expect(verifier.keys.count == 1)
     }
@@ -109,9 +130,14 @@ struct DPoPKeyCacheTests {
 struct HeaderHelperTests {
     @Test("auth schemes compare without case and need the space; OWS trimming keeps inner spaces")
     func schemesAndTrimming() {
-        #expect(HTTP.hasAuthScheme("Basic abc", "basic") && HTTP.hasAuthScheme("BASIC abc", "basic") && HTTP.hasAuthScheme("DPoP t", "dpop"))
-        #expect(!HTTP.hasAuthScheme("Basicabc", "basic") && !HTTP.hasAuthScheme("Bas", "basic") && !HTTP.hasAuthScheme("Bearer t", "basic"))
+        #expect(
+            HTTP.hasAuthScheme("Basic abc", "basic") && HTTP.hasAuthScheme("BASIC abc", "basic")
+                && HTTP.hasAuthScheme("DPoP t", "dpop"))
+        #expect(
+            !HTTP.hasAuthScheme("Basicabc", "basic") && !HTTP.hasAuthScheme("Bas", "basic")
+                && !HTTP.hasAuthScheme("Bearer t", "basic"))
         #expect(!HTTP.hasAuthScheme("", "dpop") && !HTTP.hasAuthScheme("dpo p", "dpop"))
-        #expect(HTTP.trimmingOWS(" \ta b\t ") == "a b" && HTTP.trimmingOWS("ab") == "ab" && HTTP.trimmingOWS("  ") == "")
+        #expect(
+            HTTP.trimmingOWS(" \ta b\t ") == "a b" && HTTP.trimmingOWS("ab") == "ab" && HTTP.trimmingOWS("  ") == "")
     }
 }

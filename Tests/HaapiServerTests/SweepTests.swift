@@ -6,28 +6,38 @@ import Testing
 
 @Suite("Periodic sweep of expired rows (issue 15, item 4)")
 struct SweepTests {
-    @Test("expired access tokens and revocations, long-expired codes and refresh tokens, stale lockouts go; the rest stays")
+    @Test(
+        "expired access tokens and revocations, long-expired codes and refresh tokens, stale lockouts go; the rest stays"
+    )
     func sweepDeletesOnlyWhatCannotMatter() throws {
         let store = try ServerStore(path: nil)
         let now = Date(timeIntervalSince1970: 2_000_000_000)
         func code(_ name: String, expiresIn seconds: TimeInterval) throws {
-            try store.storeCode(name, AuthorizationCodeRecord(
-                clientID: "c", username: "u", redirectURI: "app://r", scope: "openid", jkt: nil, codeChallenge: nil, nonce: nil,
-                authTime: now, expiresAt: now.addingTimeInterval(seconds)))
+            try store.storeCode(
+                name,
+                AuthorizationCodeRecord(
+                    clientID: "c", username: "u", redirectURI: "app://r", scope: "openid", jkt: nil, codeChallenge: nil,
+                    nonce: nil,
+                    authTime: now, expiresAt: now.addingTimeInterval(seconds)))
         }
         try code("live-code", expiresIn: 60)
         try code("recently-expired-code", expiresIn: -100)  // kept: a replay must still revoke its tokens
         try code("old-code", expiresIn: -10_000)
         func access(_ name: String, expiresIn seconds: TimeInterval) throws {
-            try store.storeAccessToken(name, AccessTokenRecord(
-                familyID: nil, clientID: "c", username: nil, scope: "s", jkt: nil, issuedAt: now,
-                expiresAt: now.addingTimeInterval(seconds), revoked: false))
+            try store.storeAccessToken(
+                name,
+                AccessTokenRecord(
+                    familyID: nil, clientID: "c", username: nil, scope: "s", jkt: nil, issuedAt: now,
+                    expiresAt: now.addingTimeInterval(seconds), revoked: false))
         }
         try access("live-access", expiresIn: 300)
         try access("expired-access", expiresIn: -1)
         func refresh(_ name: String, expiresIn seconds: TimeInterval) throws {
-            try store.storeRefreshToken(name, RefreshTokenRecord(
-                familyID: "f", clientID: "c", username: "u", scope: "s", jkt: nil, expiresAt: now.addingTimeInterval(seconds), status: .active),
+            try store.storeRefreshToken(
+                name,
+                RefreshTokenRecord(
+                    familyID: "f", clientID: "c", username: "u", scope: "s", jkt: nil,
+                    expiresAt: now.addingTimeInterval(seconds), status: .active),
                 now: now)
         }
         try refresh("live-refresh", expiresIn: 3600)
@@ -37,11 +47,16 @@ struct SweepTests {
         try store.revokeSealedToken(jti: "revoked-expired", expiresAt: now.addingTimeInterval(-1))
         try store.recordFailedLogin("stale", maxFailures: 5, lockFor: 300, now: now.addingTimeInterval(-1000))
         try store.recordFailedLogin("recent", maxFailures: 5, lockFor: 300, now: now.addingTimeInterval(-10))
-        for _ in 0..<5 { try store.recordFailedLogin("locked", maxFailures: 5, lockFor: 300, now: now.addingTimeInterval(-400)) }
+        for _ in 0..<5 {
+            try store.recordFailedLogin("locked", maxFailures: 5, lockFor: 300, now: now.addingTimeInterval(-400))
+        }
         try store.recordFailedLogin("locked", maxFailures: 1, lockFor: 3000, now: now.addingTimeInterval(-400))
 
         let result = try store.deleteExpired(now: now, retention: 3600, lockoutWindow: 300)
-        #expect(result == ServerStore.SweepResult(codes: 1, refreshTokens: 1, accessTokens: 1, lockouts: 1, revokedSealedTokens: 1))
+        #expect(
+            result
+                == ServerStore.SweepResult(
+                    codes: 1, refreshTokens: 1, accessTokens: 1, lockouts: 1, revokedSealedTokens: 1))
 
         #expect(try store.peekCode("live-code") != nil)
         #expect(try store.peekCode("recently-expired-code") != nil)
@@ -53,7 +68,9 @@ struct SweepTests {
         #expect(try store.refreshToken("expired-refresh") == nil)
         #expect(try store.isSealedTokenRevoked(jti: "revoked-live", familyID: nil))
         #expect(try store.lockedUntil("locked", now: now) != nil, "a live lock stays")
-        let lockouts = try store.database.read { db in try String.fetchAll(db, sql: "SELECT username FROM lockouts ORDER BY username") }
+        let lockouts = try store.database.read { db in
+            try String.fetchAll(db, sql: "SELECT username FROM lockouts ORDER BY username")
+        }
         #expect(lockouts == ["locked", "recent"])
         // A second sweep finds nothing more.
         #expect(try store.deleteExpired(now: now, retention: 3600, lockoutWindow: 300).total == 0)
@@ -72,7 +89,9 @@ struct SweepTests {
         #expect(journal == "wal")
         #expect(synchronous == 1, "1 is NORMAL")
         for file in ["server.sqlite", "server.sqlite-wal"] {
-            let mode = (try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(file).path)[.posixPermissions] as? NSNumber)?.intValue
+            let mode =
+                (try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(file).path)[
+                    .posixPermissions] as? NSNumber)?.intValue
             #expect(mode == 0o600, "\(file)")
         }
     }

@@ -1,69 +1,134 @@
 import Foundation
-import HaapiRawClient
 import HaapiDriver
-@testable import HaapiServer
+import HaapiRawClient
 import Testing
+
+@testable import HaapiServer
 
 @Suite("Token endpoint, revocation, introspection (item 3)")
 struct TokenEndpointTests {
     static func tokenURL(_ server: TestServer) -> String { server.base + "/oauth/token" }
 
-    static func assertion(clientID: String, audience: String, signer: any JWSSigner, jti: String = SecureRandom.token(), expiresIn: Int = 60) throws -> String {
+    static func assertion(
+        clientID: String, audience: String, signer: any JWSSigner, jti: String = SecureRandom.token(),
+        expiresIn: Int = 60
+    ) throws -> String {
         let now = Int(Date().timeIntervalSince1970)
-        return try JWS.sign(claims: ["iss": .string(clientID), "sub": .string(clientID), "aud": .string(audience), "jti": .string(jti),
-                                     "exp": .number(JSONNumber(now + expiresIn)), "iat": .number(JSONNumber(now))], signer: signer)
+        return try JWS.sign(
+            claims: [
+                "iss": .string(clientID), "sub": .string(clientID), "aud": .string(audience), "jti": .string(jti),
+                "exp": .number(JSONNumber(now + expiresIn)), "iat": .number(JSONNumber(now)),
+            ], signer: signer)
     }
 
     @Test("client_credentials with client_secret_basic and client_secret_post; wrong secrets are invalid_client")
     func clientSecrets() async throws {
         let server = try await TestServer.shared.get()
-        let basic = try await RawHTTP.form(Self.tokenURL(server), [("grant_type", "client_credentials"), ("scope", "api")],
-                                           headers: [RawHTTP.basic("secret-basic", "basic-secret")])
-        #expect(basic.status == 200 && basic.json["token_type"] == "Bearer" && basic.json["scope"] == "api", "\(basic.text)")
+        let basic = try await RawHTTP.form(
+            Self.tokenURL(server), [("grant_type", "client_credentials"), ("scope", "api")],
+            headers: [RawHTTP.basic("secret-basic", "basic-secret")])
+        #expect(
+            basic.status == 200 && basic.json["token_type"] == "Bearer" && basic.json["scope"] == "api", "\(basic.text)"
+        )
         #expect(basic.json["refresh_token"] == nil)
-        let wrong = try await RawHTTP.form(Self.tokenURL(server), [("grant_type", "client_credentials")], headers: [RawHTTP.basic("secret-basic", "nope")])
-        #expect(wrong.status == 401 && wrong.json["error"] == "invalid_client" && wrong.header("WWW-Authenticate")?.hasPrefix("Basic") == true)
-        let post = try await RawHTTP.form(Self.tokenURL(server), [("grant_type", "client_credentials"), ("client_id", "secret-post"), ("client_secret", "post-secret")])
+        let wrong = try await RawHTTP.form(
+            Self.tokenURL(server), [("grant_type", "client_credentials")],
+            headers: [RawHTTP.basic("secret-basic", "nope")])
+        #expect(
+            wrong.status == 401 && wrong.json["error"] == "invalid_client"
+                && wrong.header("WWW-Authenticate")?.hasPrefix("Basic") == true)
+        let post = try await RawHTTP.form(
+            Self.tokenURL(server),
+            [("grant_type", "client_credentials"), ("client_id", "secret-post"), ("client_secret", "post-secret")])
         #expect(post.status == 200, "\(post.text)")
         #expect(post.json["expires_in"] == 42, "a client's own lifetime overrides the server-wide one")
         #expect(basic.json["expires_in"] == 300)
-        let postWrong = try await RawHTTP.form(Self.tokenURL(server), [("grant_type", "client_credentials"), ("client_id", "secret-post"), ("client_secret", "x")])
+        let postWrong = try await RawHTTP.form(
+            Self.tokenURL(server),
+            [("grant_type", "client_credentials"), ("client_id", "secret-post"), ("client_secret", "x")])
         #expect(postWrong.status == 401 && postWrong.json["error"] == "invalid_client")
-        let scope = try await RawHTTP.form(Self.tokenURL(server), [("grant_type", "client_credentials"), ("scope", "admin")],
-                                           headers: [RawHTTP.basic("secret-basic", "basic-secret")])
+        let scope = try await RawHTTP.form(
+            Self.tokenURL(server), [("grant_type", "client_credentials"), ("scope", "admin")],
+            headers: [RawHTTP.basic("secret-basic", "basic-secret")])
         #expect(scope.status == 400 && scope.json["error"] == "invalid_scope")
-        let haapi = try await RawHTTP.form(Self.tokenURL(server), [("grant_type", "client_credentials"), ("scope", "urn:se:curity:scopes:haapi")],
-                                           headers: [RawHTTP.basic("secret-basic", "basic-secret")])
+        let haapi = try await RawHTTP.form(
+            Self.tokenURL(server), [("grant_type", "client_credentials"), ("scope", "urn:se:curity:scopes:haapi")],
+            headers: [RawHTTP.basic("secret-basic", "basic-secret")])
         #expect(haapi.json["error"] == "unauthorized_client")
-        let publicClient = try await RawHTTP.form(Self.tokenURL(server), [("grant_type", "client_credentials"), ("client_id", "haapi-demo")])
+        let publicClient = try await RawHTTP.form(
+            Self.tokenURL(server), [("grant_type", "client_credentials"), ("client_id", "haapi-demo")])
         #expect(publicClient.status == 400 && publicClient.json["error"] == "unauthorized_client")
     }
 
-    @Test("private_key_jwt (ES256) and client_secret_jwt (HS256); a replayed, mis-addressed or expired assertion is refused")
+    @Test(
+        "private_key_jwt (ES256) and client_secret_jwt (HS256); a replayed, mis-addressed or expired assertion is refused"
+    )
     func clientAssertions() async throws {
         let server = try await TestServer.shared.get()
         let url = Self.tokenURL(server)
         let jwtType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
         let keyAssertion = try Self.assertion(clientID: "key-jwt", audience: url, signer: TestConfiguration.clientKey)
-        let keyed = try await RawHTTP.form(url, [("grant_type", "client_credentials"), ("client_assertion_type", jwtType), ("client_assertion", keyAssertion)])
+        let keyed = try await RawHTTP.form(
+            url,
+            [
+                ("grant_type", "client_credentials"), ("client_assertion_type", jwtType),
+                ("client_assertion", keyAssertion),
+            ])
         #expect(keyed.status == 200, "\(keyed.text)")
-        let replayed = try await RawHTTP.form(url, [("grant_type", "client_credentials"), ("client_assertion_type", jwtType), ("client_assertion", keyAssertion)])
+        let replayed = try await RawHTTP.form(
+            url,
+            [
+                ("grant_type", "client_credentials"), ("client_assertion_type", jwtType),
+                ("client_assertion", keyAssertion),
+            ])
         #expect(replayed.status == 401 && replayed.json["error"] == "invalid_client")
 
-        let secretSigner = try JWK(json: ["kty": "oct", "k": .string(Base64URL.encode("a-long-shared-secret-for-hs256-signing"))]).signer(algorithm: .hs256)
+        let secretSigner = try JWK(json: [
+            "kty": "oct", "k": .string(Base64URL.encode("a-long-shared-secret-for-hs256-signing")),
+        ]).signer(algorithm: .hs256)
         let secretAssertion = try Self.assertion(clientID: "secret-jwt", audience: url, signer: secretSigner)
-        let shared = try await RawHTTP.form(url, [("grant_type", "client_credentials"), ("client_assertion_type", jwtType), ("client_assertion", secretAssertion)])
+        let shared = try await RawHTTP.form(
+            url,
+            [
+                ("grant_type", "client_credentials"), ("client_assertion_type", jwtType),
+                ("client_assertion", secretAssertion),
+            ])
         #expect(shared.status == 200, "\(shared.text)")
 
-        let wrongAudience = try Self.assertion(clientID: "key-jwt", audience: "https://elsewhere.example", signer: TestConfiguration.clientKey)
-        #expect(try await RawHTTP.form(url, [("grant_type", "client_credentials"), ("client_assertion_type", jwtType), ("client_assertion", wrongAudience)]).status == 401)
-        let expired = try Self.assertion(clientID: "key-jwt", audience: url, signer: TestConfiguration.clientKey, expiresIn: -10)
-        #expect(try await RawHTTP.form(url, [("grant_type", "client_credentials"), ("client_assertion_type", jwtType), ("client_assertion", expired)]).status == 401)
+        let wrongAudience = try Self.assertion(
+            clientID: "key-jwt", audience: "https://elsewhere.example", signer: TestConfiguration.clientKey)
+        #expect(
+            try await RawHTTP.form(
+                url,
+                [
+                    ("grant_type", "client_credentials"), ("client_assertion_type", jwtType),
+                    ("client_assertion", wrongAudience),
+                ]
+            ).status == 401)
+        let expired = try Self.assertion(
+            clientID: "key-jwt", audience: url, signer: TestConfiguration.clientKey, expiresIn: -10)
+        #expect(
+            try await RawHTTP.form(
+                url,
+                [
+                    ("grant_type", "client_credentials"), ("client_assertion_type", jwtType),
+                    ("client_assertion", expired),
+                ]
+            ).status == 401)
         let otherKey = try Self.assertion(clientID: "key-jwt", audience: url, signer: SoftwareP256SigningKey())
-        #expect(try await RawHTTP.form(url, [("grant_type", "client_credentials"), ("client_assertion_type", jwtType), ("client_assertion", otherKey)]).status == 401)
+        #expect(
+            try await RawHTTP.form(
+                url,
+                [
+                    ("grant_type", "client_credentials"), ("client_assertion_type", jwtType),
+                    ("client_assertion", otherKey),
+                ]
+            ).status == 401)
     }
 
-    @Test("authorization_code: token-bound codes need a proof from the flow's key; redirect_uri must match; codes are single use")
+    @Test(
+        "authorization_code: token-bound codes need a proof from the flow's key; redirect_uri must match; codes are single use"
+    )
     func authorizationCode() async throws {
         let server = try await TestServer.shared.get()
         let device = HaapiDevice(base: server.base)
@@ -75,11 +140,16 @@ struct TokenEndpointTests {
         #expect(withoutProof.json["error_description"] == "Missing DPoP Proof Token")
 
         let stranger = Dpop(key: SoftwareP256SigningKey())
-        let strangerProof = try stranger.createProof(httpMethod: "POST", url: #require(URL(string: Self.tokenURL(server))), nonce: device.nonce)
-        let wrongKey = try await RawHTTP.form(Self.tokenURL(server), [("grant_type", "authorization_code"), ("client_id", "haapi-demo"),
-                                                                     ("code", code), ("redirect_uri", "app://haapi"),
-                                                                     ("code_verifier", try #require(device.pkce).codeVerifier)],
-                                            headers: [("DPoP", strangerProof)])
+        let strangerProof = try stranger.createProof(
+            httpMethod: "POST", url: #require(URL(string: Self.tokenURL(server))), nonce: device.nonce)
+        let wrongKey = try await RawHTTP.form(
+            Self.tokenURL(server),
+            [
+                ("grant_type", "authorization_code"), ("client_id", "haapi-demo"),
+                ("code", code), ("redirect_uri", "app://haapi"),
+                ("code_verifier", try #require(device.pkce).codeVerifier),
+            ],
+            headers: [("DPoP", strangerProof)])
         #expect(wrongKey.status == 400 && wrongKey.json["error"] == "invalid_dpop_proof")
 
         let wrongRedirect = try await device.redeem(code: code, redirectURI: "app://other")
@@ -115,21 +185,30 @@ struct TokenEndpointTests {
         #expect(missing.status == 400 && missing.json["error"] == "invalid_request")
 
         let pkce = PKCE()
-        let redirect = try await device.authorize(redirectURI: "app://consent", extra: [("code_challenge", pkce.codeChallenge), ("code_challenge_method", "S256")])
+        let redirect = try await device.authorize(
+            redirectURI: "app://consent",
+            extra: [("code_challenge", pkce.codeChallenge), ("code_challenge_method", "S256")])
         let login = try await device.submit(redirect.json["actions"]?[0])
-        let afterLogin = try await device.submit(login.json["actions"]?[0], [("userName", "demouser"), ("password", "Password1")])
+        let afterLogin = try await device.submit(
+            login.json["actions"]?[0], [("userName", "demouser"), ("password", "Password1")])
         let consent = try await device.submit(afterLogin.json["actions"]?[0])
         #expect(consent.json["type"] == "user-consent-step")
         let final = try await device.submit(consent.json["actions"]?[0], [("scope_profile", "profile")])
         let code = try #require(final.json["properties"]?["code"]?.stringValue)
         #expect(try await device.redeem(code: code, redirectURI: "app://consent").json["error"] == "invalid_grant")
-        #expect(try await device.redeem(code: code, redirectURI: "app://consent", extra: [("code_verifier", PKCE().codeVerifier)]).json["error"] == "invalid_grant")
-        let tokens = try await device.redeem(code: code, redirectURI: "app://consent", extra: [("code_verifier", pkce.codeVerifier)])
+        #expect(
+            try await device.redeem(
+                code: code, redirectURI: "app://consent", extra: [("code_verifier", PKCE().codeVerifier)]
+            ).json["error"] == "invalid_grant")
+        let tokens = try await device.redeem(
+            code: code, redirectURI: "app://consent", extra: [("code_verifier", pkce.codeVerifier)])
         #expect(tokens.status == 200, "\(tokens.text)")
         #expect(tokens.json["scope"] == "openid profile")
     }
 
-    @Test("refresh: rotation; reusing a rotated token after the leeway revokes the family; a bound token needs the same key")
+    @Test(
+        "refresh: rotation; reusing a rotated token after the leeway revokes the family; a bound token needs the same key"
+    )
     func refreshRotation() async throws {
         let server = try await TestServer()
         defer { Task { await server.stop() } }
@@ -152,16 +231,21 @@ struct TokenEndpointTests {
         let familyGone = try await device.refresh(second)
         #expect(familyGone.status == 400 && familyGone.json["error"] == "invalid_grant")
         let access = try #require(rotated.json["access_token"]?.stringValue)
-        let introspected = try await RawHTTP.form(server.base + "/oauth/introspect", [("token", access)], headers: [RawHTTP.basic("secret-basic", "basic-secret")])
+        let introspected = try await RawHTTP.form(
+            server.base + "/oauth/introspect", [("token", access)],
+            headers: [RawHTTP.basic("secret-basic", "basic-secret")])
         #expect(introspected.json["active"] == false)
     }
 
-    @Test("rotation leeway: a client killed before it stored the new refresh token refreshes again with the old one; the leeway never restarts")
+    @Test(
+        "rotation leeway: a client killed before it stored the new refresh token refreshes again with the old one; the leeway never restarts"
+    )
     func rotationLeeway() async throws {
         let server = try await TestServer()
         defer { Task { await server.stop() } }
         let device = try await AuthenticatorTests.device(server)
-        let first = try #require(try await device.redeem(code: try await device.passwordLogin()).json["refresh_token"]?.stringValue)
+        let first = try #require(
+            try await device.redeem(code: try await device.passwordLogin()).json["refresh_token"]?.stringValue)
         let lost = try await device.refresh(first)  // the answer the killed client never stored
         #expect(lost.status == 200)
 
@@ -187,7 +271,8 @@ struct TokenEndpointTests {
         let server = try await TestServer(configuration: configuration)
         defer { Task { await server.stop() } }
         let device = try await AuthenticatorTests.device(server)
-        let first = try #require(try await device.redeem(code: try await device.passwordLogin()).json["refresh_token"]?.stringValue)
+        let first = try #require(
+            try await device.redeem(code: try await device.passwordLogin()).json["refresh_token"]?.stringValue)
         let second = try #require(try await device.refresh(first).json["refresh_token"]?.stringValue)
         server.clock.advance(0.01)
         #expect(try await device.refresh(first).json["error"] == "invalid_grant")
@@ -202,8 +287,12 @@ struct TokenEndpointTests {
         let code = try await device.passwordLogin(redirectURI: "app://legacy")
         let tokens = try await device.redeem(code: code, redirectURI: "app://legacy", withProof: false)
         #expect(tokens.status == 200 && tokens.json["token_type"] == "Bearer", "\(tokens.text)")
-        let refresh = try await RawHTTP.form(server.base + "/oauth/token", [("grant_type", "refresh_token"), ("client_id", "legacy-client"),
-                                                                           ("refresh_token", tokens.json["refresh_token"]?.stringValue ?? "")])
+        let refresh = try await RawHTTP.form(
+            server.base + "/oauth/token",
+            [
+                ("grant_type", "refresh_token"), ("client_id", "legacy-client"),
+                ("refresh_token", tokens.json["refresh_token"]?.stringValue ?? ""),
+            ])
         #expect(refresh.status == 200)
     }
 
@@ -217,14 +306,17 @@ struct TokenEndpointTests {
         let refresh = try #require(tokens.json["refresh_token"]?.stringValue)
         let introspectURL = server.base + "/oauth/introspect"
 
-        let active = try await RawHTTP.form(introspectURL, [("token", access)], headers: [RawHTTP.basic("secret-basic", "basic-secret")])
-        #expect(active.json["active"] == true && active.json["token_type"] == "DPoP" && active.json["sub"] == "demouser")
+        let active = try await RawHTTP.form(
+            introspectURL, [("token", access)], headers: [RawHTTP.basic("secret-basic", "basic-secret")])
+        #expect(
+            active.json["active"] == true && active.json["token_type"] == "DPoP" && active.json["sub"] == "demouser")
         #expect(active.json["cnf"]?["jkt"]?.stringValue == device.key.thumbprint)
         #expect(active.json["client_id"] == "haapi-demo" && active.json["exp"]?.numberValue != nil)
         // A public client authenticates with a proof of the key its token is bound to, and sees only its own tokens.
         func asPublicClient(_ clientID: String, proof: Bool = true) async throws -> RawResponse {
-            let response = try await RawHTTP.form(introspectURL, [("token", access), ("client_id", clientID)],
-                                                  headers: proof ? [("DPoP", try device.proof("POST", introspectURL))] : [])
+            let response = try await RawHTTP.form(
+                introspectURL, [("token", access), ("client_id", clientID)],
+                headers: proof ? [("DPoP", try device.proof("POST", introspectURL))] : [])
             device.remember(response)
             return response
         }
@@ -237,11 +329,13 @@ struct TokenEndpointTests {
         let anonymous = try await RawHTTP.form(introspectURL, [("token", access)])
         #expect(anonymous.status == 401)
 
-        let revoke = try await RawHTTP.form(server.base + "/oauth/revoke", [("token", refresh), ("client_id", "haapi-demo")])
+        let revoke = try await RawHTTP.form(
+            server.base + "/oauth/revoke", [("token", refresh), ("client_id", "haapi-demo")])
         #expect(revoke.status == 200)
         #expect(try await device.refresh(refresh).json["error"] == "invalid_grant")
         #expect(try await asPublicClient("haapi-demo").json["active"] == false)
-        let unknown = try await RawHTTP.form(server.base + "/oauth/revoke", [("token", "never-issued"), ("client_id", "haapi-demo")])
+        let unknown = try await RawHTTP.form(
+            server.base + "/oauth/revoke", [("token", "never-issued"), ("client_id", "haapi-demo")])
         #expect(unknown.status == 200)
         let missing = try await RawHTTP.form(server.base + "/oauth/revoke", [("client_id", "haapi-demo")])
         #expect(missing.status == 400 && missing.json["error"] == "invalid_request")
@@ -253,10 +347,12 @@ struct TokenEndpointTests {
         let url = Self.tokenURL(server)
         #expect(try await RawHTTP.form(url, [("grant_type", "password")]).json["error"] == "unsupported_grant_type")
         #expect(try await RawHTTP.form(url, [("client_id", "x")]).json["error"] == "invalid_request")
-        let json = try await RawHTTP.send("POST", url, headers: [("Content-Type", "application/json")], body: Data("{}".utf8))
+        let json = try await RawHTTP.send(
+            "POST", url, headers: [("Content-Type", "application/json")], body: Data("{}".utf8))
         #expect(json.status == 415 && json.json["error"] == "invalid_request")
-        let repeated = try await RawHTTP.send("POST", url, headers: [("Content-Type", "application/x-www-form-urlencoded")],
-                                              body: Data("grant_type=client_credentials&grant_type=refresh_token".utf8))
+        let repeated = try await RawHTTP.send(
+            "POST", url, headers: [("Content-Type", "application/x-www-form-urlencoded")],
+            body: Data("grant_type=client_credentials&grant_type=refresh_token".utf8))
         #expect(repeated.status == 400 && repeated.json["error"] == "invalid_request")
         #expect(repeated.header("Cache-Control") == "no-store")
     }
@@ -267,12 +363,15 @@ struct RegistrationTests {
     @Test("templatized DCR: a dcr token of the main client registers a client that gets HAAPI tokens and logs in")
     func fallbackPath() async throws {
         let server = try await TestServer.shared.get()
-        let initial = try await RawHTTP.form(server.base + "/oauth/token", [("grant_type", "client_credentials"), ("scope", "dcr")],
-                                             headers: [RawHTTP.basic("haapi-dcr-main", "dcr-main-secret-change-me")])
+        let initial = try await RawHTTP.form(
+            server.base + "/oauth/token", [("grant_type", "client_credentials"), ("scope", "dcr")],
+            headers: [RawHTTP.basic("haapi-dcr-main", "dcr-main-secret-change-me")])
         let dcrToken = try #require(initial.json["access_token"]?.stringValue, "\(initial.text)")
-        let registration = try await RawHTTP.send("POST", server.base + "/oauth/register", headers: [
-            ("Authorization", "Bearer " + dcrToken), ("Content-Type", "application/json"),
-        ], body: Data(#"{"software_id":"haapi-dcr-template"}"#.utf8))
+        let registration = try await RawHTTP.send(
+            "POST", server.base + "/oauth/register",
+            headers: [
+                ("Authorization", "Bearer " + dcrToken), ("Content-Type", "application/json"),
+            ], body: Data(#"{"software_id":"haapi-dcr-template"}"#.utf8))
         #expect(registration.status == 201, "\(registration.text)")
         let clientID = try #require(registration.json["client_id"]?.stringValue)
         let secret = try #require(registration.json["client_secret"]?.stringValue)
@@ -281,8 +380,9 @@ struct RegistrationTests {
         let device = HaapiDevice(base: server.base, clientID: clientID)
         let tokenURL = server.base + "/oauth/token"
         func haapiToken() async throws -> RawResponse {
-            let response = try await RawHTTP.form(tokenURL, [("grant_type", "client_credentials"), ("scope", "urn:se:curity:scopes:haapi")],
-                                                  headers: [RawHTTP.basic(clientID, secret), ("DPoP", try device.proof("POST", tokenURL))])
+            let response = try await RawHTTP.form(
+                tokenURL, [("grant_type", "client_credentials"), ("scope", "urn:se:curity:scopes:haapi")],
+                headers: [RawHTTP.basic(clientID, secret), ("DPoP", try device.proof("POST", tokenURL))])
             device.remember(response)
             return response
         }
@@ -291,22 +391,34 @@ struct RegistrationTests {
         #expect(token.status == 200 && token.json["token_type"] == "DPoP", "\(token.text)")
         device.haapiToken = token.json["access_token"]?.stringValue
         let code = try await device.passwordLogin()
-        let tokens = try await RawHTTP.form(tokenURL, [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", "app://haapi"),
-                                                       ("code_verifier", try #require(device.pkce).codeVerifier)],
-                                            headers: [RawHTTP.basic(clientID, secret), ("DPoP", try device.proof("POST", tokenURL))])
+        let tokens = try await RawHTTP.form(
+            tokenURL,
+            [
+                ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", "app://haapi"),
+                ("code_verifier", try #require(device.pkce).codeVerifier),
+            ],
+            headers: [RawHTTP.basic(clientID, secret), ("DPoP", try device.proof("POST", tokenURL))])
         #expect(tokens.status == 200 && tokens.json["token_type"] == "DPoP", "\(tokens.text)")
-        #expect(try await RawHTTP.form(tokenURL, [("grant_type", "client_credentials"), ("scope", "urn:se:curity:scopes:haapi")],
-                                       headers: [RawHTTP.basic(clientID, "wrong")]).status == 401)
+        #expect(
+            try await RawHTTP.form(
+                tokenURL, [("grant_type", "client_credentials"), ("scope", "urn:se:curity:scopes:haapi")],
+                headers: [RawHTTP.basic(clientID, "wrong")]
+            ).status == 401)
 
         // A confidential client may skip PKCE; then a code_verifier at the token endpoint is a downgrade or a
         // mix-up (RFC 9700 §2.1.1) and is refused, while the same exchange without it works.
         let plainCode = try await device.passwordLogin(usePKCE: false)
-        let mixedUp = try await RawHTTP.form(tokenURL, [("grant_type", "authorization_code"), ("code", plainCode), ("redirect_uri", "app://haapi"),
-                                                        ("code_verifier", PKCE().codeVerifier)],
-                                             headers: [RawHTTP.basic(clientID, secret), ("DPoP", try device.proof("POST", tokenURL))])
+        let mixedUp = try await RawHTTP.form(
+            tokenURL,
+            [
+                ("grant_type", "authorization_code"), ("code", plainCode), ("redirect_uri", "app://haapi"),
+                ("code_verifier", PKCE().codeVerifier),
+            ],
+            headers: [RawHTTP.basic(clientID, secret), ("DPoP", try device.proof("POST", tokenURL))])
         #expect(mixedUp.status == 400 && mixedUp.json["error"] == "invalid_grant", "\(mixedUp.text)")
-        let plain = try await RawHTTP.form(tokenURL, [("grant_type", "authorization_code"), ("code", plainCode), ("redirect_uri", "app://haapi")],
-                                           headers: [RawHTTP.basic(clientID, secret), ("DPoP", try device.proof("POST", tokenURL))])
+        let plain = try await RawHTTP.form(
+            tokenURL, [("grant_type", "authorization_code"), ("code", plainCode), ("redirect_uri", "app://haapi")],
+            headers: [RawHTTP.basic(clientID, secret), ("DPoP", try device.proof("POST", tokenURL))])
         #expect(plain.status == 200, "\(plain.text)")
     }
 
@@ -315,16 +427,28 @@ struct RegistrationTests {
         let server = try await TestServer.shared.get()
         let url = server.base + "/oauth/register"
         let body = Data(#"{"software_id":"haapi-dcr-template"}"#.utf8)
-        #expect(try await RawHTTP.send("POST", url, headers: [("Content-Type", "application/json")], body: body).status == 401)
-        let apiToken = try await RawHTTP.form(server.base + "/oauth/token", [("grant_type", "client_credentials")],
-                                              headers: [RawHTTP.basic("secret-basic", "basic-secret")]).json["access_token"]?.stringValue ?? ""
-        let wrongScope = try await RawHTTP.send("POST", url, headers: [("Authorization", "Bearer " + apiToken)], body: body)
+        #expect(
+            try await RawHTTP.send("POST", url, headers: [("Content-Type", "application/json")], body: body).status
+                == 401)
+        let apiToken =
+            try await RawHTTP.form(
+                server.base + "/oauth/token", [("grant_type", "client_credentials")],
+                headers: [RawHTTP.basic("secret-basic", "basic-secret")]
+            ).json["access_token"]?.stringValue ?? ""
+        let wrongScope = try await RawHTTP.send(
+            "POST", url, headers: [("Authorization", "Bearer " + apiToken)], body: body)
         #expect(wrongScope.status == 401 && wrongScope.json["error"] == "invalid_token")
-        let dcrToken = try await RawHTTP.form(server.base + "/oauth/token", [("grant_type", "client_credentials"), ("scope", "dcr")],
-                                              headers: [RawHTTP.basic("haapi-dcr-main", "dcr-main-secret-change-me")]).json["access_token"]?.stringValue ?? ""
-        let noTemplate = try await RawHTTP.send("POST", url, headers: [("Authorization", "Bearer " + dcrToken)], body: Data(#"{"software_id":"haapi-demo"}"#.utf8))
+        let dcrToken =
+            try await RawHTTP.form(
+                server.base + "/oauth/token", [("grant_type", "client_credentials"), ("scope", "dcr")],
+                headers: [RawHTTP.basic("haapi-dcr-main", "dcr-main-secret-change-me")]
+            ).json["access_token"]?.stringValue ?? ""
+        let noTemplate = try await RawHTTP.send(
+            "POST", url, headers: [("Authorization", "Bearer " + dcrToken)],
+            body: Data(#"{"software_id":"haapi-demo"}"#.utf8))
         #expect(noTemplate.status == 400 && noTemplate.json["error"] == "invalid_software_statement")
-        let noSoftwareID = try await RawHTTP.send("POST", url, headers: [("Authorization", "Bearer " + dcrToken)], body: Data("{}".utf8))
+        let noSoftwareID = try await RawHTTP.send(
+            "POST", url, headers: [("Authorization", "Bearer " + dcrToken)], body: Data("{}".utf8))
         #expect(noSoftwareID.json["error"] == "invalid_client_metadata")
     }
 }

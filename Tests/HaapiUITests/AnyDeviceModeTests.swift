@@ -21,12 +21,15 @@ struct AnyDeviceModeTests {
             lock.withLock { bodies[request.url.path] = request.body }
             let json: (String, String)
             switch request.url.path {
-            case "/oauth/token/cat": json = ("application/json", request.method == "GET" ? #"{"challenge":"c"}"# : #"{"cat":"c"}"#)
-            case "/oauth/token": json = ("application/json", #"{"access_token":"t","token_type":"DPoP","expires_in":600}"#)
+            case "/oauth/token/cat":
+                json = ("application/json", request.method == "GET" ? #"{"challenge":"c"}"# : #"{"cat":"c"}"#)
+            case "/oauth/token":
+                json = ("application/json", #"{"access_token":"t","token_type":"DPoP","expires_in":600}"#)
             case "/oauth/authorize": json = ("application/vnd.auth+json", step)
             default: json = ("application/vnd.auth+json", #"{"type":"authentication-step","actions":[]}"#)
             }
-            return HttpResponse(statusCode: 200, headers: ["Content-Type": json.0], body: Data(json.1.utf8), url: request.url)
+            return HttpResponse(
+                statusCode: 200, headers: ["Content-Type": json.0], body: Data(json.1.utf8), url: request.url)
         }
     }
 
@@ -43,12 +46,17 @@ struct AnyDeviceModeTests {
             """
         let server = ScriptedServer(step: step)
         let base = URL(string: "https://login.example.com")!
-        let configuration = HaapiUIKitConfigurationBuilder(clientId: "c", baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
-                                                           authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://c")
-            .setTransport(server).setAttester(SoftwareAttester()).setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
-            .setPasskeyAuthenticator(SoftwareAuthenticator(storage: InMemoryStorage()))
-            .build()
-        let viewModel = HaapiFlowViewModel(haapiUIKitApplication: HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).build())
+        let configuration = HaapiUIKitConfigurationBuilder(
+            clientId: "c", baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
+            authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://c"
+        )
+        .setTransport(server).setAttester(SoftwareAttester()).setTokenBoundConfiguration(
+            BoundedTokenConfiguration(keyPairType: .p256)
+        )
+        .setPasskeyAuthenticator(SoftwareAuthenticator(storage: InMemoryStorage()))
+        .build()
+        let viewModel = HaapiFlowViewModel(
+            haapiUIKitApplication: HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).build())
         await viewModel.start()
         #expect(await viewModel.performPasskeyOperation())
         let body = try JSONParser().parse(try #require(server.body(for: "/authn/register/webauthn")))

@@ -13,7 +13,9 @@ struct FlowViewModelTests {
         func didReceiveError(_ error: Error) { errors.append(error) }
     }
 
-    @Test("selector → password form; a wrong password shows a problem, the right one publishes tokens; Combine-style subscribers see every state")
+    @Test(
+        "selector → password form; a wrong password shows a problem, the right one publishes tokens; Combine-style subscribers see every state"
+    )
     func passwordFlow() async throws {
         let server = try await UITestServer.shared.get()
         let recorder = Recorder()
@@ -29,7 +31,10 @@ struct FlowViewModelTests {
         viewModel.$isLoading.sink { loadingChanges.append($0) }.store(in: &cancellables)
 
         await viewModel.start()
-        guard case .selector(let options)? = viewModel.uiModel?.content else { Issue.record("no selector"); return }
+        guard case .selector(let options)? = viewModel.uiModel?.content else {
+            Issue.record("no selector")
+            return
+        }
         #expect(options.map(\.title).contains { $0.lowercased().contains("password") })
         try await viewModel.selectAuthenticator("password")
         let login = try #require(viewModel.forms.first)
@@ -52,7 +57,9 @@ struct FlowViewModelTests {
         #expect(loadingChanges.contains(true) && loadingChanges.last == false)
 
         // OAuthLifecycle refreshes with the application's key.
-        let refreshed = try await OAuthLifecycle.refreshToken(try #require(tokens.refreshToken), haapiUIKitApplication: viewModel.haapiUIKitApplication).get()
+        let refreshed = try await OAuthLifecycle.refreshToken(
+            try #require(tokens.refreshToken), haapiUIKitApplication: viewModel.haapiUIKitApplication
+        ).get()
         #expect(refreshed.accessToken != tokens.accessToken)
         await viewModel.close()
     }
@@ -84,7 +91,9 @@ struct FlowViewModelTests {
         await viewModel.close()
     }
 
-    @Test("e-mail resend: the continue-same-step keeps the code form on screen with its message; the new code then signs in")
+    @Test(
+        "e-mail resend: the continue-same-step keeps the code form on screen with its message; the new code then signs in"
+    )
     func emailResend() async throws {
         let server = try await UITestServer.shared.get()
         let viewModel = HaapiFlowViewModel(haapiUIKitApplication: try server.application())
@@ -111,7 +120,10 @@ struct FlowViewModelTests {
         await viewModel.start()
         try await viewModel.selectAuthenticator("approve")
         await viewModel.submit(try #require(viewModel.forms.first), values: ["userName": "approver"])
-        guard case .polling(let polling)? = viewModel.uiModel?.content else { Issue.record("not polling"); return }
+        guard case .polling(let polling)? = viewModel.uiModel?.content else {
+            Issue.record("not polling")
+            return
+        }
         #expect(polling.status == .pending && polling.cancelAction != nil && polling.deadline != nil)
         #expect(viewModel.isPolling)
         #expect(try await server.approve("approver") == 200)
@@ -138,24 +150,31 @@ struct FlowViewModelTests {
     @Test("polling: a timeout ends the flow with pollingTimedOut")
     func pollingTimeout() async throws {
         let server = try await UITestServer.shared.get()
-        let viewModel = HaapiFlowViewModel(haapiUIKitApplication: try server.application(polling: 0.2, pollingTimeout: 1))
+        let viewModel = HaapiFlowViewModel(
+            haapiUIKitApplication: try server.application(polling: 0.2, pollingTimeout: 1))
         await viewModel.start()
         try await viewModel.selectAuthenticator("approve")
         await viewModel.submit(try #require(viewModel.forms.first), values: ["userName": "approver"])
         try await viewModel.wait(seconds: 10) { viewModel.error != nil }
-        guard case .pollingTimedOut? = viewModel.error as? HaapiUIError else { Issue.record("\(String(describing: viewModel.error))"); return }
+        guard case .pollingTimedOut? = viewModel.error as? HaapiUIError else {
+            Issue.record("\(String(describing: viewModel.error))")
+            return
+        }
         await viewModel.close()
     }
 
     @Test("consent: the choices are forms; accepting finishes the flow")
     func consent() async throws {
         let server = try await UITestServer.shared.get()
-        let viewModel = HaapiFlowViewModel(haapiUIKitApplication: try server.application(clientId: "ui-consent", redirect: "app://consent"))
+        let viewModel = HaapiFlowViewModel(
+            haapiUIKitApplication: try server.application(clientId: "ui-consent", redirect: "app://consent"))
         await viewModel.start()
         if case .selector = viewModel.uiModel?.content { try await viewModel.selectAuthenticator("password") }
-        await viewModel.submit(try #require(viewModel.forms.first), values: ["userName": "demouser", "password": "Password1"])
+        await viewModel.submit(
+            try #require(viewModel.forms.first), values: ["userName": "demouser", "password": "Password1"])
         guard case .consent(let choices)? = viewModel.uiModel?.content else {
-            Issue.record("no consent step: \(String(describing: viewModel.uiModel?.step.rawJsonString))"); return
+            Issue.record("no consent step: \(String(describing: viewModel.uiModel?.step.rawJsonString))")
+            return
         }
         #expect(choices.count >= 2)
         await viewModel.submit(try #require(choices.first))
@@ -170,12 +189,14 @@ struct FlowViewModelTests {
         await viewModel.start()
         try await viewModel.selectAuthenticator("browser")
         guard case .clientOperation(let operation)? = viewModel.uiModel?.content, let url = operation.launchURL else {
-            Issue.record("no client operation"); return
+            Issue.record("no client operation")
+            return
         }
         #expect(operation.name == "external-browser-flow")
-        let page = try await defaultHttpTransport().send(HttpRequest(
-            method: "POST", url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")],
-            body: Data("userName=demouser&password=Password1&redirect_uri=app%3A%2F%2Fhaapi".utf8)))
+        let page = try await defaultHttpTransport().send(
+            HttpRequest(
+                method: "POST", url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                body: Data("userName=demouser&password=Password1&redirect_uri=app%3A%2F%2Fhaapi".utf8)))
         let location = try #require(page.header("Location").flatMap(URL.init(string:)))
         #expect(await viewModel.resumeExternalBrowser(with: location))
         #expect(viewModel.oAuthModel is OAuthTokenModel, "\(String(describing: viewModel.error))")
@@ -189,7 +210,10 @@ struct FlowViewModelTests {
         let viewModel = HaapiFlowViewModel(haapiUIKitApplication: try server.application(), flowResult: recorder)
         await viewModel.start()
         viewModel.cancel()
-        guard case .flowCancelled? = viewModel.error as? HaapiUIError else { Issue.record("\(String(describing: viewModel.error))"); return }
+        guard case .flowCancelled? = viewModel.error as? HaapiUIError else {
+            Issue.record("\(String(describing: viewModel.error))")
+            return
+        }
         #expect(recorder.errors.count == 1)
         await viewModel.close()
     }

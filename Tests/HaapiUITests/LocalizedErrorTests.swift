@@ -8,7 +8,10 @@ struct UILocalizedErrorTests {
     func sentences() throws {
         let cases: [(any Error, String)] = [
             (HaapiUIError.pollingTimedOut(after: 30), "Signing in stopped: no answer after 30 s of polling."),
-            (WebAuthnError.notAllowed("no passkey authenticator is configured"), "The passkey operation failed: not allowed: no passkey authenticator is configured."),
+            (
+                WebAuthnError.notAllowed("no passkey authenticator is configured"),
+                "The passkey operation failed: not allowed: no passkey authenticator is configured."
+            ),
         ]
         for (error, sentence) in cases { #expect(error.localizedDescription == sentence) }
         do {

@@ -18,7 +18,10 @@ struct PasskeyFlowTests {
         try await first.selectAuthenticator("passkeys")
         let create = try #require(first.forms.first { !$0.visibleFields.isEmpty })
         await first.submit(create, values: ["userName": "approver", "password": "Password1"])
-        guard case .clientOperation(let registration)? = first.uiModel?.content else { Issue.record("no registration step"); return }
+        guard case .clientOperation(let registration)? = first.uiModel?.content else {
+            Issue.record("no registration step")
+            return
+        }
         #expect(registration.name == "webauthn-registration")
         #expect(await first.performPasskeyOperation())
         #expect(first.oAuthModel is OAuthTokenModel, "\(String(describing: first.error))")
@@ -30,7 +33,10 @@ struct PasskeyFlowTests {
         try await second.selectAuthenticator("passkeys")
         let use = try #require(second.forms.first { $0.visibleFields.isEmpty })
         await second.submit(use)
-        guard case .clientOperation(let assertion)? = second.uiModel?.content else { Issue.record("no authentication step"); return }
+        guard case .clientOperation(let assertion)? = second.uiModel?.content else {
+            Issue.record("no authentication step")
+            return
+        }
         #expect(assertion.name == "webauthn-authentication")
         #expect(await second.performPasskeyOperation())
         let tokens = try #require(second.oAuthModel as? OAuthTokenModel, "\(String(describing: second.error))")
@@ -47,14 +53,18 @@ struct PasskeyFlowTests {
         try await viewModel.selectAuthenticator("passkeys")
         await viewModel.submit(try #require(viewModel.forms.first { $0.visibleFields.isEmpty }))
         #expect(!(await viewModel.performPasskeyOperation()))
-        guard case .selector? = viewModel.uiModel?.content else { Issue.record("not back at the selector: \(String(describing: viewModel.uiModel?.step.type))"); return }
+        guard case .selector? = viewModel.uiModel?.content else {
+            Issue.record("not back at the selector: \(String(describing: viewModel.uiModel?.step.type))")
+            return
+        }
         await viewModel.close()
     }
 
     @Test("an authenticator with no passkey for this RP gets the fallback; a wrong password gets a problem")
     func noCredential() async throws {
         let server = try await UITestServer.shared.get()
-        let viewModel = HaapiFlowViewModel(haapiUIKitApplication: try server.application(passkeys: SoftwareAuthenticator(storage: InMemoryStorage())))
+        let viewModel = HaapiFlowViewModel(
+            haapiUIKitApplication: try server.application(passkeys: SoftwareAuthenticator(storage: InMemoryStorage())))
         await viewModel.start()
         try await viewModel.selectAuthenticator("passkeys")
         let create = try #require(viewModel.forms.first { !$0.visibleFields.isEmpty })
@@ -62,7 +72,10 @@ struct PasskeyFlowTests {
         #expect(viewModel.uiModel?.problemMessages.isEmpty == false)
         await viewModel.submit(try #require(viewModel.forms.first { $0.visibleFields.isEmpty }))
         #expect(!(await viewModel.performPasskeyOperation()))
-        guard case .selector? = viewModel.uiModel?.content else { Issue.record("no fallback"); return }
+        guard case .selector? = viewModel.uiModel?.content else {
+            Issue.record("no fallback")
+            return
+        }
         await viewModel.close()
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HaapiDriver
 import HaapiUI
 import Testing
+
 @testable import HaapiServer
 
 /// Issue 12, item 1: nobody adds a passkey to an account they have not proven they own, through any route
@@ -10,7 +11,9 @@ import Testing
 @MainActor
 struct PasskeyTakeoverTests {
     /// A HAAPI sign-in with the passkeys authenticator and `authenticator`'s credentials: the tokens, if any.
-    static func haapiPasskeySignIn(_ server: UITestServer, with authenticator: SoftwareAuthenticator) async throws -> OAuthTokenModel? {
+    static func haapiPasskeySignIn(
+        _ server: UITestServer, with authenticator: SoftwareAuthenticator
+    ) async throws -> OAuthTokenModel? {
         let viewModel = HaapiFlowViewModel(haapiUIKitApplication: try server.application(passkeys: authenticator))
         await viewModel.start()
         try await viewModel.selectAuthenticator("passkeys")
@@ -20,7 +23,9 @@ struct PasskeyTakeoverTests {
         return viewModel.oAuthModel as? OAuthTokenModel
     }
 
-    @Test("web-app RP: an unauthenticated sign-up for an existing account's name or e-mail is refused; no tokens, no RP session for the victim")
+    @Test(
+        "web-app RP: an unauthenticated sign-up for an existing account's name or e-mail is refused; no tokens, no RP session for the victim"
+    )
     func relyingPartyTakeover() async throws {
         let server = try await UITestServer.shared.get()
         let rp = RelyingPartyClient(baseURL: server.base)
@@ -50,9 +55,14 @@ struct PasskeyTakeoverTests {
         let registration = try await attackerKeys.register(options, origin: Self.origin(server))
         // ...the real person creates that account (with a password) meanwhile...
         let created = try server.server.store.insertUser(
-            StoredUser(username: "future-victim", passwordHash: try server.server.passwords.hash("Password12"), email: "fv@example.com", name: nil),
+            StoredUser(
+                username: "future-victim", passwordHash: try server.server.passwords.hash("Password12"),
+                email: "fv@example.com", name: nil),
             now: Date())
-        guard case .success = created else { Issue.record("the account could not be created: \(created)"); return }
+        guard case .success = created else {
+            Issue.record("the account could not be created: \(created)")
+            return
+        }
         // ...so the attacker's finalize must not add its credential to the new account.
         await #expect(throws: WebAuthnError.self) { try await rp.registrationFinalize(registration) }
         #expect(try server.server.store.passkeys(username: "future-victim").isEmpty)
@@ -72,16 +82,24 @@ struct PasskeyTakeoverTests {
         // did not exist when it was stored, and that account is created later by someone else.
         try await server.server.store.database.write { db in
             try db.execute(sql: "DELETE FROM users WHERE username = 'squatter'")
-            try db.execute(sql: "UPDATE passkey_credentials SET username = 'later' WHERE credential_id = ?", arguments: [credential.credentialId])
+            try db.execute(
+                sql: "UPDATE passkey_credentials SET username = 'later' WHERE credential_id = ?",
+                arguments: [credential.credentialId])
         }
         _ = try server.server.store.insertUser(
-            StoredUser(username: "later", passwordHash: try server.server.passwords.hash("Password12"), email: "later@example.com", name: nil),
+            StoredUser(
+                username: "later", passwordHash: try server.server.passwords.hash("Password12"),
+                email: "later@example.com", name: nil),
             now: Date().addingTimeInterval(1))
-        await #expect(throws: WebAuthnError.self) { try await AccountManager(client: rp, authenticator: attackerKeys).signIn() }
+        await #expect(throws: WebAuthnError.self) {
+            try await AccountManager(client: rp, authenticator: attackerKeys).signIn()
+        }
         #expect(try await Self.haapiPasskeySignIn(server, with: attackerKeys) == nil)
     }
 
-    @Test("the legitimate paths: sign-up makes a new account; its RP session adds a second passkey; that session adds none to another account")
+    @Test(
+        "the legitimate paths: sign-up makes a new account; its RP session adds a second passkey; that session adds none to another account"
+    )
     func legitimatePaths() async throws {
         let server = try await UITestServer.shared.get()
         let rp = RelyingPartyClient(baseURL: server.base)
@@ -95,13 +113,19 @@ struct PasskeyTakeoverTests {
 
         let laptop = AccountManager(client: rp, authenticator: SoftwareAuthenticator(storage: InMemoryStorage()))
         await #expect(throws: WebAuthnError.self) { try await laptop.addPasskey(to: account) }  // no session: refused
-        let second = try await AccountManager(client: rp, authenticator: SoftwareAuthenticator(storage: InMemoryStorage())).addPasskey(to: signedIn)
+        let second = try await AccountManager(
+            client: rp, authenticator: SoftwareAuthenticator(storage: InMemoryStorage())
+        ).addPasskey(to: signedIn)
         #expect(second.userName == "carla" && second.userId == account.userId)
         #expect(try server.server.store.passkeys(username: "carla").count == 2)
 
         // The session is carla's: it does not open demouser's account.
-        await #expect(throws: WebAuthnError.self) { try await rp.registrationInitialize(userName: "demouser", session: session) }
-        await #expect(throws: WebAuthnError.self) { try await rp.registrationInitialize(userName: "carla", session: "forged") }
+        await #expect(throws: WebAuthnError.self) {
+            try await rp.registrationInitialize(userName: "demouser", session: session)
+        }
+        await #expect(throws: WebAuthnError.self) {
+            try await rp.registrationInitialize(userName: "carla", session: "forged")
+        }
         // And the passkey-only account signs in through HAAPI with that passkey.
         let tokens = try #require(try await Self.haapiPasskeySignIn(server, with: keys))
         #expect(tokens.idTokenClaims?["sub"]?.stringValue == "carla")
@@ -119,7 +143,9 @@ struct PasskeyTakeoverTests {
         let viewModel = HaapiFlowViewModel(haapiUIKitApplication: try server.application(passkeys: keys))
         await viewModel.start()
         try await viewModel.selectAuthenticator("passkeys")
-        await viewModel.submit(try #require(viewModel.forms.first { !$0.visibleFields.isEmpty }), values: ["userName": "demouser", "password": "guess"])
+        await viewModel.submit(
+            try #require(viewModel.forms.first { !$0.visibleFields.isEmpty }),
+            values: ["userName": "demouser", "password": "guess"])
         #expect(viewModel.uiModel?.problemMessages.isEmpty == false)
         #expect(!(await viewModel.performPasskeyOperation()) || viewModel.oAuthModel == nil)
         #expect(try await keys.credentials().isEmpty)

@@ -29,13 +29,16 @@ struct UIKitOptionsTests {
             let type: String
             switch request.url.path {
             case "/oauth/token":
-                (json, type) = (#"{"access_token":"haapi-token","token_type":"DPoP","expires_in":300}"#, "application/json")
+                (json, type) = (
+                    #"{"access_token":"haapi-token","token_type":"DPoP","expires_in":300}"#, "application/json"
+                )
             case "/oauth/authorize":
                 (json, type) = (Self.bankIDStep, "application/vnd.auth+json")
             default:
                 (json, type) = (Self.pollingStep, "application/vnd.auth+json")
             }
-            return HttpResponse(statusCode: 200, headers: ["Content-Type": type], body: Data(json.utf8), url: request.url)
+            return HttpResponse(
+                statusCode: 200, headers: ["Content-Type": type], body: Data(json.utf8), url: request.url)
         }
 
         static let bankIDStep = """
@@ -59,21 +62,25 @@ struct UIKitOptionsTests {
         }
     }
 
-    func application(_ transport: BankIDServer, opener: (any ExternalAppOpener)?, feedback: Bool = true,
-                     locale: Locale = Locale(identifier: "en_US")) -> HaapiUIKitApplication {
+    func application(
+        _ transport: BankIDServer, opener: (any ExternalAppOpener)?, feedback: Bool = true,
+        locale: Locale = Locale(identifier: "en_US")
+    ) -> HaapiUIKitApplication {
         let base = URL(string: "https://login.example")!
-        let configuration = HaapiUIKitConfigurationBuilder(clientId: "app", baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
-                                                           authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"),
-                                                           appRedirect: "app://cb")
-            .setAttestationConfiguration(AttestationConfiguration(useAttestation: false))
-            .setClientAuthenticationMethod(ClientAuthenticationMethodSecret("secret"))
-            .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
-            .setTransport(transport)
-            .setAutoPollingDuration(0)
-            .setShouldAutoHandleFlowErrorFeedback(feedback)
-            .setExternalAppOpener(opener)
-            .setLocalization(locale: locale)
-            .build()
+        let configuration = HaapiUIKitConfigurationBuilder(
+            clientId: "app", baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
+            authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"),
+            appRedirect: "app://cb"
+        )
+        .setAttestationConfiguration(AttestationConfiguration(useAttestation: false))
+        .setClientAuthenticationMethod(ClientAuthenticationMethodSecret("secret"))
+        .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
+        .setTransport(transport)
+        .setAutoPollingDuration(0)
+        .setShouldAutoHandleFlowErrorFeedback(feedback)
+        .setExternalAppOpener(opener)
+        .setLocalization(locale: locale)
+        .build()
         return HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).build()
     }
 
@@ -98,18 +105,25 @@ struct UIKitOptionsTests {
         let server = BankIDServer()
         let viewModel = HaapiFlowViewModel(haapiUIKitApplication: application(server, opener: nil))
         await viewModel.start()
-        guard case .clientOperation(let operation)? = viewModel.uiModel?.content else { Issue.record("no client operation"); return }
+        guard case .clientOperation(let operation)? = viewModel.uiModel?.content else {
+            Issue.record("no client operation")
+            return
+        }
         #expect(operation.opensExternalApp && operation.launchURL?.scheme == "bankid")
         #expect(await viewModel.launchExternalApp() == false)
         #expect(!server.requested.contains("GET /authn/bankid/poller"))
     }
 
-    @Test("error feedback on: an alert model in the user's language, and the result listener hears of the failure once it is dismissed")
+    @Test(
+        "error feedback on: an alert model in the user's language, and the result listener hears of the failure once it is dismissed"
+    )
     func errorFeedback() async throws {
         let recorder = Recorder()
-        let viewModel = HaapiFlowViewModel(haapiUIKitApplication: application(BankIDServer(failing: true), opener: nil,
-                                                                               locale: Locale(identifier: "sv_SE")),
-                                           flowResult: recorder)
+        let viewModel = HaapiFlowViewModel(
+            haapiUIKitApplication: application(
+                BankIDServer(failing: true), opener: nil,
+                locale: Locale(identifier: "sv_SE")),
+            flowResult: recorder)
         await viewModel.start()
         let feedback = try #require(viewModel.errorFeedback)
         #expect(feedback.title == "Inloggningen misslyckades" && feedback.dismissTitle == "OK")
@@ -122,13 +136,15 @@ struct UIKitOptionsTests {
     @Test("error feedback off: no alert model, the listener hears at once; a cancel never shows one")
     func errorFeedbackOff() async throws {
         let recorder = Recorder()
-        let viewModel = HaapiFlowViewModel(haapiUIKitApplication: application(BankIDServer(failing: true), opener: nil, feedback: false),
-                                           flowResult: recorder)
+        let viewModel = HaapiFlowViewModel(
+            haapiUIKitApplication: application(BankIDServer(failing: true), opener: nil, feedback: false),
+            flowResult: recorder)
         await viewModel.start()
         #expect(viewModel.errorFeedback == nil && recorder.errors.count == 1)
 
         let cancelled = Recorder()
-        let other = HaapiFlowViewModel(haapiUIKitApplication: application(BankIDServer(), opener: nil), flowResult: cancelled)
+        let other = HaapiFlowViewModel(
+            haapiUIKitApplication: application(BankIDServer(), opener: nil), flowResult: cancelled)
         await other.start()
         other.cancel()
         #expect(other.errorFeedback == nil && cancelled.errors.count == 1)
@@ -145,7 +161,9 @@ struct UIKitOptionsTests {
         let swedish = HaapiUIStrings(locale: Locale(identifier: "sv_SE"), appBundle: nil)
         #expect(swedish.languageCode == "sv" && swedish[.back] == "Tillbaka")
         #expect(HaapiUIStrings(locale: Locale(identifier: "fi_FI"), appBundle: nil)[.back] == "Back")
-        #expect(HaapiUIStrings(locale: Locale(identifier: "en-GB"), overrides: ["hui_back": "Return"], appBundle: nil)[.back] == "Return")
+        #expect(
+            HaapiUIStrings(locale: Locale(identifier: "en-GB"), overrides: ["hui_back": "Return"], appBundle: nil)[
+                .back] == "Return")
     }
 }
 
@@ -169,8 +187,10 @@ struct AuthenticatorTabsTests {
         await viewModel.selectTab(email)
         try await viewModel.wait { viewModel.revision > before }
         #expect(viewModel.authenticatorTabs?.selectedIndex == email)
-        #expect(viewModel.forms.first?.model.href != firstScreen.step.actions.compactMap { ($0 as? FormAction)?.model.href }.first,
-                "the e-mail tab shows the e-mail authenticator's form")
+        #expect(
+            viewModel.forms.first?.model.href
+                != firstScreen.step.actions.compactMap { ($0 as? FormAction)?.model.href }.first,
+            "the e-mail tab shows the e-mail authenticator's form")
 
         let list = HaapiFlowViewModel(haapiUIKitApplication: try server.application())
         await list.start()

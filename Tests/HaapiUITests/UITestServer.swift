@@ -1,5 +1,6 @@
 import Foundation
 import HaapiUI
+
 @testable import HaapiServer
 
 /// The dev server in process on 127.0.0.1, with a consent client added.
@@ -10,9 +11,12 @@ final class UITestServer: Sendable {
 
     init() async throws {
         var configuration = try ServerConfiguration.embeddedDefault
-        configuration.clients.append(ClientConfiguration(id: "ui-consent", attestation: .software, tokenBoundCodes: true, dpopNonce: true,
-                                                         redirectURIs: ["app://consent"], scopes: ["openid", "profile"], consent: true))
-        configuration.users.append(UserConfiguration(username: "approver", password: "Password1", email: "approver@example.com"))
+        configuration.clients.append(
+            ClientConfiguration(
+                id: "ui-consent", attestation: .software, tokenBoundCodes: true, dpopNonce: true,
+                redirectURIs: ["app://consent"], scopes: ["openid", "profile"], consent: true))
+        configuration.users.append(
+            UserConfiguration(username: "approver", password: "Password1", email: "approver@example.com"))
         server = try DevServer(configuration: configuration, store: ServerStore(path: nil))
         running = try await server.start()
     }
@@ -29,31 +33,37 @@ final class UITestServer: Sendable {
         }
     }
 
-    func application(clientId: String = "haapi-demo", redirect: String = "app://haapi", polling: TimeInterval = 0.2,
-                     pollingTimeout: TimeInterval = 30, passkeys: (any WebAuthnAuthenticator)? = nil,
-                     selection: AuthenticatorSelectionPresentation = .list) throws -> HaapiUIKitApplication {
+    func application(
+        clientId: String = "haapi-demo", redirect: String = "app://haapi", polling: TimeInterval = 0.2,
+        pollingTimeout: TimeInterval = 30, passkeys: (any WebAuthnAuthenticator)? = nil,
+        selection: AuthenticatorSelectionPresentation = .list
+    ) throws -> HaapiUIKitApplication {
         let builder = HaapiUIKitConfigurationBuilder(
             clientId: clientId, baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
-            authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: redirect)
-            .setRevocationEndpointUrl(base.appendingPathComponent("oauth/revoke"))
-            .setScopes(["openid", "profile"])
-            .setAutoPollingDuration(polling)
-            .setPollingTimeout(pollingTimeout)
-            .setAttester(SoftwareAttester())
-            .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
-            .setAuthenticationSelectionPresentation(selection)
+            authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: redirect
+        )
+        .setRevocationEndpointUrl(base.appendingPathComponent("oauth/revoke"))
+        .setScopes(["openid", "profile"])
+        .setAutoPollingDuration(polling)
+        .setPollingTimeout(pollingTimeout)
+        .setAttester(SoftwareAttester())
+        .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
+        .setAuthenticationSelectionPresentation(selection)
         if let passkeys { builder.setPasskeyAuthenticator(passkeys) }
         return HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: builder.build()).build()
     }
 
     /// Approves the newest pending request of `user` through the admin endpoints, as `haapi approve` does.
     func approve(_ user: String) async throws -> Int {
-        let listing = try await defaultHttpTransport().send(HttpRequest(
-            method: "GET", url: URL(string: base.absoluteString + "/admin/approvals?user=\(user)") ?? base))
+        let listing = try await defaultHttpTransport().send(
+            HttpRequest(
+                method: "GET", url: URL(string: base.absoluteString + "/admin/approvals?user=\(user)") ?? base))
         guard let id = (try? JSONParser().parse(listing.body))?["approvals"]?[0]?["id"]?.stringValue else { return 404 }
-        return try await defaultHttpTransport().send(HttpRequest(
-            method: "POST", url: base.appendingPathComponent("admin/approve"),
-            headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data("approval=\(id)".utf8))).statusCode
+        return try await defaultHttpTransport().send(
+            HttpRequest(
+                method: "POST", url: base.appendingPathComponent("admin/approve"),
+                headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data("approval=\(id)".utf8))
+        ).statusCode
     }
 }
 
@@ -72,8 +82,12 @@ extension HaapiFlowViewModel {
     }
 
     func selectAuthenticator(_ id: String) async throws {
-        guard case .selector(let options)? = uiModel?.content else { throw UITestFailure("not a selector: \(String(describing: uiModel?.step.rawJsonString))") }
-        guard let option = options.first(where: { $0.model.href.hasSuffix("/" + id) }) else { throw UITestFailure("no \(id)") }
+        guard case .selector(let options)? = uiModel?.content else {
+            throw UITestFailure("not a selector: \(String(describing: uiModel?.step.rawJsonString))")
+        }
+        guard let option = options.first(where: { $0.model.href.hasSuffix("/" + id) }) else {
+            throw UITestFailure("no \(id)")
+        }
         await select(option)
     }
 
@@ -81,7 +95,11 @@ extension HaapiFlowViewModel {
     func wait(seconds: Double = 20, until condition: () -> Bool) async throws {
         let end = Date().addingTimeInterval(seconds)
         while !condition() {
-            guard Date() < end else { throw UITestFailure("timed out waiting; uiModel: \(String(describing: uiModel?.step.type)), error: \(String(describing: error))") }
+            guard Date() < end else {
+                throw UITestFailure(
+                    "timed out waiting; uiModel: \(String(describing: uiModel?.step.type)), error: \(String(describing: error))"
+                )
+            }
             try await Task.sleep(nanoseconds: 50_000_000)
         }
     }

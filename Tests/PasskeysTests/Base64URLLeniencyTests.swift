@@ -16,12 +16,14 @@ struct Base64URLLeniencyTests {
                 "rp": ["id": "example.org", "name": "Example"],
                 "user": ["id": "AQJ", "name": "alice"],  // non-zero unused bits
                 "excludeCredentials": [["type": "public-key", "id": "+/8="]],  // plain base64
-            ],
+            ]
         ]
         let creation = try PublicKeyCredentialCreationOptions(json: options)
         #expect(creation.challenge == Data([1, 2]) && creation.userId == Data([1, 2]))
         #expect(creation.excludeCredentials == [Data([0xFB, 0xFF])])
-        let request = try PublicKeyCredentialRequestOptions(json: ["challenge": "AQID", "allowCredentials": [["id": "AQJ="]]])
+        let request = try PublicKeyCredentialRequestOptions(json: [
+            "challenge": "AQID", "allowCredentials": [["id": "AQJ="]],
+        ])
         #expect(request.challenge == Data([1, 2, 3]) && request.allowCredentials == [Data([1, 2])])
     }
 
@@ -34,7 +36,9 @@ struct Base64URLLeniencyTests {
         #expect(throws: WebAuthnError.self) { try PublicKeyCredentialRequestOptions(json: ["challenge": "*"]) }
         let assertion: JSONValue = [
             "id": "AQID", "rawId": "AQID", "type": "public-key",
-            "response": ["clientDataJSON": "e30", "authenticatorData": "AQID", "signature": "AQID", "userHandle": "not base64!"],
+            "response": [
+                "clientDataJSON": "e30", "authenticatorData": "AQID", "signature": "AQID", "userHandle": "not base64!",
+            ],
         ]
         #expect(throws: WebAuthnError.self) { try AuthenticationResponse(json: assertion) }
         // Strict decoding elsewhere is unchanged: non-zero unused bits are refused there.

@@ -2,20 +2,24 @@ import Foundation
 import HaapiDriver
 import Passkeys
 import Testing
+
 @testable import HaapiServer
 
 /// The web-app RP endpoints of the dev server, driven by `AccountManager` with the software authenticator.
 @Suite("Passkeys against the dev server's web-app RP", .timeLimit(.minutes(3)))
 struct RelyingPartyTests {
     static func server() async throws -> (DevServer, RunningDevServer) {
-        let server = try DevServer(configuration: try ServerConfiguration.embeddedDefault, store: try ServerStore(path: nil))
+        let server = try DevServer(
+            configuration: try ServerConfiguration.embeddedDefault, store: try ServerStore(path: nil))
         return (server, try await server.start())
     }
 
     @Test("sign up, then sign in twice; a second sign-up for the same name is refused")
     func signUpAndIn() async throws {
         let (_, running) = try await Self.server()
-        let manager = AccountManager(client: RelyingPartyClient(baseURL: running.baseURL), authenticator: SoftwareAuthenticator(storage: InMemoryStorage()))
+        let manager = AccountManager(
+            client: RelyingPartyClient(baseURL: running.baseURL),
+            authenticator: SoftwareAuthenticator(storage: InMemoryStorage()))
         let account = try await manager.signUp(userName: "alice")
         #expect(account.userName == "alice" && !account.credentialId.isEmpty)
         #expect(try await manager.signIn() == account)
@@ -62,8 +66,10 @@ struct RelyingPartyTests {
         let daveAccount = try await dave.signUp(userName: "dave")
         let request = try await client.authenticationInitialize()
         let carols = try await authenticator.authenticate(request, origin: manager.origin)
-        let forged = AuthenticationResponse(credentialId: carols.credentialId, clientDataJSON: carols.clientDataJSON, authenticatorData: carols.authenticatorData,
-                                            signature: carols.signature, userHandle: Base64URL.decode(daveAccount.userId).map { Data($0) })
+        let forged = AuthenticationResponse(
+            credentialId: carols.credentialId, clientDataJSON: carols.clientDataJSON,
+            authenticatorData: carols.authenticatorData,
+            signature: carols.signature, userHandle: Base64URL.decode(daveAccount.userId).map { Data($0) })
         do {
             _ = try await client.authenticationFinalize(forged)
             Issue.record("a credential signed in as another user")

@@ -8,30 +8,38 @@ import Testing
 struct SoftwareAuthenticatorTests {
     static let origin = "https://login.example.com"
 
-    static func creation(challenge: Data = Data(SecureRandom.bytes(32)), user: String = "alice", exclude: [Data] = []) -> PublicKeyCredentialCreationOptions {
-        PublicKeyCredentialCreationOptions(rpId: "example.com", rpName: "Example", userId: Data(user.utf8), userName: user, userDisplayName: user,
-                                           challenge: challenge, excludeCredentials: exclude)
+    static func creation(
+        challenge: Data = Data(SecureRandom.bytes(32)), user: String = "alice", exclude: [Data] = []
+    ) -> PublicKeyCredentialCreationOptions {
+        PublicKeyCredentialCreationOptions(
+            rpId: "example.com", rpName: "Example", userId: Data(user.utf8), userName: user, userDisplayName: user,
+            challenge: challenge, excludeCredentials: exclude)
     }
 
-    @Test("register then sign in twice (none and packed): the RP accepts, the counter grows, the JSON round-trips", arguments: [
-        SoftwareAuthenticator.Attestation.none, .packed,
-    ])
+    @Test(
+        "register then sign in twice (none and packed): the RP accepts, the counter grows, the JSON round-trips",
+        arguments: [
+            SoftwareAuthenticator.Attestation.none, .packed,
+        ])
     func roundTrip(attestation: SoftwareAuthenticator.Attestation) async throws {
         let authenticator = SoftwareAuthenticator(storage: InMemoryStorage(), policy: .init(attestation: attestation))
         let verifier = RelyingPartyVerifier(rpId: "example.com", origins: [Self.origin], requireUserVerification: true)
         let options = Self.creation()
-        let registration = try await authenticator.register(try PublicKeyCredentialCreationOptions(json: options.json), origin: Self.origin)
+        let registration = try await authenticator.register(
+            try PublicKeyCredentialCreationOptions(json: options.json), origin: Self.origin)
         let parsed = try RegistrationResponse(json: try JSONParser().parse(registration.json.serialized()))
         let credential = try verifier.verifyRegistration(parsed, expectedChallenge: options.challenge)
         #expect(credential.attestationFormat == attestation.rawValue)
 
         var count = credential.signCount
         for _ in 0..<2 {
-            let request = PublicKeyCredentialRequestOptions(challenge: Data(SecureRandom.bytes(32)), rpId: "example.com")
+            let request = PublicKeyCredentialRequestOptions(
+                challenge: Data(SecureRandom.bytes(32)), rpId: "example.com")
             let assertion = try await authenticator.authenticate(request, origin: Self.origin)
             let reparsed = try AuthenticationResponse(json: try JSONParser().parse(assertion.json.serialized()))
             #expect(reparsed.userHandle == Data("alice".utf8))
-            let next = try verifier.verifyAuthentication(reparsed, expectedChallenge: request.challenge, publicKey: credential.publicKey, storedSignCount: count)
+            let next = try verifier.verifyAuthentication(
+                reparsed, expectedChallenge: request.challenge, publicKey: credential.publicKey, storedSignCount: count)
             #expect(next == count + 1)
             count = next
         }
@@ -40,10 +48,16 @@ struct SoftwareAuthenticatorTests {
     @Test("a wrong origin for the RP ID, an insecure origin, an excluded credential and missing UV are refused")
     func refusals() async throws {
         let authenticator = SoftwareAuthenticator(storage: InMemoryStorage(), policy: .init(userVerified: false))
-        await #expect(throws: WebAuthnError.self) { try await authenticator.register(Self.creation(), origin: "https://evil.example.net") }
-        await #expect(throws: WebAuthnError.self) { try await authenticator.register(Self.creation(), origin: "http://login.example.com") }
+        await #expect(throws: WebAuthnError.self) {
+            try await authenticator.register(Self.creation(), origin: "https://evil.example.net")
+        }
+        await #expect(throws: WebAuthnError.self) {
+            try await authenticator.register(Self.creation(), origin: "http://login.example.com")
+        }
         let first = try await authenticator.register(Self.creation(), origin: Self.origin)
-        await #expect(throws: WebAuthnError.self) { try await authenticator.register(Self.creation(exclude: [first.credentialId]), origin: Self.origin) }
+        await #expect(throws: WebAuthnError.self) {
+            try await authenticator.register(Self.creation(exclude: [first.credentialId]), origin: Self.origin)
+        }
         var strict = Self.creation()
         strict.userVerification = "required"
         await #expect(throws: WebAuthnError.self) { try await authenticator.register(strict, origin: Self.origin) }
@@ -51,23 +65,31 @@ struct SoftwareAuthenticatorTests {
         #expect(throws: WebAuthnError.self) { try verifier.verifyRegistration(first, expectedChallenge: Data()) }
     }
 
-    @Test("the RP refuses a replayed assertion (counter does not grow), another origin, and a registration for another challenge")
+    @Test(
+        "the RP refuses a replayed assertion (counter does not grow), another origin, and a registration for another challenge"
+    )
     func rpRefusals() async throws {
         let authenticator = SoftwareAuthenticator(storage: InMemoryStorage())
         let verifier = RelyingPartyVerifier(rpId: "example.com", origins: [Self.origin])
         let options = Self.creation()
         let registration = try await authenticator.register(options, origin: Self.origin)
-        #expect(throws: WebAuthnError.self) { try verifier.verifyRegistration(registration, expectedChallenge: Data(SecureRandom.bytes(32))) }
+        #expect(throws: WebAuthnError.self) {
+            try verifier.verifyRegistration(registration, expectedChallenge: Data(SecureRandom.bytes(32)))
+        }
         let credential = try verifier.verifyRegistration(registration, expectedChallenge: options.challenge)
         let request = PublicKeyCredentialRequestOptions(challenge: Data(SecureRandom.bytes(32)), rpId: "example.com")
         let assertion = try await authenticator.authenticate(request, origin: Self.origin)
-        let count = try verifier.verifyAuthentication(assertion, expectedChallenge: request.challenge, publicKey: credential.publicKey, storedSignCount: 0)
+        let count = try verifier.verifyAuthentication(
+            assertion, expectedChallenge: request.challenge, publicKey: credential.publicKey, storedSignCount: 0)
         #expect(throws: WebAuthnError.self) {
-            try verifier.verifyAuthentication(assertion, expectedChallenge: request.challenge, publicKey: credential.publicKey, storedSignCount: count)
+            try verifier.verifyAuthentication(
+                assertion, expectedChallenge: request.challenge, publicKey: credential.publicKey, storedSignCount: count
+            )
         }
         let elsewhere = RelyingPartyVerifier(rpId: "example.com", origins: ["https://other.example.com"])
         #expect(throws: WebAuthnError.self) {
-            try elsewhere.verifyAuthentication(assertion, expectedChallenge: request.challenge, publicKey: credential.publicKey, storedSignCount: 0)
+            try elsewhere.verifyAuthentication(
+                assertion, expectedChallenge: request.challenge, publicKey: credential.publicKey, storedSignCount: 0)
         }
     }
 
@@ -81,9 +103,13 @@ struct SoftwareAuthenticatorTests {
         let verifier = RelyingPartyVerifier(rpId: "example.com", origins: [Self.origin])
         let credential = try verifier.verifyRegistration(registration, expectedChallenge: options.challenge)
         let second = SoftwareAuthenticator(storage: try FileStorage(directory: directory))
-        let request = PublicKeyCredentialRequestOptions(challenge: Data(SecureRandom.bytes(32)), rpId: "example.com", allowCredentials: [registration.credentialId])
+        let request = PublicKeyCredentialRequestOptions(
+            challenge: Data(SecureRandom.bytes(32)), rpId: "example.com", allowCredentials: [registration.credentialId])
         let assertion = try await second.authenticate(request, origin: Self.origin)
-        #expect(try verifier.verifyAuthentication(assertion, expectedChallenge: request.challenge, publicKey: credential.publicKey, storedSignCount: 0) == 1)
+        #expect(
+            try verifier.verifyAuthentication(
+                assertion, expectedChallenge: request.challenge, publicKey: credential.publicKey, storedSignCount: 0)
+                == 1)
         #expect(try await second.credentials().count == 1)
     }
 }

@@ -16,7 +16,8 @@ final class SampleAuthHubRequest: AuthHubBasicRequest, @unchecked Sendable {
         case .registerChallengeGenerator, .registerChallengeVerifier: newHeaders["X-Sample-Reg"] = "reg"
         case .authChallengeGenerator, .authChallengeVerifier: newHeaders["X-Sample-Auth"] = "auth"
         case .txnSignChallengeGenerator, .txnSignChallengeVerifier: newHeaders["X-Sample-Txn"] = "txn"
-        case .selectedFactor, .passwordAuthenticator, .otpGenerator, .otpVerifier: newHeaders["X-Sample-Factor"] = "factor"
+        case .selectedFactor, .passwordAuthenticator, .otpGenerator, .otpVerifier:
+            newHeaders["X-Sample-Factor"] = "factor"
         @unknown default: newHeaders["X-Sample-Default"] = "default"
         }
         return newHeaders
@@ -54,11 +55,16 @@ final class SampleSignInScreen {
             var reqHeaders = [String: Any]()
             reqHeaders["Authorization"] = accessToken
             let brandingSettingsHeaders: [String: String] = [AHConstants.HttpHeader.KeyAz: accessToken]
-            try ahCore.getFieldsToBeEncryptedInAuthFlow(serverHost: serverHost, tenant: tenant, requestHeaders: brandingSettingsHeaders) { result in
+            try ahCore.getFieldsToBeEncryptedInAuthFlow(
+                serverHost: serverHost, tenant: tenant, requestHeaders: brandingSettingsHeaders
+            ) { result in
                 if result.code == AHResult.Code.SUCCESS {
-                    let fieldsToBeEncrypted = result.data[AHConstants.GenericKeys.FieldsToBeEncrypted] as? [String] ?? []
-                    try self.ahCore.initAuth(serverHost: serverHost, tenant: tenant, requestHeaders: reqHeaders,
-                                             authRequestParams: paramBodyRequest, fieldsTobeEncryptedList: fieldsToBeEncrypted) { response in
+                    let fieldsToBeEncrypted =
+                        result.data[AHConstants.GenericKeys.FieldsToBeEncrypted] as? [String] ?? []
+                    try self.ahCore.initAuth(
+                        serverHost: serverHost, tenant: tenant, requestHeaders: reqHeaders,
+                        authRequestParams: paramBodyRequest, fieldsTobeEncryptedList: fieldsToBeEncrypted
+                    ) { response in
                         if let errorCode = response.data["errorCode"] as? String {
                             self.messages.append("error \(errorCode) \(response.data["errorMessage"] as? String ?? "")")
                         } else if let nextAction = response.data["nextaction"] as? String {
@@ -79,21 +85,23 @@ final class SampleSignInScreen {
         var reqHeaders = [String: Any]()
         reqHeaders["Authorization"] = accessToken
         do {
-            try ahCore.isEncryptionRequiredForField(serverUrl: proxyUrl, requestHeaders: reqHeaders, fieldName: "password", completionBlock: { result in
-                if let errorCode = result.data["errorCode"] as? String {
-                    self.messages.append("error \(errorCode)")
-                }
-                do {
-                    let isPswdEncRequired = result.data[AHConstants.GenericKeys.PasswordField] as? Bool ?? false
-                    if result.code == AHResult.Code.SUCCESS && isPswdEncRequired {
-                        let encryptedPassword = try self.ahCore.encryptdData(plainText: password)
-                        if !encryptedPassword.isEmpty { password = encryptedPassword }
+            try ahCore.isEncryptionRequiredForField(
+                serverUrl: proxyUrl, requestHeaders: reqHeaders, fieldName: "password",
+                completionBlock: { result in
+                    if let errorCode = result.data["errorCode"] as? String {
+                        self.messages.append("error \(errorCode)")
                     }
-                    self.sentPassword = password
-                } catch {
-                    self.messages.append("\(error)")
-                }
-            })
+                    do {
+                        let isPswdEncRequired = result.data[AHConstants.GenericKeys.PasswordField] as? Bool ?? false
+                        if result.code == AHResult.Code.SUCCESS && isPswdEncRequired {
+                            let encryptedPassword = try self.ahCore.encryptdData(plainText: password)
+                            if !encryptedPassword.isEmpty { password = encryptedPassword }
+                        }
+                        self.sentPassword = password
+                    } catch {
+                        self.messages.append("\(error)")
+                    }
+                })
         } catch {
             messages.append("Error: message - \(error.localizedDescription)")
         }

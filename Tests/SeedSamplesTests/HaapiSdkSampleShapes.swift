@@ -4,6 +4,7 @@
 // at the end runs the shapes against `haapi serve`'s code in process.
 import Foundation
 import HaapiSdk
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -24,14 +25,15 @@ final class FlowViewController {
 
     static func seedShapedConfiguration(server: String) -> HaapiConfiguration {
         let baseURL = URL(string: server)!
-        return HaapiConfiguration(name: "sample-flow-" + UUID().uuidString,
-                                  clientId: "haapi-demo",
-                                  baseURL: baseURL,
-                                  tokenEndpointURL: URL(string: "/oauth/token", relativeTo: baseURL)!,
-                                  authorizationEndpointURL: URL(string: "/oauth/authorize", relativeTo: baseURL)!,
-                                  appRedirect: "app://haapi",
-                                  httpHeadersProvider: nil,
-                                  authorizationParametersProvider: nil)
+        return HaapiConfiguration(
+            name: "sample-flow-" + UUID().uuidString,
+            clientId: "haapi-demo",
+            baseURL: baseURL,
+            tokenEndpointURL: URL(string: "/oauth/token", relativeTo: baseURL)!,
+            authorizationEndpointURL: URL(string: "/oauth/authorize", relativeTo: baseURL)!,
+            appRedirect: "app://haapi",
+            httpHeadersProvider: nil,
+            authorizationParametersProvider: nil)
     }
 
     // The accessor, built from a synchronous method such as viewDidLoad.
@@ -123,12 +125,12 @@ final class FlowViewController {
 
     func handleTokenResponse(_ tokenResponse: TokenResponse) {
         switch tokenResponse {
-        case let .successfulToken(successfulToken):
+        case .successfulToken(let successfulToken):
             lastTokens = successfulToken
             results.append("tokens \(successfulToken.accessToken.count) \(successfulToken.refreshToken != nil)")
-        case let .errorToken(errorTokenResponse):
+        case .errorToken(let errorTokenResponse):
             results.append("token error \(errorTokenResponse.error) \(errorTokenResponse.errorDescription ?? "")")
-        case let .error(anError): handleError(anError)
+        case .error(let anError): handleError(anError)
         }
     }
 
@@ -141,17 +143,22 @@ final class FlowViewController {
         case .attestationKeyGenFailure(let cause): describe(cause)
         case .attestationNotSupported: results.append("attestation not supported")
         case .attestationRefusedByServer(let cause): describe(cause)
-        case .communication(let message, let cause): results.append(message); describe(cause)
+        case .communication(let message, let cause):
+            results.append(message)
+            describe(cause)
         case .dpopKeyCreationFailure(let cause): describe(cause)
         case .dpopProofCreationFailure(let cause): describe(cause)
-        case .dpopProofFailure(let message, let cause): results.append(message); describe(cause)
+        case .dpopProofFailure(let message, let cause):
+            results.append(message)
+            describe(cause)
         case .haapiTokenManagerAlreadyExists(let name): results.append(name)
         case .haapiTokenManagerIsClosed: results.append("closed")
         case .haapiTokenManagerIsExpired: results.append("expired")
         case .illegalState(let message): results.append(message)
         case .invalidConfiguration(let reason): results.append(reason)
         case .invalidStatusCode(let statusCode): results.append("\(statusCode)")
-        case .serverError(let error, let errorDescription, let statusCode): results.append("\(error) \(errorDescription) \(statusCode)")
+        case .serverError(let error, let errorDescription, let statusCode):
+            results.append("\(error) \(errorDescription) \(statusCode)")
         }
     }
 
@@ -162,9 +169,9 @@ final class FlowViewController {
     func handleHaapiError(_ error: HaapiError) {
         let haapiError: IdsvrError = error
         switch haapiError.recoverySuggestion {
-        case .retryable(condition: let condition): results.append("retry when \(condition)")
+        case .retryable(let condition): results.append("retry when \(condition)")
         case .newHaapiFlow: results.append("new flow")
-        case .nonRecoverable(action: let action): results.append("fix: \(action)")
+        case .nonRecoverable(let action): results.append("fix: \(action)")
         }
     }
 
@@ -172,50 +179,62 @@ final class FlowViewController {
     func refreshWithFallback(token: String) {
         let tokenManager = OAuthTokenManager(oauthTokenConfiguration: haapiConfiguration)
         tokenManager.refreshAccessToken(with: token) { [weak self] tokenResponse in
-            if case let .error(cause) = tokenResponse, case let HaapiError.dpopProofFailure(message, error) = cause {
+            if case .error(let cause) = tokenResponse, case HaapiError.dpopProofFailure(let message, let error) = cause
+            {
                 self?.results.append("dpop failure \(message) \(String(describing: error))")
                 return
             }
             self?.handleTokenResponse(tokenResponse)
         }
         let fallbackTokenBoundConfiguration = BoundedTokenConfiguration(keyPairType: CryptoKeyType.p256)
-        let fallbackHaapiConfiguration = HaapiConfiguration(name: "sample-fallback",
-                                                            clientId: haapiConfiguration.clientId,
-                                                            baseURL: haapiConfiguration.baseURL,
-                                                            tokenEndpointURL: haapiConfiguration.tokenEndpointURL,
-                                                            authorizationEndpointURL: haapiConfiguration.authorizationEndpointURL,
-                                                            appRedirect: haapiConfiguration.appRedirect,
-                                                            tokenBoundConfiguration: fallbackTokenBoundConfiguration)
+        let fallbackHaapiConfiguration = HaapiConfiguration(
+            name: "sample-fallback",
+            clientId: haapiConfiguration.clientId,
+            baseURL: haapiConfiguration.baseURL,
+            tokenEndpointURL: haapiConfiguration.tokenEndpointURL,
+            authorizationEndpointURL: haapiConfiguration.authorizationEndpointURL,
+            appRedirect: haapiConfiguration.appRedirect,
+            tokenBoundConfiguration: fallbackTokenBoundConfiguration)
         haapiConfiguration = fallbackHaapiConfiguration
     }
 
     func configurationWithListenerAndBundle() -> HaapiConfiguration {
         let baseURL = haapiConfiguration.baseURL
-        return HaapiConfiguration(name: "sample-listener",
-                                  clientId: "haapi-demo",
-                                  baseURL: baseURL,
-                                  tokenEndpointURL: URL(string: "/oauth/token", relativeTo: baseURL)!,
-                                  authorizationEndpointURL: URL(string: "/oauth/authorize", relativeTo: baseURL)!,
-                                  appRedirect: "app://haapi",
-                                  applicationBundle: Bundle.main,
-                                  tokenEndpointResponseListener: TokenListener())
+        return HaapiConfiguration(
+            name: "sample-listener",
+            clientId: "haapi-demo",
+            baseURL: baseURL,
+            tokenEndpointURL: URL(string: "/oauth/token", relativeTo: baseURL)!,
+            authorizationEndpointURL: URL(string: "/oauth/authorize", relativeTo: baseURL)!,
+            appRedirect: "app://haapi",
+            applicationBundle: Bundle.main,
+            tokenEndpointResponseListener: TokenListener())
     }
 
-    func clientAuthentication(pkcs12Filename: String, passphrase: String, serverPEMFilename: String, appBundle: Bundle,
-                              rsaPrivateKeyPEM: String, serverBaseURL: URL) throws -> [ClientAuthenticationMethod] {
+    func clientAuthentication(
+        pkcs12Filename: String, passphrase: String, serverPEMFilename: String, appBundle: Bundle,
+        rsaPrivateKeyPEM: String, serverBaseURL: URL
+    ) throws -> [ClientAuthenticationMethod] {
         let secret = ClientAuthenticationMethodSecret("sample-secret")
-        let mtls = try ClientAuthenticationMethodMTLS(pkcs12Filename: pkcs12Filename,
-                                                      pkcs12Passphrase: passphrase,
-                                                      serverPEMFilename: serverPEMFilename,
-                                                      isValidatingHostname: true,
-                                                      bundle: appBundle)
-        let pinned = try ClientAuthenticationMethodMTLS(pkcs12Filename: pkcs12Filename,
-                                                        pkcs12Passphrase: passphrase,
-                                                        serverKeyPinnings: [KeyPinning(hostname: "127.0.0.1",
-                                                                                       publicKeyHash: "Kjuy4mT3fbeDozRNP6rTjWRYmbs79Begb5Roq+DUu7s=")],
-                                                        bundle: appBundle)
-        let asymmetric = try ClientAuthenticationMethodJWTAsymmetric(pemFilename: rsaPrivateKeyPEM, signatureAlgorithm: .rs256, bundle: appBundle)
-        let symmetric = ClientAuthenticationMethodJWTSymmetric(signatureAlgorithm: .hs256, secretKey: "a-shared-secret-of-enough-length-for-hs256")
+        let mtls = try ClientAuthenticationMethodMTLS(
+            pkcs12Filename: pkcs12Filename,
+            pkcs12Passphrase: passphrase,
+            serverPEMFilename: serverPEMFilename,
+            isValidatingHostname: true,
+            bundle: appBundle)
+        let pinned = try ClientAuthenticationMethodMTLS(
+            pkcs12Filename: pkcs12Filename,
+            pkcs12Passphrase: passphrase,
+            serverKeyPinnings: [
+                KeyPinning(
+                    hostname: "127.0.0.1",
+                    publicKeyHash: "Kjuy4mT3fbeDozRNP6rTjWRYmbs79Begb5Roq+DUu7s=")
+            ],
+            bundle: appBundle)
+        let asymmetric = try ClientAuthenticationMethodJWTAsymmetric(
+            pemFilename: rsaPrivateKeyPEM, signatureAlgorithm: .rs256, bundle: appBundle)
+        let symmetric = ClientAuthenticationMethodJWTSymmetric(
+            signatureAlgorithm: .hs256, secretKey: "a-shared-secret-of-enough-length-for-hs256")
         let dcrEndpointURL = URL(string: "/oauth/register", relativeTo: serverBaseURL)
         _ = DCRConfiguration(templateClientId: "haapi-dcr-template", clientRegistrationEndpointUrl: dcrEndpointURL)
         return [secret, mtls, pinned, asymmetric, symmetric]
@@ -242,7 +261,9 @@ class TokenListener: OAuthTokenManager.TokenEndpointResponseListener {
         let tokens = value.successfulTokenResponse
         nonces.append("\(tokens.accessToken.count) \(tokens.refreshToken ?? "") \(tokens.expiresIn ?? 0)")
         if let accessToken = value.dataAsDictionary["access_token"] as? String { nonces.append(accessToken) }
-        if let httpURLResponse = value.httpURLResponse, let contentType = httpURLResponse.allHeaderFields["Content-Type"] as? String {
+        if let httpURLResponse = value.httpURLResponse,
+            let contentType = httpURLResponse.allHeaderFields["Content-Type"] as? String
+        {
             nonces.append(contentType)
         }
         if let nonce = value.headerFields["dpop-nonce"] { nonces.append(nonce) }
@@ -258,7 +279,9 @@ class TokenListener: OAuthTokenManager.TokenEndpointResponseListener {
     func onTokenError(_ value: OAuthTokenManager.ErrorTokenHTTPURLResponseContent) {
         nonces.append("\(value.errorTokenResponse.error) \(value.errorTokenResponse.errorDescription ?? "")")
         if let error = value.dataAsDictionary["error"] as? String { nonces.append(error) }
-        if let httpURLResponse = value.httpURLResponse, let contentType = httpURLResponse.allHeaderFields["Content-Type"] as? String {
+        if let httpURLResponse = value.httpURLResponse,
+            let contentType = httpURLResponse.allHeaderFields["Content-Type"] as? String
+        {
             nonces.append(contentType)
         }
     }

@@ -18,18 +18,22 @@ struct SeedSampleRunTests {
 
     @Test("synchronous build with the DCR fallback, a password login through completion handlers, tokens, a refresh")
     func seedShapedLogin() async throws {
-        let server = try DevServer(configuration: try ServerConfiguration.embeddedDefault, store: ServerStore(path: nil))
+        let server = try DevServer(
+            configuration: try ServerConfiguration.embeddedDefault, store: ServerStore(path: nil))
         let running = try await server.start()
         defer { Task { await running.stop() } }
         let base = running.baseURL
-        let configuration = HaapiConfiguration(name: "sample-dcr-" + UUID().uuidString, clientId: "haapi-dcr-main", baseURL: base,
-                                               tokenEndpointURL: base.appendingPathComponent("oauth/token"),
-                                               authorizationEndpointURL: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://haapi",
-                                               clientAuthenticationMethod: ClientAuthenticationMethodSecret("dcr-main-secret-change-me"))
+        let configuration = HaapiConfiguration(
+            name: "sample-dcr-" + UUID().uuidString, clientId: "haapi-dcr-main", baseURL: base,
+            tokenEndpointURL: base.appendingPathComponent("oauth/token"),
+            authorizationEndpointURL: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://haapi",
+            clientAuthenticationMethod: ClientAuthenticationMethodSecret("dcr-main-secret-change-me"))
         let controller = FlowViewController(haapiConfiguration: configuration)
-        controller.buildAccessors(dcrConfiguration: DCRConfiguration(templateClientId: "haapi-dcr-template",
-                                                                     clientRegistrationEndpointUrl: URL(string: "/oauth/register", relativeTo: base),
-                                                                     storage: nil))
+        controller.buildAccessors(
+            dcrConfiguration: DCRConfiguration(
+                templateClientId: "haapi-dcr-template",
+                clientRegistrationEndpointUrl: URL(string: "/oauth/register", relativeTo: base),
+                storage: nil))
         controller.startFlow()
         try await waitForResults(controller, count: 1)
         if let selector = controller.lastStep as? AuthenticatorSelectorStep {
@@ -41,7 +45,8 @@ struct SeedSampleRunTests {
         let values: [String: Any] = ["userName": "demouser", "username": "demouser", "password": "Password1"]
         controller.submit(formActionModel: try #require((form.actions.first as? FormAction)?.model), parameters: values)
         try await waitForResults(controller, count: controller.results.count + 1)
-        let tokens = try #require(controller.lastTokens, "\(controller.results) \(String(describing: controller.lastError))")
+        let tokens = try #require(
+            controller.lastTokens, "\(controller.results) \(String(describing: controller.lastError))")
         #expect(tokens.tokenType == "DPoP")
         let refreshToken = try #require(tokens.refreshToken)
 
@@ -57,7 +62,8 @@ struct SeedSampleRunTests {
         let configuration = FlowViewController.seedShapedConfiguration(server: "http://127.0.0.1:9")
         let controller = FlowViewController(haapiConfiguration: configuration)
         // haapi-demo has no credentials: the DCR fallback cannot be used, which the first call reports.
-        controller.buildAccessors(dcrConfiguration: DCRConfiguration(templateClientId: "t", clientRegistrationEndpointUrl: nil, storage: nil))
+        controller.buildAccessors(
+            dcrConfiguration: DCRConfiguration(templateClientId: "t", clientRegistrationEndpointUrl: nil, storage: nil))
         controller.startFlow()
         try await waitForResults(controller, count: 1)
         guard case .invalidConfiguration? = controller.lastError as? HaapiError else {

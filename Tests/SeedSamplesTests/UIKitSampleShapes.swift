@@ -15,12 +15,14 @@ enum SampleConstants {
 
 @MainActor
 final class SampleAppDelegate {
-    var haapiUIKitConfiguration = HaapiUIKitConfigurationBuilder(clientId: SampleConstants.clientId,
-                                                                 baseUrl: SampleConstants.baseURL,
-                                                                 tokenEndpointUrl: SampleConstants.tokenEndpointURL,
-                                                                 authorizationEndpointUrl: SampleConstants.authorizationEndpointURL,
-                                                                 appRedirect: SampleConstants.appRedirectURIString)
-        .build()
+    var haapiUIKitConfiguration = HaapiUIKitConfigurationBuilder(
+        clientId: SampleConstants.clientId,
+        baseUrl: SampleConstants.baseURL,
+        tokenEndpointUrl: SampleConstants.tokenEndpointURL,
+        authorizationEndpointUrl: SampleConstants.authorizationEndpointURL,
+        appRedirect: SampleConstants.appRedirectURIString
+    )
+    .build()
     var haapiUIKitApplication: HaapiUIKitApplication!
 
     func applicationDidFinishLaunching() -> Bool {
@@ -85,9 +87,10 @@ final class SampleCustomFlowScreen: HaapiFlowResult, OAuthLifecycleResultListene
 
     func refreshIfPossible() {
         if let refreshToken = (oauthModel as? OAuthTokenModel)?.refreshToken, !refreshToken.isEmpty {
-            OAuthLifecycle.refreshToken(refreshToken: refreshToken,
-                                        haapiUIKitApplication: haapiUIKitApplication,
-                                        lifecycleResultListener: self)
+            OAuthLifecycle.refreshToken(
+                refreshToken: refreshToken,
+                haapiUIKitApplication: haapiUIKitApplication,
+                lifecycleResultListener: self)
         }
     }
 

@@ -48,7 +48,8 @@ struct ContentView: View {
             .navigationTitle("HAAPI Demo")
             .sheet(isPresented: $state.isSigningIn) {
                 if let application {
-                    HaapiFlow.start(state, haapiUIKitApplication: application, haapiDeepLinkManageable: HaapiDeepLinkManager.shared)
+                    HaapiFlow.start(
+                        state, haapiUIKitApplication: application, haapiDeepLinkManageable: HaapiDeepLinkManager.shared)
                 }
             }
         }
@@ -60,11 +61,12 @@ struct ContentView: View {
         guard let base = URL(string: server) else { return nil }
         let configuration = HaapiUIKitConfigurationBuilder(
             clientId: "haapi-demo", baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
-            authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://haapi")
-            .setRevocationEndpointUrl(base.appendingPathComponent("oauth/revoke"))
-            .setScopes(["openid", "profile", "email"])
-            .setAttester(SoftwareAttester())
-            .build()
+            authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://haapi"
+        )
+        .setRevocationEndpointUrl(base.appendingPathComponent("oauth/revoke"))
+        .setScopes(["openid", "profile", "email"])
+        .setAttester(SoftwareAttester())
+        .build()
         return HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).build()
     }
 }

@@ -16,15 +16,20 @@ enum SeedConstants {
 
 /// Seed 001's app delegate: the UI kit's configuration and application, and the log tags.
 final class SeedAppDelegate: NSObject, UIApplicationDelegate {
-    var haapiUIKitConfiguration = HaapiUIKitConfigurationBuilder(clientId: SeedConstants.clientId,
-                                                                 baseUrl: SeedConstants.baseURL,
-                                                                 tokenEndpointUrl: SeedConstants.tokenEndpointURL,
-                                                                 authorizationEndpointUrl: SeedConstants.authorizationEndpointURL,
-                                                                 appRedirect: SeedConstants.appRedirectURIString)
-        .build()
+    var haapiUIKitConfiguration = HaapiUIKitConfigurationBuilder(
+        clientId: SeedConstants.clientId,
+        baseUrl: SeedConstants.baseURL,
+        tokenEndpointUrl: SeedConstants.tokenEndpointURL,
+        authorizationEndpointUrl: SeedConstants.authorizationEndpointURL,
+        appRedirect: SeedConstants.appRedirectURIString
+    )
+    .build()
     var haapiUIKitApplication: HaapiUIKitApplication!
 
-    func application(_ application: UIApplication, didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
+    func application(
+        _ application: UIApplication,
+        didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
+    ) -> Bool {
         haapiUIKitApplication = HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: haapiUIKitConfiguration).build()
         HaapiLogger.followUpTags = DriverFollowUpTag.allCases + SdkFollowUpTag.allCases + UIKitFollowUpTag.allCases
         return true
@@ -45,9 +50,10 @@ final class SeedStartViewController: UIViewController, HaapiFlowResult {
     func startFlow() {
         guard let application = UIApplication.shared.seedHaapiUIKitApplication else { return }
         do {
-            try HaapiFlow.start(from: self,
-                                haapiUIKitApplication: application,
-                                haapiDeepLinkManageable: HaapiDeepLinkManager.shared)
+            try HaapiFlow.start(
+                from: self,
+                haapiUIKitApplication: application,
+                haapiDeepLinkManageable: HaapiDeepLinkManager.shared)
         } catch {
             outcome = "not started: \(error.localizedDescription)"
         }
@@ -64,13 +70,14 @@ final class SeedFlowViewController: UIViewController {
 
     override func viewDidLoad() {
         super.viewDidLoad()
-        let configuration = HaapiConfiguration(name: "seed-shapes",
-                                               clientId: SeedConstants.clientId,
-                                               baseURL: SeedConstants.baseURL,
-                                               tokenEndpointURL: SeedConstants.tokenEndpointURL,
-                                               authorizationEndpointURL: SeedConstants.authorizationEndpointURL,
-                                               appRedirect: SeedConstants.appRedirectURIString,
-                                               applicationBundle: Bundle.main)
+        let configuration = HaapiConfiguration(
+            name: "seed-shapes",
+            clientId: SeedConstants.clientId,
+            baseURL: SeedConstants.baseURL,
+            tokenEndpointURL: SeedConstants.tokenEndpointURL,
+            authorizationEndpointURL: SeedConstants.authorizationEndpointURL,
+            appRedirect: SeedConstants.appRedirectURIString,
+            applicationBundle: Bundle.main)
         let haapiAccessor: HaapiAccessor = HaapiAccessorBuilder(haapiConfiguration: configuration).build()
         haapiManager = haapiAccessor.haapiManager
         haapiManager?.start { [weak self] haapiResult in
@@ -104,15 +111,18 @@ struct SeedContentView: View, HaapiFlowResult {
                 NavigationStack {
                     NavigationLink("Start Haapi Stack", value: SeedNavigation.haapiVC)
                         .navigationDestination(for: SeedNavigation.self) { _ in
-                            HaapiFlow.start(self, haapiUIKitApplication: haapiApplication, haapiDeepLinkManageable: HaapiDeepLinkManager.shared)
+                            HaapiFlow.start(
+                                self, haapiUIKitApplication: haapiApplication,
+                                haapiDeepLinkManageable: HaapiDeepLinkManager.shared)
                         }
                 }
             }
         }
         .sheet(isPresented: $showingHaapiVC) {
-            HaapiFlow.start(self,
-                            haapiUIKitApplication: haapiApplication,
-                            haapiDeepLinkManageable: HaapiDeepLinkManager.shared)
+            HaapiFlow.start(
+                self,
+                haapiUIKitApplication: haapiApplication,
+                haapiDeepLinkManageable: HaapiDeepLinkManager.shared)
         }
     }
 

@@ -10,7 +10,9 @@ enum AHBrandingSettings {
         if let value = body[settingName] { return normalise(value) }
         for key in ["settings", "tenantSettings", "data"] {
             if let nested = body[key] as? [String: Any], let value = nested[settingName] { return normalise(value) }
-            if let list = body[key] as? [[String: Any]], let entry = list.first(where: { $0["name"] as? String == settingName }) {
+            if let list = body[key] as? [[String: Any]],
+                let entry = list.first(where: { $0["name"] as? String == settingName })
+            {
                 return normalise(entry["value"] ?? "")
             }
         }
@@ -24,7 +26,9 @@ enum AHBrandingSettings {
         case let list as [Any]: items = list.compactMap { $0 as? String }
         default: items = []
         }
-        let names = items.map { $0.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: " ", with: "") }
+        let names = items.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: " ", with: "")
+        }
         return names.filter { !$0.isEmpty && $0 != "none" }.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
     }
 }

@@ -38,29 +38,43 @@ public final class AHCore: @unchecked Sendable {
 
     // MARK: - Fields to be encrypted
 
-    public func getFieldsToBeEncryptedInAuthFlow(serverHost: String, tenant: String, requestHeaders: [String: Any]) async throws -> AHCoreResult {
+    public func getFieldsToBeEncryptedInAuthFlow(
+        serverHost: String, tenant: String, requestHeaders: [String: Any]
+    ) async throws -> AHCoreResult {
         try await fieldsToBeEncrypted(AHServerAddress(serverHost: serverHost, tenant: tenant), requestHeaders)
     }
 
-    public func getFieldsToBeEncryptedInAuthFlow(serverUrl: String, requestHeaders: [String: Any]) async throws -> AHCoreResult {
+    public func getFieldsToBeEncryptedInAuthFlow(
+        serverUrl: String, requestHeaders: [String: Any]
+    ) async throws -> AHCoreResult {
         try await fieldsToBeEncrypted(AHServerAddress(serverUrl: serverUrl), requestHeaders)
     }
 
     /// Either form, for callers that keep the address as a value.
-    public func getFieldsToBeEncryptedInAuthFlow(address: AHServerAddress, requestHeaders: [String: Any]) async throws -> AHCoreResult {
+    public func getFieldsToBeEncryptedInAuthFlow(
+        address: AHServerAddress, requestHeaders: [String: Any]
+    ) async throws -> AHCoreResult {
         try await fieldsToBeEncrypted(address, requestHeaders)
     }
 
-    public func getFieldsToBeEncryptedInAuthFlow(serverHost: String, tenant: String, requestHeaders: [String: Any],
-                                                 completionBlock: @escaping AHCompletionBlock) throws {
+    public func getFieldsToBeEncryptedInAuthFlow(
+        serverHost: String, tenant: String, requestHeaders: [String: Any],
+        completionBlock: @escaping AHCompletionBlock
+    ) throws {
         let headers = UncheckedDictionary(requestHeaders)
-        try complete(AHServerAddress(serverHost: serverHost, tenant: tenant), completionBlock) { try await self.fieldsToBeEncrypted($0, headers.value) }
+        try complete(AHServerAddress(serverHost: serverHost, tenant: tenant), completionBlock) {
+            try await self.fieldsToBeEncrypted($0, headers.value)
+        }
     }
 
-    public func getFieldsToBeEncryptedInAuthFlow(serverUrl: String, requestHeaders: [String: Any],
-                                                 completionBlock: @escaping AHCompletionBlock) throws {
+    public func getFieldsToBeEncryptedInAuthFlow(
+        serverUrl: String, requestHeaders: [String: Any],
+        completionBlock: @escaping AHCompletionBlock
+    ) throws {
         let headers = UncheckedDictionary(requestHeaders)
-        try complete(AHServerAddress(serverUrl: serverUrl), completionBlock) { try await self.fieldsToBeEncrypted($0, headers.value) }
+        try complete(AHServerAddress(serverUrl: serverUrl), completionBlock) {
+            try await self.fieldsToBeEncrypted($0, headers.value)
+        }
     }
 
     /// GETs the tenant's BrandingSettings; `data[AHConstants.GenericKeys.FieldsToBeEncrypted]` is the list
@@ -69,7 +83,9 @@ public final class AHCore: @unchecked Sendable {
     func fieldsToBeEncrypted(_ address: AHServerAddress, _ headers: [String: Any]) async throws -> AHCoreResult {
         try address.validate()
         let answer: AHRequestResult
-        do { answer = try await send(address.endpoint(.brandingSettings), headers: headers) } catch { return Self.networkFailure(error) }
+        do { answer = try await send(address.endpoint(.brandingSettings), headers: headers) } catch {
+            return Self.networkFailure(error)
+        }
         var result = Self.result(answer)
         guard result.isSuccess else { return result }
         let fields = AHBrandingSettings.fieldsToBeEncrypted(in: answer.data)
@@ -84,19 +100,25 @@ public final class AHCore: @unchecked Sendable {
         return result
     }
 
-    public func isEncryptionRequiredForField(serverHost: String, tenant: String, requestHeaders: [String: Any], fieldName: String) async throws -> AHCoreResult {
+    public func isEncryptionRequiredForField(
+        serverHost: String, tenant: String, requestHeaders: [String: Any], fieldName: String
+    ) async throws -> AHCoreResult {
         try await encryptionRequired(AHServerAddress(serverHost: serverHost, tenant: tenant), requestHeaders, fieldName)
     }
 
-    public func isEncryptionRequiredForField(serverUrl: String, requestHeaders: [String: Any], fieldName: String) async throws -> AHCoreResult {
+    public func isEncryptionRequiredForField(
+        serverUrl: String, requestHeaders: [String: Any], fieldName: String
+    ) async throws -> AHCoreResult {
         try await encryptionRequired(AHServerAddress(serverUrl: serverUrl), requestHeaders, fieldName)
     }
 
     /// The completion gets the tenant's current answer in `data[fieldName]` (a `Bool`). The returned value is
     /// what this instance already knew when called (`false` until the tenant's settings have been read once).
     @discardableResult
-    public func isEncryptionRequiredForField(serverHost: String, tenant: String, requestHeaders: [String: Any], fieldName: String,
-                                             completionBlock: @escaping AHCompletionBlock) throws -> Bool {
+    public func isEncryptionRequiredForField(
+        serverHost: String, tenant: String, requestHeaders: [String: Any], fieldName: String,
+        completionBlock: @escaping AHCompletionBlock
+    ) throws -> Bool {
         let address = AHServerAddress(serverHost: serverHost, tenant: tenant)
         let headers = UncheckedDictionary(requestHeaders)
         try complete(address, completionBlock) { try await self.encryptionRequired($0, headers.value, fieldName) }
@@ -104,8 +126,10 @@ public final class AHCore: @unchecked Sendable {
     }
 
     @discardableResult
-    public func isEncryptionRequiredForField(serverUrl: String, requestHeaders: [String: Any], fieldName: String,
-                                             completionBlock: @escaping AHCompletionBlock) throws -> Bool {
+    public func isEncryptionRequiredForField(
+        serverUrl: String, requestHeaders: [String: Any], fieldName: String,
+        completionBlock: @escaping AHCompletionBlock
+    ) throws -> Bool {
         let address = AHServerAddress(serverUrl: serverUrl)
         let headers = UncheckedDictionary(requestHeaders)
         try complete(address, completionBlock) { try await self.encryptionRequired($0, headers.value, fieldName) }
@@ -116,7 +140,9 @@ public final class AHCore: @unchecked Sendable {
         lock.withLock { encryptedFields[address.baseURL]?.contains(fieldName.lowercased()) ?? false }
     }
 
-    func encryptionRequired(_ address: AHServerAddress, _ headers: [String: Any], _ fieldName: String) async throws -> AHCoreResult {
+    func encryptionRequired(
+        _ address: AHServerAddress, _ headers: [String: Any], _ fieldName: String
+    ) async throws -> AHCoreResult {
         var result = try await fieldsToBeEncrypted(address, headers)
         let fields = result.data[AHConstants.GenericKeys.FieldsToBeEncrypted] as? [String] ?? []
         result.data[fieldName] = fields.contains(fieldName.lowercased())
@@ -125,18 +151,27 @@ public final class AHCore: @unchecked Sendable {
 
     // MARK: - initAuth
 
-    public func initAuth(serverHost: String, tenant: String, requestHeaders: [String: Any], authRequestParams: [String: Any],
-                         fieldsTobeEncryptedList: [String]?) async throws -> AHCoreResult {
-        try await initAuth(AHServerAddress(serverHost: serverHost, tenant: tenant), requestHeaders, authRequestParams, fieldsTobeEncryptedList)
+    public func initAuth(
+        serverHost: String, tenant: String, requestHeaders: [String: Any], authRequestParams: [String: Any],
+        fieldsTobeEncryptedList: [String]?
+    ) async throws -> AHCoreResult {
+        try await initAuth(
+            AHServerAddress(serverHost: serverHost, tenant: tenant), requestHeaders, authRequestParams,
+            fieldsTobeEncryptedList)
     }
 
-    public func initAuth(serverUrl: String, requestHeaders: [String: Any], authRequestParams: [String: Any],
-                         fieldsTobeEncryptedList: [String]?) async throws -> AHCoreResult {
-        try await initAuth(AHServerAddress(serverUrl: serverUrl), requestHeaders, authRequestParams, fieldsTobeEncryptedList)
+    public func initAuth(
+        serverUrl: String, requestHeaders: [String: Any], authRequestParams: [String: Any],
+        fieldsTobeEncryptedList: [String]?
+    ) async throws -> AHCoreResult {
+        try await initAuth(
+            AHServerAddress(serverUrl: serverUrl), requestHeaders, authRequestParams, fieldsTobeEncryptedList)
     }
 
-    public func initAuth(serverHost: String, tenant: String, requestHeaders: [String: Any], authRequestParams: [String: Any],
-                         fieldsTobeEncryptedList: [String]?, completionBlock: @escaping AHCompletionBlock) throws {
+    public func initAuth(
+        serverHost: String, tenant: String, requestHeaders: [String: Any], authRequestParams: [String: Any],
+        fieldsTobeEncryptedList: [String]?, completionBlock: @escaping AHCompletionBlock
+    ) throws {
         let parameters = UncheckedDictionary(authRequestParams)
         let headers = UncheckedDictionary(requestHeaders)
         try complete(AHServerAddress(serverHost: serverHost, tenant: tenant), completionBlock) {
@@ -144,8 +179,10 @@ public final class AHCore: @unchecked Sendable {
         }
     }
 
-    public func initAuth(serverUrl: String, requestHeaders: [String: Any], authRequestParams: [String: Any],
-                         fieldsTobeEncryptedList: [String]?, completionBlock: @escaping AHCompletionBlock) throws {
+    public func initAuth(
+        serverUrl: String, requestHeaders: [String: Any], authRequestParams: [String: Any],
+        fieldsTobeEncryptedList: [String]?, completionBlock: @escaping AHCompletionBlock
+    ) throws {
         let parameters = UncheckedDictionary(authRequestParams)
         let headers = UncheckedDictionary(requestHeaders)
         try complete(AHServerAddress(serverUrl: serverUrl), completionBlock) {
@@ -157,14 +194,17 @@ public final class AHCore: @unchecked Sendable {
     /// tenant and names it in `authContext` (`nonceId`), and encrypts `device.signature.iaAuthData` with the
     /// exchange's key if "devicesignature" is listed. The exchange then serves `encryptData` and
     /// `encryptDataWithSymmetricKey` for the rest of this flow.
-    func initAuth(_ address: AHServerAddress, _ headers: [String: Any], _ parameters: [String: Any], _ fields: [String]?) async throws -> AHCoreResult {
+    func initAuth(
+        _ address: AHServerAddress, _ headers: [String: Any], _ parameters: [String: Any], _ fields: [String]?
+    ) async throws -> AHCoreResult {
         try address.validate()
         var body = parameters
         let wanted = AHBrandingSettings.normalise(fields ?? [])
         lock.withLock { activeExchange = nil }
         if !wanted.isEmpty {
             switch await nonceExchange(address, headers) {
-            case .failure(let failure): return AHCoreResult(code: failure.code, message: failure.message, data: failure.data)
+            case .failure(let failure):
+                return AHCoreResult(code: failure.code, message: failure.message, data: failure.data)
             case .success(let (key, exchange)):
                 body["authContext"] = Self.replacing("nonceId", with: exchange.nonceId, in: body["authContext"])
                 if wanted.contains(AHConstants.GenericKeys.DeviceSignatureField) {
@@ -178,7 +218,9 @@ public final class AHCore: @unchecked Sendable {
                 }
             }
         }
-        do { return Self.result(try await send(address.endpoint(.authEndpoint), headers: headers, body: body)) } catch { return Self.networkFailure(error) }
+        do { return Self.result(try await send(address.endpoint(.authEndpoint), headers: headers, body: body)) } catch {
+            return Self.networkFailure(error)
+        }
     }
 
     // MARK: - Encryption
@@ -213,17 +255,22 @@ public final class AHCore: @unchecked Sendable {
 
     // MARK: - Plumbing
 
-    private func tenantKey(_ address: AHServerAddress, _ headers: [String: Any]) async -> Result<AHFieldEncryptor, AHCoreFailure> {
+    private func tenantKey(
+        _ address: AHServerAddress, _ headers: [String: Any]
+    ) async -> Result<AHFieldEncryptor, AHCoreFailure> {
         if let known = lock.withLock({ tenantKeys[address.baseURL] }) {
             lock.withLock { activeKey = known }
             return .success(known)
         }
         let answer: AHRequestResult
-        do { answer = try await send(address.endpoint(.authHubPublicKey), headers: headers) } catch { return .failure(AHCoreFailure(Self.networkFailure(error))) }
+        do { answer = try await send(address.endpoint(.authHubPublicKey), headers: headers) } catch {
+            return .failure(AHCoreFailure(Self.networkFailure(error)))
+        }
         let result = Self.result(answer)
         guard result.isSuccess else { return .failure(AHCoreFailure(result)) }
         guard let pem = answer.data["publicKey"] as? String else {
-            return .failure(AHCoreFailure(code: AHResult.Code.INVALID_RESPONSE, message: "the public-key answer has no publicKey"))
+            return .failure(
+                AHCoreFailure(code: AHResult.Code.INVALID_RESPONSE, message: "the public-key answer has no publicKey"))
         }
         do {
             let key = try AHFieldEncryptor(tenantKeyPEM: pem)
@@ -237,7 +284,9 @@ public final class AHCore: @unchecked Sendable {
         }
     }
 
-    private func nonceExchange(_ address: AHServerAddress, _ headers: [String: Any]) async -> Result<(AHFieldEncryptor, AHNonceExchange), AHCoreFailure> {
+    private func nonceExchange(
+        _ address: AHServerAddress, _ headers: [String: Any]
+    ) async -> Result<(AHFieldEncryptor, AHNonceExchange), AHCoreFailure> {
         let key: AHFieldEncryptor
         switch await tenantKey(address, headers) {
         case .success(let found): key = found
@@ -245,13 +294,20 @@ public final class AHCore: @unchecked Sendable {
         }
         do {
             let (clientNonce, sealed) = try key.startNonceExchange()
-            let answer = try await send(address.endpoint(.serverNonceGenerator), headers: headers, body: ["clientNonce": sealed])
+            let answer = try await send(
+                address.endpoint(.serverNonceGenerator), headers: headers, body: ["clientNonce": sealed])
             let result = Self.result(answer)
             guard result.isSuccess else { return .failure(AHCoreFailure(result)) }
             guard let id = answer.data["id"] as? String, let serverNonce = answer.data["serverNonce"] as? String else {
-                return .failure(AHCoreFailure(code: AHResult.Code.INVALID_RESPONSE, message: "the nonce answer has no id or serverNonce"))
+                return .failure(
+                    AHCoreFailure(
+                        code: AHResult.Code.INVALID_RESPONSE, message: "the nonce answer has no id or serverNonce"))
             }
-            return .success((key, try key.finishNonceExchange(clientNonce: clientNonce, nonceId: id, sealedServerNonce: serverNonce)))
+            return .success(
+                (
+                    key,
+                    try key.finishNonceExchange(clientNonce: clientNonce, nonceId: id, sealedServerNonce: serverNonce)
+                ))
         } catch let error as AHEncryptionError {
             return .failure(AHCoreFailure(code: AHResult.Code.ENCRYPTION_ERROR, message: "\(error)"))
         } catch {
@@ -260,23 +316,32 @@ public final class AHCore: @unchecked Sendable {
     }
 
     /// The flow's entry points: the dictionaries cross from the flow actor wrapped.
-    func send(_ endpoint: AuthHubEndpoint, headers: UncheckedDictionary, body: UncheckedDictionary) async throws -> AHRequestResult {
+    func send(
+        _ endpoint: AuthHubEndpoint, headers: UncheckedDictionary, body: UncheckedDictionary
+    ) async throws -> AHRequestResult {
         try await send(endpoint, headers: headers.value, body: body.value)
     }
 
-    func initAuth(_ address: AHServerAddress, _ headers: UncheckedDictionary, _ parameters: UncheckedDictionary, _ fields: [String]?) async throws -> AHCoreResult {
+    func initAuth(
+        _ address: AHServerAddress, _ headers: UncheckedDictionary, _ parameters: UncheckedDictionary,
+        _ fields: [String]?
+    ) async throws -> AHCoreResult {
         try await initAuth(address, headers.value, parameters.value, fields)
     }
 
-    func send(_ endpoint: AuthHubEndpoint, headers: [String: Any], body: [String: Any] = [:]) async throws -> AHRequestResult {
+    func send(
+        _ endpoint: AuthHubEndpoint, headers: [String: Any], body: [String: Any] = [:]
+    ) async throws -> AHRequestResult {
         endpoint.setRequestHeaders(headers).setRequestPayloadParameters(body)
         return try await requestObject.sendRequest(endpoint: endpoint)
     }
 
     /// Runs `work` for a completion-block API: a bad address throws before anything starts; the block runs on
     /// the main actor, and what it throws is logged (it has no caller to go to).
-    private func complete(_ address: AHServerAddress, _ completion: @escaping AHCompletionBlock,
-                          _ work: @escaping @Sendable (AHServerAddress) async throws -> AHCoreResult) throws {
+    private func complete(
+        _ address: AHServerAddress, _ completion: @escaping AHCompletionBlock,
+        _ work: @escaping @Sendable (AHServerAddress) async throws -> AHCoreResult
+    ) throws {
         try address.validate()
         Task {
             let result: AHCoreResult
@@ -288,7 +353,8 @@ public final class AHCore: @unchecked Sendable {
     @MainActor
     private static func deliver(_ result: AHCoreResult, to completion: AHCompletionBlock) {
         do { try completion(result) } catch {
-            HaapiLogger.error(SdkFollowUpTag.flow, "an Authentication Hub completion block threw: \(String(describing: error))")
+            HaapiLogger.error(
+                SdkFollowUpTag.flow, "an Authentication Hub completion block threw: \(String(describing: error))")
         }
     }
 
@@ -297,7 +363,8 @@ public final class AHCore: @unchecked Sendable {
             return AHCoreResult(code: AHResult.Code.SERVER_ERROR, message: error.message, data: answer.data)
         }
         guard (200..<300).contains(answer.statusCode) else {
-            return AHCoreResult(code: AHResult.Code.SERVER_ERROR, message: "HTTP \(answer.statusCode)", data: answer.data)
+            return AHCoreResult(
+                code: AHResult.Code.SERVER_ERROR, message: "HTTP \(answer.statusCode)", data: answer.data)
         }
         return AHCoreResult(code: AHResult.Code.SUCCESS, message: "OK", data: answer.data)
     }
@@ -313,7 +380,9 @@ public final class AHCore: @unchecked Sendable {
         return entries
     }
 
-    static func encryptingDeviceSignature(_ body: [String: Any], key: AHFieldEncryptor, exchange: AHNonceExchange) throws -> [String: Any] {
+    static func encryptingDeviceSignature(
+        _ body: [String: Any], key: AHFieldEncryptor, exchange: AHNonceExchange
+    ) throws -> [String: Any] {
         guard var device = body["device"] as? [String: Any], var signature = device["signature"] as? [String: Any],
             let data = signature["iaAuthData"] as? String
         else { return body }

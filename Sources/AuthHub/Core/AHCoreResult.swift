@@ -30,6 +30,8 @@ public struct AHCoreResult: @unchecked Sendable {
 /// allowed to throw (the seed's samples call other throwing APIs inside the block).
 public typealias AHCompletionBlock = @MainActor (AHCoreResult) throws -> Void
 
+// The seed spells these names this way; apps that follow its samples use them as they are.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 public enum AHResult {
     public enum Code {
         public static let SUCCESS = 0
@@ -45,6 +47,8 @@ public enum AHResult {
 }
 
 /// Names used in headers and in `AHCoreResult.data`.
+// The seed spells these names this way; apps that follow its samples use them as they are.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 public enum AHConstants {
     public enum HttpHeader {
         /// The header that carries the client's access token.

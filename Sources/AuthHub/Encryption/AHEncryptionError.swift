@@ -15,7 +15,8 @@ public enum AHEncryptionError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String {
         switch self {
         case .invalidKey(let detail): "invalid key: \(detail)"
-        case .noTenantKey: "the tenant's public key has not been fetched (call getFieldsToBeEncryptedInAuthFlow or initAuth first)"
+        case .noTenantKey:
+            "the tenant's public key has not been fetched (call getFieldsToBeEncryptedInAuthFlow or initAuth first)"
         case .plaintextTooLong(let limit): "the plaintext is longer than \(limit) bytes"
         case .noNonceExchange: "no nonce exchange has been made"
         case .malformed(let detail): "malformed encrypted field: \(detail)"

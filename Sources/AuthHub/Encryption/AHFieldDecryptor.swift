@@ -14,9 +14,13 @@ public actor AHFieldDecryptor {
     private let capacity: Int
 
     /// A decryptor for the tenant key given as DER (PKCS#1 or PKCS#8); no crypto library's types in the API.
-    public init(tenantKeyDER: Data, exchangeLifetime: TimeInterval = 300, capacity: Int = 10_000) throws(AHEncryptionError) {
+    public init(
+        tenantKeyDER: Data, exchangeLifetime: TimeInterval = 300, capacity: Int = 10_000
+    ) throws(AHEncryptionError) {
         let key: _RSA.Encryption.PrivateKey
-        do { key = try _RSA.Encryption.PrivateKey(derRepresentation: tenantKeyDER) } catch { throw .malformed("the tenant key is not an RSA private key") }
+        do { key = try _RSA.Encryption.PrivateKey(derRepresentation: tenantKeyDER) } catch {
+            throw .malformed("the tenant key is not an RSA private key")
+        }
         self.capacity = max(capacity, 1)
         self.tenantKeyDER = key.derRepresentation
         publicKeyPEM = key.publicKey.pemRepresentation
@@ -24,21 +28,32 @@ public actor AHFieldDecryptor {
     }
 
     /// A decryptor with a new 2048-bit tenant key (the dev server makes one per process).
-    public static func withNewTenantKey(exchangeLifetime: TimeInterval = 300) throws(AHEncryptionError) -> AHFieldDecryptor {
+    public static func withNewTenantKey(
+        exchangeLifetime: TimeInterval = 300
+    ) throws(AHEncryptionError) -> AHFieldDecryptor {
         let key: _RSA.Encryption.PrivateKey
-        do { key = try _RSA.Encryption.PrivateKey(keySize: .bits2048) } catch { throw .malformed("no RSA key could be made: \(error)") }
+        do { key = try _RSA.Encryption.PrivateKey(keySize: .bits2048) } catch {
+            throw .malformed("no RSA key could be made: \(error)")
+        }
         return try AHFieldDecryptor(tenantKeyDER: key.derRepresentation, exchangeLifetime: exchangeLifetime)
     }
 
     nonisolated func open(_ data: Data) throws(AHEncryptionError) -> Data {
-        do { return try _RSA.Encryption.PrivateKey(derRepresentation: tenantKeyDER).decrypt(data, padding: .PKCS1_OAEP_SHA256) } catch {
+        do {
+            return try _RSA.Encryption.PrivateKey(derRepresentation: tenantKeyDER).decrypt(
+                data, padding: .PKCS1_OAEP_SHA256)
+        } catch {
             throw .tampered
         }
     }
 
     /// Answers the nonce generator: `(id, sealed serverNonce)`.
-    public func answerNonceRequest(_ encryptedClientNonce: String, now: Date) throws(AHEncryptionError) -> (nonceId: String, serverNonce: String) {
-        guard let sealed = Data(base64Encoded: encryptedClientNonce) else { throw .malformed("clientNonce is not base64") }
+    public func answerNonceRequest(
+        _ encryptedClientNonce: String, now: Date
+    ) throws(AHEncryptionError) -> (nonceId: String, serverNonce: String) {
+        guard let sealed = Data(base64Encoded: encryptedClientNonce) else {
+            throw .malformed("clientNonce is not base64")
+        }
         let clientNonce = try open(sealed)
         guard clientNonce.count == 32 else { throw .malformed("clientNonce must be 32 bytes") }
         let serverNonce = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
@@ -46,13 +61,20 @@ public actor AHFieldDecryptor {
         // Swept only when full, so the usual request costs O(1); a full store drops its oldest exchange.
         if exchanges.count >= capacity {
             exchanges = exchanges.filter { $0.value.expiresAt > now }
-            if exchanges.count >= capacity, let oldest = exchanges.min(by: { $0.value.expiresAt < $1.value.expiresAt })?.key {
+            if exchanges.count >= capacity,
+                let oldest = exchanges.min(by: { $0.value.expiresAt < $1.value.expiresAt })?.key
+            {
                 exchanges[oldest] = nil
             }
         }
-        exchanges[nonceId] = (AHNonceExchange(nonceId: nonceId, clientNonce: clientNonce, serverNonce: serverNonce), now.addingTimeInterval(lifetime))
+        exchanges[nonceId] = (
+            AHNonceExchange(nonceId: nonceId, clientNonce: clientNonce, serverNonce: serverNonce),
+            now.addingTimeInterval(lifetime)
+        )
         do {
-            let box = try AES.GCM.seal(serverNonce, using: AHNonceExchange.serverNonceKey(clientNonce: clientNonce), authenticating: Data(nonceId.utf8))
+            let box = try AES.GCM.seal(
+                serverNonce, using: AHNonceExchange.serverNonceKey(clientNonce: clientNonce),
+                authenticating: Data(nonceId.utf8))
             guard let combined = box.combined else { throw AHEncryptionError.malformed("no combined representation") }
             return (nonceId, combined.base64EncodedString())
         } catch {
@@ -65,7 +87,9 @@ public actor AHFieldDecryptor {
 
     /// Takes the exchange a request names; a second call with the same id finds nothing.
     public func consume(nonceId: String, now: Date) throws(AHEncryptionError) -> AHNonceExchange {
-        guard let entry = exchanges.removeValue(forKey: nonceId), entry.expiresAt > now else { throw .unknownOrUsedNonce }
+        guard let entry = exchanges.removeValue(forKey: nonceId), entry.expiresAt > now else {
+            throw .unknownOrUsedNonce
+        }
         return entry.exchange
     }
 
@@ -81,7 +105,9 @@ public actor AHFieldDecryptor {
             guard let exchange else { throw .noNonceExchange }
             guard let data = Data(base64Encoded: String(field.dropFirst(3))) else { throw .malformed("not base64") }
             let opened = try open(data)
-            guard opened.count >= 32, Self.constantTimeEqual(opened.prefix(32), exchange.serverNonce) else { throw .tampered }
+            guard opened.count >= 32, Self.constantTimeEqual(opened.prefix(32), exchange.serverNonce) else {
+                throw .tampered
+            }
             return try Self.text(opened.dropFirst(32))
         }
         if field.hasPrefix("v1s.") {
@@ -89,7 +115,8 @@ public actor AHFieldDecryptor {
             guard let data = Data(base64Encoded: String(field.dropFirst(4))) else { throw .malformed("not base64") }
             do {
                 let box = try AES.GCM.SealedBox(combined: data)
-                return try Self.text(try AES.GCM.open(box, using: exchange.sessionKey, authenticating: Data(exchange.nonceId.utf8)))
+                return try Self.text(
+                    try AES.GCM.open(box, using: exchange.sessionKey, authenticating: Data(exchange.nonceId.utf8)))
             } catch let error as AHEncryptionError {
                 throw error
             } catch {

@@ -12,7 +12,9 @@ public struct AHFieldEncryptor: Sendable {
     /// From the tenant's public key in PEM (SubjectPublicKeyInfo or PKCS#1).
     public init(tenantKeyPEM: String) throws(AHEncryptionError) {
         let key: _RSA.Encryption.PublicKey
-        do { key = try _RSA.Encryption.PublicKey(pemRepresentation: tenantKeyPEM) } catch { throw .invalidKey("\(error)") }
+        do { key = try _RSA.Encryption.PublicKey(pemRepresentation: tenantKeyPEM) } catch {
+            throw .invalidKey("\(error)")
+        }
         guard key.keySizeInBits >= 2048 else { throw .invalidKey("RSA keys shorter than 2048 bits are refused") }
         tenantKeyDER = key.derRepresentation
         keySizeInBits = key.keySizeInBits
@@ -22,7 +24,10 @@ public struct AHFieldEncryptor: Sendable {
 
     func seal(_ data: Data) throws(AHEncryptionError) -> Data {
         guard data.count <= maxPlaintext else { throw .plaintextTooLong(limit: maxPlaintext) }
-        do { return try _RSA.Encryption.PublicKey(derRepresentation: tenantKeyDER).encrypt(data, padding: .PKCS1_OAEP_SHA256) } catch {
+        do {
+            return try _RSA.Encryption.PublicKey(derRepresentation: tenantKeyDER).encrypt(
+                data, padding: .PKCS1_OAEP_SHA256)
+        } catch {
             throw .invalidKey("\(error)")
         }
     }
@@ -38,12 +43,15 @@ public struct AHFieldEncryptor: Sendable {
     }
 
     /// Step 2: opens the server's answer (`id`, `serverNonce`).
-    public func finishNonceExchange(clientNonce: Data, nonceId: String, sealedServerNonce: String) throws(AHEncryptionError) -> AHNonceExchange {
+    public func finishNonceExchange(
+        clientNonce: Data, nonceId: String, sealedServerNonce: String
+    ) throws(AHEncryptionError) -> AHNonceExchange {
         guard let sealed = Data(base64Encoded: sealedServerNonce) else { throw .malformed("serverNonce is not base64") }
         let serverNonce: Data
         do {
-            serverNonce = try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: AHNonceExchange.serverNonceKey(clientNonce: clientNonce),
-                                           authenticating: Data(nonceId.utf8))
+            serverNonce = try AES.GCM.open(
+                AES.GCM.SealedBox(combined: sealed), using: AHNonceExchange.serverNonceKey(clientNonce: clientNonce),
+                authenticating: Data(nonceId.utf8))
         } catch {
             throw .tampered
         }
@@ -57,9 +65,12 @@ public struct AHFieldEncryptor: Sendable {
     }
 
     /// AES-256-GCM under the exchange's session key: `v1s.<base64>`.
-    public func encryptDataWithSymmetricKey(plainText: String, exchange: AHNonceExchange) throws(AHEncryptionError) -> String {
+    public func encryptDataWithSymmetricKey(
+        plainText: String, exchange: AHNonceExchange
+    ) throws(AHEncryptionError) -> String {
         do {
-            let box = try AES.GCM.seal(Data(plainText.utf8), using: exchange.sessionKey, authenticating: Data(exchange.nonceId.utf8))
+            let box = try AES.GCM.seal(
+                Data(plainText.utf8), using: exchange.sessionKey, authenticating: Data(exchange.nonceId.utf8))
             guard let combined = box.combined else { throw AHEncryptionError.malformed("no combined representation") }
             return "v1s." + combined.base64EncodedString()
         } catch let error as AHEncryptionError {

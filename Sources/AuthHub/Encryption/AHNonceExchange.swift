@@ -18,12 +18,15 @@ public struct AHNonceExchange: Sendable {
 
     /// The key that seals the server nonce for the client: only the holder of `clientNonce` can open it.
     static func serverNonceKey(clientNonce: Data) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: clientNonce), salt: Data(), info: serverNonceInfo, outputByteCount: 32)
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: clientNonce), salt: Data(), info: serverNonceInfo, outputByteCount: 32)
     }
 
     /// The session key for `encryptDataWithSymmetricKey`.
     var sessionKey: SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: clientNonce + serverNonce), salt: Data(nonceId.utf8), info: Self.sessionInfo,
-                               outputByteCount: 32)
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: clientNonce + serverNonce), salt: Data(nonceId.utf8),
+            info: Self.sessionInfo,
+            outputByteCount: 32)
     }
 }

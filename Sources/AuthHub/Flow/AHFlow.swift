@@ -23,10 +23,15 @@ public actor AHFlow {
     }
 
     /// Begins the flow (POST `/auth/v1/authenticate` through `AHCore.initAuth`).
-    public func start(authRequestParams: [String: Any], fieldsTobeEncryptedList: [String]? = nil) async throws(AHFlowError) -> AHFlowResponse {
+    public func start(
+        authRequestParams: [String: Any], fieldsTobeEncryptedList: [String]? = nil
+    ) async throws(AHFlowError) -> AHFlowResponse {
         flowState = nil
         let result: AHCoreResult
-        do { result = try await core.initAuth(address, requestHeaders, UncheckedDictionary(authRequestParams), fieldsTobeEncryptedList) } catch {
+        do {
+            result = try await core.initAuth(
+                address, requestHeaders, UncheckedDictionary(authRequestParams), fieldsTobeEncryptedList)
+        } catch {
             throw .transport("\(error)")
         }
         switch result.code {
@@ -53,8 +58,12 @@ public actor AHFlow {
     }
 
     /// POST `/factor/v1/OTPGenerator` for a listed credential; `credType` is "EMAIL" or "SMS".
-    public func generateOTP(credId: String, credType: String, language: String = "en_US") async throws(AHFlowError) -> AHFlowResponse {
-        try await send(.otpGenerator, ["action": "Login", "credId": credId, "credType": credType.uppercased(), "language": language])
+    public func generateOTP(
+        credId: String, credType: String, language: String = "en_US"
+    ) async throws(AHFlowError) -> AHFlowResponse {
+        try await send(
+            .otpGenerator,
+            ["action": "Login", "credId": credId, "credType": credType.uppercased(), "language": language])
     }
 
     /// POST `/factor/v1/OTPVerifier`.
@@ -63,13 +72,18 @@ public actor AHFlow {
     }
 
     /// Any flow endpoint, with the flow state; the answer's flow state replaces the current one.
-    public func send(_ path: AuthHubEndpoint.Path, _ body: [String: Any], headers extra: [String: String] = [:]) async throws(AHFlowError) -> AHFlowResponse {
+    public func send(
+        _ path: AuthHubEndpoint.Path, _ body: [String: Any], headers extra: [String: String] = [:]
+    ) async throws(AHFlowError) -> AHFlowResponse {
         guard let flowState else { throw .noFlowState }
         var headers = requestHeaders.value
         headers[AHConstants.HttpHeader.FlowState] = flowState
         for (name, value) in extra { headers[name] = value }
         let answer: AHRequestResult
-        do { answer = try await core.send(address.endpoint(path), headers: UncheckedDictionary(headers), body: UncheckedDictionary(body)) } catch { throw .transport("\(error)") }
+        do {
+            answer = try await core.send(
+                address.endpoint(path), headers: UncheckedDictionary(headers), body: UncheckedDictionary(body))
+        } catch { throw .transport("\(error)") }
         return try take(AHFlowResponse(statusCode: answer.statusCode, data: answer.data))
     }
 
@@ -79,7 +93,9 @@ public actor AHFlow {
         lastResponse = response
         if let next = response.flowState { flowState = next }
         if let error = AHServerError(body: response.data, httpStatus: response.statusCode) { throw .server(error) }
-        guard (200..<300).contains(response.statusCode) else { throw .invalidResponse("HTTP \(response.statusCode) without an errorCode") }
+        guard (200..<300).contains(response.statusCode) else {
+            throw .invalidResponse("HTTP \(response.statusCode) without an errorCode")
+        }
         if response.nextAction?.isFinal == true { flowState = nil }
         return response
     }

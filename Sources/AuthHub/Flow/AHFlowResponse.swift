@@ -22,7 +22,8 @@ public struct AHFlowResponse: @unchecked Sendable {
     public var credentials: [AHCredential] {
         (data["credentials"] as? [[String: Any]] ?? []).compactMap { entry in
             guard let id = entry["credId"] as? String else { return nil }
-            return AHCredential(credId: id, credType: entry["credType"] as? String ?? "", credValue: entry["credValue"] as? String)
+            return AHCredential(
+                credId: id, credType: entry["credType"] as? String ?? "", credValue: entry["credValue"] as? String)
         }
     }
 

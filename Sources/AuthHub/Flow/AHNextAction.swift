@@ -18,10 +18,14 @@ public enum AHNextAction: Sendable, Hashable, CustomStringConvertible {
 
     static let known: [String: AHNextAction] = [
         "PASSWORD_AUTH": .passwordAuth, "FACTOR_SELECTION": .factorSelection,
-        "FIDO_AUTH_GENERATE_CHALLENGE": .fidoAuthGenerateChallenge, "FIDO_AUTH_VERIFY_CHALLENGE": .fidoAuthVerifyChallenge,
-        "FIDO_REGISTER_GENERATE_CHALLENGE": .fidoRegisterGenerateChallenge, "FIDO_REGISTER_VERIFY_CHALLENGE": .fidoRegisterVerifyChallenge,
-        "EMAIL_OTP_SELECTION": .emailOTPSelection, "EMAIL_OTP_AUTH": .emailOTPAuth, "SMS_OTP_SELECTION": .smsOTPSelection,
-        "SMS_OTP_AUTH": .smsOTPAuth, "OTP_SELECTION": .otpSelection, "AUTH_ALLOWED": .authAllowed, "AUTH_DENIED": .authDenied,
+        "FIDO_AUTH_GENERATE_CHALLENGE": .fidoAuthGenerateChallenge,
+        "FIDO_AUTH_VERIFY_CHALLENGE": .fidoAuthVerifyChallenge,
+        "FIDO_REGISTER_GENERATE_CHALLENGE": .fidoRegisterGenerateChallenge,
+        "FIDO_REGISTER_VERIFY_CHALLENGE": .fidoRegisterVerifyChallenge,
+        "EMAIL_OTP_SELECTION": .emailOTPSelection, "EMAIL_OTP_AUTH": .emailOTPAuth,
+        "SMS_OTP_SELECTION": .smsOTPSelection,
+        "SMS_OTP_AUTH": .smsOTPAuth, "OTP_SELECTION": .otpSelection, "AUTH_ALLOWED": .authAllowed,
+        "AUTH_DENIED": .authDenied,
     ]
 
     public init(rawValue: String) {

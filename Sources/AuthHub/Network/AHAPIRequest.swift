@@ -1,5 +1,6 @@
 import Foundation
 import HaapiDriver
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -79,13 +80,17 @@ public final class AuthHubEndpoint: @unchecked Sendable {
 
     /// The request: JSON body for POSTs, `Accept: application/json`, the headers as strings.
     public func build() throws -> URLRequest {
-        guard let url, url.scheme == "https" || url.scheme == "http" else { throw BuildError.invalidURL(baseURL + path.rawValue) }
+        guard let url, url.scheme == "https" || url.scheme == "http" else {
+            throw BuildError.invalidURL(baseURL + path.rawValue)
+        }
         var request = URLRequest(url: url)
         request.httpMethod = path.method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         for (name, value) in headers { request.setValue("\(value)", forHTTPHeaderField: name) }
         if path.method == "POST" {
-            guard JSONSerialization.isValidJSONObject(payload) else { throw BuildError.bodyNotJSON("\(payload.keys.sorted())") }
+            guard JSONSerialization.isValidJSONObject(payload) else {
+                throw BuildError.bodyNotJSON("\(payload.keys.sorted())")
+            }
             request.httpBody = try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }

@@ -2,7 +2,8 @@ import Foundation
 
 /// What a request logger writes.
 public enum RequestLoggingType: String, Sendable, CaseIterable {
-    /// Only the response time.
+    /// Only the response time. (The seed's spelling.)
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     case resp_time
     /// Headers, request body, response body and response time.
     case data
@@ -34,8 +35,10 @@ public final class AHRequestLogger: AuthHubRequestLogger, @unchecked Sendable {
     public func setLoggingType(type: RequestLoggingType) { lock.withLock { self.type = type } }
 
     static let secretNames: Set<String> = [
-        "authorization", "x-flow-state", "flowstate", "password", "newpassword", "currentpassword", "otp", "clientnonce", "servernonce",
-        "access_token", "id_token", "refresh_token", "session_token", "token", "assertion", "credential", "signature", "iaauthdata", "encrypteddata",
+        "authorization", "x-flow-state", "flowstate", "password", "newpassword", "currentpassword", "otp",
+        "clientnonce", "servernonce",
+        "access_token", "id_token", "refresh_token", "session_token", "token", "assertion", "credential", "signature",
+        "iaauthdata", "encrypteddata",
     ]
 
     /// A value safe to log: secrets become "*****".
@@ -43,7 +46,9 @@ public final class AHRequestLogger: AuthHubRequestLogger, @unchecked Sendable {
         if let name, secretNames.contains(name.lowercased()) { return "\"*****\"" }
         switch value {
         case let dictionary as [String: Any]:
-            return "{" + dictionary.keys.sorted().map { "\"\($0)\": " + masked(dictionary[$0] ?? "", name: $0) }.joined(separator: ", ") + "}"
+            return "{"
+                + dictionary.keys.sorted().map { "\"\($0)\": " + masked(dictionary[$0] ?? "", name: $0) }.joined(
+                    separator: ", ") + "}"
         case let array as [Any]:
             return "[" + array.map { masked($0) }.joined(separator: ", ") + "]"
         case let text as String:
@@ -58,7 +63,8 @@ public final class AHRequestLogger: AuthHubRequestLogger, @unchecked Sendable {
         guard enabled, type != .none else { return }
         var line = "[AuthHub] \(endPoint.path.method) \(endPoint.path.rawValue) \(responseTime) ms"
         if type == .data {
-            line += " headers=" + Self.masked(endPoint.headers) + " request=" + Self.masked(endPoint.payload)
+            line +=
+                " headers=" + Self.masked(endPoint.headers) + " request=" + Self.masked(endPoint.payload)
                 + " response=" + Self.masked((respDict ?? [:]) as [String: Any])
         }
         write(line + "\n")
@@ -71,7 +77,8 @@ public final class AHRequestLogger: AuthHubRequestLogger, @unchecked Sendable {
         }
         lock.withLock {
             if !FileManager.default.fileExists(atPath: fileURL.path) {
-                _ = FileManager.default.createFile(atPath: fileURL.path, contents: nil, attributes: [.posixPermissions: 0o600])
+                _ = FileManager.default.createFile(
+                    atPath: fileURL.path, contents: nil, attributes: [.posixPermissions: 0o600])
             }
             guard let handle = try? FileHandle(forWritingTo: fileURL) else { return }
             defer { try? handle.close() }

@@ -12,10 +12,11 @@ struct ApproveCommand: AsyncParsableCommand {
         abstract: "Approve a pending \"approve on another device\" sign-in on the dev server (loopback only).",
         discussion: HelpExamples.discussion(
             """
-                An approval applies to exactly one sign-in. With --user alone, the user's one pending sign-in is \
-                approved; when the user has several, they are listed and --id must name one.
-                """,
-            "haapi approve --server http://127.0.0.1:8080 --user demouser", "haapi approve --server http://127.0.0.1:8080 --id \"$APPROVAL_ID\"")
+            An approval applies to exactly one sign-in. With --user alone, the user's one pending sign-in is \
+            approved; when the user has several, they are listed and --id must name one.
+            """,
+            "haapi approve --server http://127.0.0.1:8080 --user demouser",
+            "haapi approve --server http://127.0.0.1:8080 --id \"$APPROVAL_ID\"")
     )
 
     @Option(name: .long, help: "The dev server's base URL.")
@@ -24,7 +25,9 @@ struct ApproveCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The user whose pending sign-in to approve.")
     var user: String
 
-    @Option(name: .long, parsing: .unconditional, help: "The id of the pending sign-in to approve, when the user has several.")
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "The id of the pending sign-in to approve, when the user has several.")
     var id: String?
 
     func run() async throws {
@@ -41,7 +44,9 @@ struct ApproveCommand: AsyncParsableCommand {
             components?.queryItems = [URLQueryItem(name: "user", value: user)]
             let (data, response) = try await URLSession.shared.data(from: components?.url ?? listing)
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            guard status == 200 else { throw Self.failure("the server answered \(status): \(String(decoding: data, as: UTF8.self))") }
+            guard status == 200 else {
+                throw Self.failure("the server answered \(status): \(String(decoding: data, as: UTF8.self))")
+            }
             let pending = (try? JSONParser().parse(data))?["approvals"]?.arrayValue ?? []
             switch pending.count {
             case 0:

@@ -11,12 +11,12 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "The quick start: a dev identity server in-process and an interactive login in your terminal.",
         discussion: HelpExamples.discussion(
             """
-                Every authenticator of the dev server is offered: password (demouser / Password1), a code by e-mail \
-                (the demo shows the inbox), approval on another device (the demo offers to approve), and an external \
-                browser (the URL is printed; the demo can sign in through it for you). After the login it shows the \
-                ID token's claims, refreshes once and revokes. Without a terminal on stdin, or with --non-interactive, \
-                it runs the password path unattended.
-                """,
+            Every authenticator of the dev server is offered: password (demouser / Password1), a code by e-mail \
+            (the demo shows the inbox), approval on another device (the demo offers to approve), and an external \
+            browser (the URL is printed; the demo can sign in through it for you). After the login it shows the \
+            ID token's claims, refreshes once and revokes. Without a terminal on stdin, or with --non-interactive, \
+            it runs the password path unattended.
+            """,
             "haapi demo", "haapi demo --non-interactive", "haapi demo --answers answers.json --show-tokens"))
 
     @Flag(name: .long, help: "Run the password path unattended (for CI).")
@@ -44,32 +44,42 @@ struct DemoCommand: AsyncParsableCommand {
         }
 
         HaapiLogger.followUpTags = []
-        let server = try DevServer(configuration: try ServerConfiguration.embeddedDefault, store: try ServerStore(path: nil))
+        let server = try DevServer(
+            configuration: try ServerConfiguration.embeddedDefault, store: try ServerStore(path: nil))
         let running = try await server.start(port: 0, logLevel: .critical)
         let base = running.baseURL
         io.say(io.paint("swift-haapi demo", .bold))
         io.say("A dev identity server is running in this process at \(base.absoluteString).")
-        io.say("Sign in as \(io.paint("demouser", .bold)) with password \(io.paint("Password1", .bold)); every authenticator works.")
+        io.say(
+            "Sign in as \(io.paint("demouser", .bold)) with password \(io.paint("Password1", .bold)); every authenticator works."
+        )
         if unattended { io.say(io.paint("(unattended: the password path with scripted answers)", .dim)) }
 
         let configuration = HaapiUIKitConfigurationBuilder(
             clientId: "haapi-demo", baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
-            authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://haapi")
-            .setRevocationEndpointUrl(base.appendingPathComponent("oauth/revoke"))
-            .setScopes(["openid", "profile", "email"])
-            .setAttester(SoftwareAttester())
-            .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
-            .setPasskeyAuthenticator(SoftwareAuthenticator(storage: InMemoryStorage()))
-            .setExternalAppOpener(PrintedLinkOpener(io: io))
-            .build()
+            authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://haapi"
+        )
+        .setRevocationEndpointUrl(base.appendingPathComponent("oauth/revoke"))
+        .setScopes(["openid", "profile", "email"])
+        .setAttester(SoftwareAttester())
+        .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
+        .setPasskeyAuthenticator(SoftwareAuthenticator(storage: InMemoryStorage()))
+        .setExternalAppOpener(PrintedLinkOpener(io: io))
+        .build()
         let application = HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).build()
         let viewModel = HaapiFlowViewModel(haapiUIKitApplication: application)
         var flow: TerminalFlow?
         let hooks = TerminalFlowHooks(
             beforeStep: { model in await Self.showInbox(model, server: server, userName: flow?.lastUserName, io: io) },
-            pollingOffer: (after: 3, prompt: "The other device is waiting. Press Enter to approve this sign-in there (the demo plays that device).",
-                           act: { await Self.approve(server: server, userName: flow?.lastUserName ?? "demouser", io: io) }),
-            browserSignIn: { url, userName, password in await Self.signInThroughPage(url, userName: userName, password: password) })
+            pollingOffer: (
+                after: 3,
+                prompt:
+                    "The other device is waiting. Press Enter to approve this sign-in there (the demo plays that device).",
+                act: { await Self.approve(server: server, userName: flow?.lastUserName ?? "demouser", io: io) }
+            ),
+            browserSignIn: { url, userName, password in
+                await Self.signInThroughPage(url, userName: userName, password: password)
+            })
         flow = TerminalFlow(viewModel: viewModel, io: io, answers: script, hooks: hooks)
         let outcome = await flow?.run() ?? .cancelled
         var exitCode: Int32 = 0
@@ -83,9 +93,9 @@ struct DemoCommand: AsyncParsableCommand {
         case .tokens(let tokens):
             io.say()
             io.say(io.paint("✓ Signed in. Tokens (DPoP-bound to this device's key):", .green))
-            TokenSummary.lines(tokens, showTokens: showTokens).forEach { io.say($0) }
+            for line in TokenSummary.lines(tokens, showTokens: showTokens) { io.say(line) }
             io.say(io.paint("ID token claims:", .bold))
-            TokenSummary.claims(tokens).forEach { io.say($0) }
+            for line in TokenSummary.claims(tokens) { io.say(line) }
             if !(await afterLogin(tokens, application: application, io: io)) { exitCode = 1 }
             if exitCode == 0, flow?.createdPasskey == true, await wantsPasskeySignIn(script: script, io: io) {
                 exitCode = await signInWithPasskey(application: application, script: script, hooks: hooks, io: io)
@@ -102,20 +112,23 @@ struct DemoCommand: AsyncParsableCommand {
         if let script { return script.next(ifHas: "signInAgain")?["signInAgain"]?.boolValue == true }
         guard io.isInteractive else { return false }
         io.say()
-        let answer = await io.readLine(prompt: "You created a passkey. Sign in again with it, no password? [Y/n] ") ?? "n"
+        let answer =
+            await io.readLine(prompt: "You created a passkey. Sign in again with it, no password? [Y/n] ") ?? "n"
         return answer.isEmpty || answer.lowercased().hasPrefix("y")
     }
 
     /// A second flow in which the passkey just created signs in (choose "Passkey", then "Use a passkey").
     @MainActor
-    private func signInWithPasskey(application: HaapiUIKitApplication, script: FlowAnswers?, hooks: TerminalFlowHooks, io: TerminalIO) async -> Int32 {
+    private func signInWithPasskey(
+        application: HaapiUIKitApplication, script: FlowAnswers?, hooks: TerminalFlowHooks, io: TerminalIO
+    ) async -> Int32 {
         let viewModel = HaapiFlowViewModel(haapiUIKitApplication: application)
         defer { Task { await viewModel.close() } }
         switch await TerminalFlow(viewModel: viewModel, io: io, answers: script, hooks: hooks).run() {
         case .tokens(let tokens):
             io.say()
             io.say(io.paint("✓ Signed in with your passkey.", .green))
-            TokenSummary.claims(tokens).forEach { io.say($0) }
+            for line in TokenSummary.claims(tokens) { io.say(line) }
             return 0
         case .cancelled:
             io.say(io.paint("Sign-in cancelled.", .yellow))
@@ -128,17 +141,22 @@ struct DemoCommand: AsyncParsableCommand {
 
     /// What an app does next: refresh once (with the same DPoP key), then revoke (log out).
     @MainActor
-    private func afterLogin(_ tokens: OAuthTokenModel, application: HaapiUIKitApplication, io: TerminalIO) async -> Bool {
+    private func afterLogin(_ tokens: OAuthTokenModel, application: HaapiUIKitApplication, io: TerminalIO) async -> Bool
+    {
         guard let refreshToken = tokens.refreshToken else { return true }
         switch await OAuthLifecycle.refreshToken(refreshToken, haapiUIKitApplication: application) {
         case .success(let refreshed):
-            io.say(io.paint("✓ Refreshed:", .green) + " a new access token \(showTokens ? refreshed.accessToken : TokenOutput.mask(refreshed.accessToken))"
-                + (refreshed.refreshToken != refreshToken ? ", and the refresh token was rotated" : ""))
+            io.say(
+                io.paint("✓ Refreshed:", .green)
+                    + " a new access token \(showTokens ? refreshed.accessToken : TokenOutput.mask(refreshed.accessToken))"
+                    + (refreshed.refreshToken != refreshToken ? ", and the refresh token was rotated" : ""))
             let configuration = application.haapiUIKitConfiguration
-            let oauth = OAuthTokenManager(oauthTokenConfiguration: HaapiConfiguration(
-                name: "demo-revoke", clientId: configuration.clientId, baseURL: configuration.baseUrl,
-                tokenEndpointURL: configuration.tokenEndpointUrl, authorizationEndpointURL: configuration.authorizationEndpointUrl,
-                appRedirect: configuration.appRedirect, revocationEndpointURL: configuration.revocationEndpointUrl))
+            let oauth = OAuthTokenManager(
+                oauthTokenConfiguration: HaapiConfiguration(
+                    name: "demo-revoke", clientId: configuration.clientId, baseURL: configuration.baseUrl,
+                    tokenEndpointURL: configuration.tokenEndpointUrl,
+                    authorizationEndpointURL: configuration.authorizationEndpointUrl,
+                    appRedirect: configuration.appRedirect, revocationEndpointURL: configuration.revocationEndpointUrl))
             guard case .success = await oauth.revokeRefreshToken(refreshed.refreshToken ?? refreshToken) else {
                 io.say(io.paint("Revocation failed.", .red))
                 return false
@@ -154,8 +172,13 @@ struct DemoCommand: AsyncParsableCommand {
     /// The demo's inbox: when a step asks for the e-mailed code, show the message the server "sent".
     @MainActor
     static func showInbox(_ model: HaapiUIModel, server: DevServer, userName: String?, io: TerminalIO) async {
-        guard case .forms(let forms) = model.content, forms.flatMap(\.visibleFields).contains(where: { $0.name == "otp" }) else { return }
-        guard let message = await server.outbox.messages.last(where: { $0.code != nil && (userName == nil || $0.username == userName || $0.to == userName) })
+        guard case .forms(let forms) = model.content,
+            forms.flatMap(\.visibleFields).contains(where: { $0.name == "otp" })
+        else { return }
+        guard
+            let message = await server.outbox.messages.last(where: {
+                $0.code != nil && (userName == nil || $0.username == userName || $0.to == userName)
+            })
         else { return }
         io.say()
         io.say(io.paint("📬 Inbox of \(message.to) — \(message.subject): your code is \(message.code ?? "?")", .cyan))
@@ -176,9 +199,14 @@ struct DemoCommand: AsyncParsableCommand {
 
     /// Plays the browser: posts the page's sign-in form and returns where it redirects.
     static func signInThroughPage(_ url: URL, userName: String, password: String) async -> URL? {
-        let body = FormURLEncoding.encode([("userName", userName), ("password", password), ("redirect_uri", "app://haapi")])
-        guard let response = try? await defaultHttpTransport().send(HttpRequest(
-            method: "POST", url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data(body.utf8))),
+        let body = FormURLEncoding.encode([
+            ("userName", userName), ("password", password), ("redirect_uri", "app://haapi"),
+        ])
+        guard
+            let response = try? await defaultHttpTransport().send(
+                HttpRequest(
+                    method: "POST", url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                    body: Data(body.utf8))),
             response.statusCode == 302
         else { return nil }
         return response.header("Location").flatMap(URL.init(string:))

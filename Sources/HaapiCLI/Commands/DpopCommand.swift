@@ -9,7 +9,8 @@ struct DpopCommand: ParsableCommand {
         discussion: HelpExamples.discussion(
             "The key file holds a private EC P-256 JWK; it is created with mode 0600 when missing.",
             "haapi dpop --method POST --url http://127.0.0.1:8080/oauth/token --key dpop.jwk",
-            "haapi dpop --method GET --url https://api.example.com/me --access-token \"$AT\" --nonce \"$NONCE\" --key dpop.jwk")
+            "haapi dpop --method GET --url https://api.example.com/me --access-token \"$AT\" --nonce \"$NONCE\" --key dpop.jwk"
+        )
     )
 
     @Option(name: .long, help: "HTTP method of the request (htm).")
@@ -41,7 +42,9 @@ struct DpopCommand: ParsableCommand {
             let (signingKey, created) = try KeyFile.loadOrCreateP256(at: key)
             if created { StandardStreams.printError("created key file \(key) (thumbprint \(signingKey.thumbprint))") }
             guard let target = URL(string: url) else { throw ValidationError("--url must be an absolute URL") }
-            print(try Dpop(key: signingKey).createProof(httpMethod: method, url: target, nonce: nonce, accessToken: accessToken))
+            print(
+                try Dpop(key: signingKey).createProof(
+                    httpMethod: method, url: target, nonce: nonce, accessToken: accessToken))
         } catch let failure as KeyFile.Failure {
             StandardStreams.printError("haapi dpop: \(failure)")
             throw ExitCode(ExitCodes.dataError)

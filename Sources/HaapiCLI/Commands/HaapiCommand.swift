@@ -5,9 +5,15 @@ public struct HaapiCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "haapi",
         abstract: "API-driven native login (HAAPI) from the terminal: inspect steps, make DPoP proofs, work with JOSE.",
-        discussion: HelpExamples.discussion(ExitCodes.helpText, "haapi demo", "haapi serve", "haapi login --server http://127.0.0.1:8080 --client-id haapi-demo"),
+        discussion: HelpExamples.discussion(
+            ExitCodes.helpText, "haapi demo", "haapi serve",
+            "haapi login --server http://127.0.0.1:8080 --client-id haapi-demo"),
         version: HaapiCommand.version,
-        subcommands: [DemoCommand.self, ServeCommand.self, LoginCommand.self, TokenCommand.self, PasskeyCommand.self, AuthHubCommand.self, ApproveCommand.self, InspectCommand.self, DpopCommand.self, JwkCommand.self, JwsCommand.self]
+        subcommands: [
+            DemoCommand.self, ServeCommand.self, LoginCommand.self, TokenCommand.self, PasskeyCommand.self,
+            AuthHubCommand.self, ApproveCommand.self, InspectCommand.self, DpopCommand.self, JwkCommand.self,
+            JwsCommand.self,
+        ]
     )
 
     /// The tool's version (`haapi --version`); the project has made no release yet.
@@ -19,14 +25,17 @@ public struct HaapiCommand: AsyncParsableCommand {
     static func suggestion(for typed: String) -> String? {
         let names = configuration.subcommands.compactMap { $0.configuration.commandName }
         guard !typed.hasPrefix("-"), !names.contains(typed) else { return nil }
-        let scored = names.map { (name: $0, distance: editDistance(typed.lowercased(), $0)) }.min { $0.distance < $1.distance }
+        let scored = names.map { (name: $0, distance: editDistance(typed.lowercased(), $0)) }.min {
+            $0.distance < $1.distance
+        }
         guard let best = scored, best.distance <= 2 else { return nil }
         return best.name
     }
 
     /// Levenshtein distance between two short words.
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         guard !a.isEmpty else { return b.count }
         var previous = Array(0...b.count)
         for i in 1...a.count {
@@ -68,7 +77,8 @@ extension HaapiCommand {
             command = try parseAsRoot()
         } catch {
             if let typed = CommandLine.arguments.dropFirst().first, let suggestion = suggestion(for: typed) {
-                CLIFailure("unknown command '\(typed)'. Did you mean 'haapi \(suggestion)'?", code: ExitCodes.usage).exit()
+                CLIFailure("unknown command '\(typed)'. Did you mean 'haapi \(suggestion)'?", code: ExitCodes.usage)
+                    .exit()
             }
             exit(withError: error)
         }
@@ -78,7 +88,7 @@ extension HaapiCommand {
             } else {
                 try command.run()
             }
-        } catch where String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
+        } catch  where String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
             // Help, version, usage and validation errors, exit codes: ArgumentParser prints and exits as it does.
             exit(withError: error)
         } catch {

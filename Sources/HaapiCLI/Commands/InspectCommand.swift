@@ -8,10 +8,11 @@ struct InspectCommand: ParsableCommand {
         abstract: "Decode a HAAPI response body and show the typed step or problem.",
         discussion: HelpExamples.discussion(
             """
-                Reads FILE (or standard input for -). Exits 0 on success; on malformed input prints one line \
-                naming where it went wrong to standard error and exits 65.
-                """,
-            "curl -s -H 'Accept: application/vnd.auth+json' \"http://127.0.0.1:8080/oauth/authorize?client_id=haapi-demo&response_type=code\" | haapi inspect -", "haapi inspect --json step.json")
+            Reads FILE (or standard input for -). Exits 0 on success; on malformed input prints one line \
+            naming where it went wrong to standard error and exits 65.
+            """,
+            "curl -s -H 'Accept: application/vnd.auth+json' \"http://127.0.0.1:8080/oauth/authorize?client_id=haapi-demo&response_type=code\" | haapi inspect -",
+            "haapi inspect --json step.json")
     )
 
     @Flag(name: .long, help: "Print one JSON object (the stable contract documented in the README).")

@@ -50,11 +50,13 @@ public enum InspectReport {
             lines.append("  type: \(problem.type.rawValue)")
             if let invalid = problem as? InvalidInputProblem {
                 for field in invalid.invalidFields {
-                    lines.append("  invalid field \(field.name): \(field.detail?.description ?? field.reason ?? "invalid")")
+                    lines.append(
+                        "  invalid field \(field.name): \(field.detail?.description ?? field.reason ?? "invalid")")
                 }
             }
             if let authorization = problem as? AuthorizationProblem {
-                lines.append("  error: \(authorization.error)\(authorization.errorDescription.map { " — \($0)" } ?? "")")
+                lines.append(
+                    "  error: \(authorization.error)\(authorization.errorDescription.map { " — \($0)" } ?? "")")
             }
             appendCommon(links: problem.links, messages: problem.messages, to: &lines)
         }
@@ -70,7 +72,8 @@ public enum InspectReport {
                 line += " → \(form.model.method) \(form.model.href)"
                 lines.append(line)
                 for field in form.model.fields {
-                    lines.append("\(indent)    \(field.name) (\(field.type.rawValue))\(field.isRequired ? "" : " optional")")
+                    lines.append(
+                        "\(indent)    \(field.name) (\(field.type.rawValue))\(field.isRequired ? "" : " optional")")
                 }
             case let selector as SelectorAction:
                 lines.append(line)
@@ -88,7 +91,8 @@ public enum InspectReport {
             lines.append("  message [\(message.classList.joined(separator: " "))]: \(message.text)")
         }
         for link in links {
-            let target = link.isDataLink ? "inline \(link.mediaType ?? "data") (\(link.href.utf8.count) bytes)" : link.href
+            let target =
+                link.isDataLink ? "inline \(link.mediaType ?? "data") (\(link.href.utf8.count) bytes)" : link.href
             lines.append("  link \(link.rel): \(target)")
         }
     }
@@ -100,7 +104,8 @@ public enum InspectReport {
         if let title = action.title { object["title"] = .string(title.description) }
         switch action {
         case let form as FormAction:
-            object["fields"] = .array(form.model.fields.map { ["name": .string($0.name), "type": .string($0.type.rawValue)] })
+            object["fields"] = .array(
+                form.model.fields.map { ["name": .string($0.name), "type": .string($0.type.rawValue)] })
         case let selector as SelectorAction:
             object["options"] = .array(selector.model.options.map(Self.action))
         case let operation as ClientOperationAction:

@@ -6,16 +6,18 @@ struct JwsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jws",
         abstract: "Sign and verify compact JWS (ES256/384/512, RS256/384/512, PS256/384/512, HS256/384/512).",
-        discussion: HelpExamples.discussion("", "echo '{\"sub\":\"demouser\"}' | haapi jws sign --key key.jwk --alg ES256",
-                                            "haapi jws verify --key key.jwk --alg ES256 \"$JWS\""),
+        discussion: HelpExamples.discussion(
+            "", "echo '{\"sub\":\"demouser\"}' | haapi jws sign --key key.jwk --alg ES256",
+            "haapi jws verify --key key.jwk --alg ES256 \"$JWS\""),
         subcommands: [Sign.self, Verify.self]
     )
 
     struct Sign: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Sign standard input (the payload) and print the compact JWS.",
-            discussion: HelpExamples.discussion("", "echo '{\"sub\":\"demouser\"}' | haapi jws sign --key key.jwk --alg ES256",
-                                                "printf 'payload' | haapi jws sign --key secret.jwk --alg HS256 --header '{\"kid\":\"k1\"}'"))
+            discussion: HelpExamples.discussion(
+                "", "echo '{\"sub\":\"demouser\"}' | haapi jws sign --key key.jwk --alg ES256",
+                "printf 'payload' | haapi jws sign --key secret.jwk --alg HS256 --header '{\"kid\":\"k1\"}'"))
 
         @Option(name: .long, help: "Private (or oct) JWK file.")
         var key: String
@@ -63,7 +65,9 @@ struct JwsCommand: ParsableCommand {
         var token: String
 
         func validate() throws {
-            guard !alg.isEmpty else { throw ValidationError("give at least one --alg; a token never chooses its own algorithm") }
+            guard !alg.isEmpty else {
+                throw ValidationError("give at least one --alg; a token never chooses its own algorithm")
+            }
         }
 
         func run() throws {
@@ -87,7 +91,9 @@ struct JwsCommand: ParsableCommand {
 
     static func algorithm(_ name: String) throws -> JWSAlgorithm {
         guard let algorithm = JWSAlgorithm(rawValue: name.uppercased()) else {
-            throw ValidationError("unknown algorithm \(name); use one of \(JWSAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw ValidationError(
+                "unknown algorithm \(name); use one of \(JWSAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
         return algorithm
     }

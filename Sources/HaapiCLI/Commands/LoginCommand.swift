@@ -9,18 +9,21 @@ struct LoginCommand: AsyncParsableCommand {
         abstract: "Log in through a HAAPI server and print the token response.",
         discussion: HelpExamples.discussion(
             """
-                With --username and --password the password authenticator runs unattended. Without them, the login is \
-                interactive when standard input is a terminal (every step is drawn and asked for), or scripted with \
-                --answers FILE: a JSON array of answers used in order, e.g. \
-                [{"choose":"password"},{"fields":{"userName":"demouser","password":"Password1"}}]; other answers are \
-                {"resumeUrl":"…"} for an external browser and {"cancel":true} during polling.
-                Attestation (software, the dev server's policy) is tried unless --attestation none; then the client's own \
-                credentials (--client-secret, --client-key or --client-jwt-secret) obtain the HAAPI token. With \
-                --dcr-template and --dcr-endpoint a refused attestation falls back to a dynamically registered client. \
-                Tokens are DPoP-bound and masked in the output unless --show-tokens. --save-session DIR keeps the tokens \
-                and the DPoP key (sealed, 0600) for `haapi token refresh|revoke|introspect --session DIR`.
-                """,
-            "haapi login --server http://127.0.0.1:8080 --client-id haapi-demo", "haapi login --server http://127.0.0.1:8080 --client-id haapi-demo --username demouser --password-file pw.txt --save-session ~/.haapi/session", "HAAPI_CLIENT_SECRET=s haapi login --server http://127.0.0.1:8080 --client-id haapi-dcr-main --dcr-template haapi-dcr-template --dcr-endpoint http://127.0.0.1:8080/oauth/register"))
+            With --username and --password the password authenticator runs unattended. Without them, the login is \
+            interactive when standard input is a terminal (every step is drawn and asked for), or scripted with \
+            --answers FILE: a JSON array of answers used in order, e.g. \
+            [{"choose":"password"},{"fields":{"userName":"demouser","password":"Password1"}}]; other answers are \
+            {"resumeUrl":"…"} for an external browser and {"cancel":true} during polling.
+            Attestation (software, the dev server's policy) is tried unless --attestation none; then the client's own \
+            credentials (--client-secret, --client-key or --client-jwt-secret) obtain the HAAPI token. With \
+            --dcr-template and --dcr-endpoint a refused attestation falls back to a dynamically registered client. \
+            Tokens are DPoP-bound and masked in the output unless --show-tokens. --save-session DIR keeps the tokens \
+            and the DPoP key (sealed, 0600) for `haapi token refresh|revoke|introspect --session DIR`.
+            """,
+            "haapi login --server http://127.0.0.1:8080 --client-id haapi-demo",
+            "haapi login --server http://127.0.0.1:8080 --client-id haapi-demo --username demouser --password-file pw.txt --save-session ~/.haapi/session",
+            "HAAPI_CLIENT_SECRET=s haapi login --server http://127.0.0.1:8080 --client-id haapi-dcr-main --dcr-template haapi-dcr-template --dcr-endpoint http://127.0.0.1:8080/oauth/register"
+        ))
 
     @Option(name: .long, help: "The server's base URL (its discovery document names the endpoints).")
     var server: String
@@ -33,7 +36,9 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Space-separated scopes.")
     var scope = "openid profile"
 
-    @Option(name: .long, help: "software: answer the CAT challenge with the software attester; none: use the client's credentials.")
+    @Option(
+        name: .long,
+        help: "software: answer the CAT challenge with the software attester; none: use the client's credentials.")
     var attestation = "software"
 
     @Option(name: .long, help: "Template client id for the DCR fallback.")
@@ -42,14 +47,19 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Registration endpoint for the DCR fallback.")
     var dcrEndpoint: String?
 
-    @Option(name: .long, help: "Which authenticator to choose unattended when the server offers several (href suffix, type or title).")
+    @Option(
+        name: .long,
+        help: "Which authenticator to choose unattended when the server offers several (href suffix, type or title).")
     var authenticator = "password"
 
     @Option(name: .long, parsing: .unconditional, help: "With --password: log in unattended.")
     var username: String?
 
-    @Option(name: .long, parsing: .unconditional,
-            help: "With --username: log in unattended. Prefer --password-file or $HAAPI_PASSWORD: options are visible to other users.")
+    @Option(
+        name: .long, parsing: .unconditional,
+        help:
+            "With --username: log in unattended. Prefer --password-file or $HAAPI_PASSWORD: options are visible to other users."
+    )
     var password: String?
 
     @Option(name: .long, help: "A file holding the password for --username (- reads standard input).")
@@ -61,59 +71,93 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Private EC P-256 JWK file for the flow's DPoP key (created mode 0600 if missing).")
     var dpopKey: String?
 
-    @Option(name: .long, help: "Folder to keep the session in (tokens and DPoP key, sealed) for `haapi token … --session`.")
+    @Option(
+        name: .long, help: "Folder to keep the session in (tokens and DPoP key, sealed) for `haapi token … --session`.")
     var saveSession: String?
 
-    @Flag(name: .long, help: "With --save-session: bind the new tokens to a new DPoP key instead of the folder's existing one.")
+    @Flag(
+        name: .long,
+        help: "With --save-session: bind the new tokens to a new DPoP key instead of the folder's existing one.")
     var newDpopKey = false
 
     @Flag(name: .long, help: "Print the RFC 6749 token response as JSON.")
     var json = false
 
-    @Flag(name: .long, help: "Print token values. Otherwise text output masks them and JSON output replaces them with {\"redacted\": true, \"length\": N}.")
+    @Flag(
+        name: .long,
+        help:
+            "Print token values. Otherwise text output masks them and JSON output replaces them with {\"redacted\": true, \"length\": N}."
+    )
     var showTokens = false
 
     func validate() throws {
         guard client.clientId != nil else { throw ValidationError("--client-id is required") }
-        guard ["software", "none"].contains(attestation) else { throw ValidationError("--attestation must be software or none") }
-        guard (dcrTemplate == nil) == (dcrEndpoint == nil) else { throw ValidationError("--dcr-template and --dcr-endpoint go together") }
-        if password != nil || passwordFile != nil, username == nil { throw ValidationError("--password goes with --username") }
-        guard !newDpopKey || saveSession != nil else { throw ValidationError("--new-dpop-key goes with --save-session") }
+        guard ["software", "none"].contains(attestation) else {
+            throw ValidationError("--attestation must be software or none")
+        }
+        guard (dcrTemplate == nil) == (dcrEndpoint == nil) else {
+            throw ValidationError("--dcr-template and --dcr-endpoint go together")
+        }
+        if password != nil || passwordFile != nil, username == nil {
+            throw ValidationError("--password goes with --username")
+        }
+        guard !newDpopKey || saveSession != nil else {
+            throw ValidationError("--new-dpop-key goes with --save-session")
+        }
     }
 
     @MainActor
     func run() async throws {
-        guard let base = URL(string: server), base.scheme == "http" || base.scheme == "https" else { throw ValidationError("--server must be an http(s) URL") }
+        guard let base = URL(string: server), base.scheme == "http" || base.scheme == "https" else {
+            throw ValidationError("--server must be an http(s) URL")
+        }
         let clientId = client.clientId ?? ""
         let transport = defaultHttpTransport()
         let endpoints = try await ServerEndpoints.discover(base, transport: transport)
         // The session folder keeps its DPoP key in the SDK's key store, so logging in again keeps the binding.
-        let key: SoftwareP256SigningKey = try dpopKey.map { try KeyFile.loadOrCreateP256(at: $0).key }
+        let key: SoftwareP256SigningKey =
+            try dpopKey.map { try KeyFile.loadOrCreateP256(at: $0).key }
             ?? saveSession.map { try SavedSession.deviceKey(in: $0, clientId: clientId, fresh: newDpopKey) }
             ?? SoftwareP256SigningKey()
         let method = try client.authenticationMethod()
         let dcr = try dcrTemplate.map { template -> DCRConfiguration in
-            guard let endpoint = dcrEndpoint.flatMap(URL.init(string:)) else { throw ValidationError("--dcr-endpoint must be a URL") }
-            return DCRConfiguration(templateClientId: template, clientRegistrationEndpointUrl: endpoint,
-                                    storage: try saveSession.map { try SavedSession.storage($0) })
+            guard let endpoint = dcrEndpoint.flatMap(URL.init(string:)) else {
+                throw ValidationError("--dcr-endpoint must be a URL")
+            }
+            return DCRConfiguration(
+                templateClientId: template, clientRegistrationEndpointUrl: endpoint,
+                storage: try saveSession.map { try SavedSession.storage($0) })
         }
         let outcome: (tokens: JSONObject, clientId: String, jkt: String)
-        let password = try username == nil ? nil : SecretInput.resolve(value: password, file: passwordFile, environment: "HAAPI_PASSWORD", option: "--password")
-        if username != nil, password == nil { throw ValidationError("--username needs a password: --password-file FILE, $HAAPI_PASSWORD, or --password") }
+        let password =
+            try username == nil
+            ? nil
+            : SecretInput.resolve(
+                value: password, file: passwordFile, environment: "HAAPI_PASSWORD", option: "--password")
+        if username != nil, password == nil {
+            throw ValidationError("--username needs a password: --password-file FILE, $HAAPI_PASSWORD, or --password")
+        }
         if let username, let password {
-            outcome = try await unattended(base: base, endpoints: endpoints, transport: transport, key: key, method: method, dcr: dcr,
-                                           username: username, password: password)
+            outcome = try await unattended(
+                base: base, endpoints: endpoints, transport: transport, key: key, method: method, dcr: dcr,
+                username: username, password: password)
         } else {
             let io = TerminalIO()
             guard io.isInteractive || answers != nil else {
-                throw ValidationError("standard input is not a terminal: give --username and --password, or --answers FILE")
+                throw ValidationError(
+                    "standard input is not a terminal: give --username and --password, or --answers FILE")
             }
-            outcome = try await interactive(base: base, endpoints: endpoints, transport: transport, key: key, method: method, dcr: dcr, io: io)
+            outcome = try await interactive(
+                base: base, endpoints: endpoints, transport: transport, key: key, method: method, dcr: dcr, io: io)
         }
         if let saveSession {
-            try SavedSession(tokenEndpoint: endpoints.token, revocationEndpoint: endpoints.revocation, introspectionEndpoint: endpoints.introspection,
-                             clientId: outcome.clientId, clientSecret: outcome.clientId == clientId ? try client.resolvedClientSecret : dynamicSecret(dcr),
-                             redirectURI: redirectUri, tokens: outcome.tokens, dpopKey: key).save(to: saveSession)
+            try SavedSession(
+                tokenEndpoint: endpoints.token, revocationEndpoint: endpoints.revocation,
+                introspectionEndpoint: endpoints.introspection,
+                clientId: outcome.clientId,
+                clientSecret: outcome.clientId == clientId ? try client.resolvedClientSecret : dynamicSecret(dcr),
+                redirectURI: redirectUri, tokens: outcome.tokens, dpopKey: key
+            ).save(to: saveSession)
             StandardStreams.printError("haapi login: session saved in \(saveSession)")
         }
         if json {
@@ -124,7 +168,9 @@ struct LoginCommand: AsyncParsableCommand {
                 if let value = outcome.tokens[name] { print("  \(name): \(value.stringValue ?? value.serialized())") }
             }
             for name in ["access_token", "refresh_token", "id_token"] {
-                if let value = outcome.tokens[name]?.stringValue { print("  \(name): \(showTokens ? value : TokenOutput.mask(value))") }
+                if let value = outcome.tokens[name]?.stringValue {
+                    print("  \(name): \(showTokens ? value : TokenOutput.mask(value))")
+                }
             }
             print("  dpop_jkt: \(outcome.jkt)")
         }
@@ -136,28 +182,41 @@ struct LoginCommand: AsyncParsableCommand {
         return (try? JSONParser().parse(data))?["client_secret"]?.stringValue
     }
 
-    private func haapiConfiguration(base: URL, endpoints: ServerEndpoints, transport: any HttpTransport, key: any SigningKey,
-                                    method: any ClientAuthenticationMethod) -> HaapiConfiguration {
+    private func haapiConfiguration(
+        base: URL, endpoints: ServerEndpoints, transport: any HttpTransport, key: any SigningKey,
+        method: any ClientAuthenticationMethod
+    ) -> HaapiConfiguration {
         HaapiConfiguration(
             name: "haapi-cli-login", clientId: client.clientId ?? "", baseURL: base, tokenEndpointURL: endpoints.token,
             authorizationEndpointURL: endpoints.authorization, appRedirect: redirectUri,
-            authorizationParametersProvider: { [scope] in OAuthAuthorizationParameters(scopes: scope.split(separator: " ").map(String.init)) },
-            transport: transport, revocationEndpointURL: endpoints.revocation, introspectionEndpointURL: endpoints.introspection,
-            attestationConfiguration: AttestationConfiguration(useAttestation: attestation == "software"), attester: SoftwareAttester(),
-            tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256), clientAuthenticationMethod: method, dpopKey: key)
+            authorizationParametersProvider: { [scope] in
+                OAuthAuthorizationParameters(scopes: scope.split(separator: " ").map(String.init))
+            },
+            transport: transport, revocationEndpointURL: endpoints.revocation,
+            introspectionEndpointURL: endpoints.introspection,
+            attestationConfiguration: AttestationConfiguration(useAttestation: attestation == "software"),
+            attester: SoftwareAttester(),
+            tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256), clientAuthenticationMethod: method,
+            dpopKey: key)
     }
 
-    private func unattended(base: URL, endpoints: ServerEndpoints, transport: any HttpTransport, key: any SigningKey,
-                            method: any ClientAuthenticationMethod, dcr: DCRConfiguration?, username: String, password: String)
+    private func unattended(
+        base: URL, endpoints: ServerEndpoints, transport: any HttpTransport, key: any SigningKey,
+        method: any ClientAuthenticationMethod, dcr: DCRConfiguration?, username: String, password: String
+    )
         async throws -> (tokens: JSONObject, clientId: String, jkt: String)
     {
-        let builder = HaapiAccessorBuilder(haapiConfiguration: haapiConfiguration(base: base, endpoints: endpoints, transport: transport, key: key, method: method))
+        let builder = HaapiAccessorBuilder(
+            haapiConfiguration: haapiConfiguration(
+                base: base, endpoints: endpoints, transport: transport, key: key, method: method))
         if let dcr { builder.setDCRConfiguration(configuration: dcr) }
         let accessor: any HaapiAccessor
         accessor = try await builder.build()
         let manager = accessor.haapiManager
         defer { Task { await manager.close() } }
-        let code = try await UnattendedLogin(manager: manager, username: username, password: password, authenticator: authenticator).run()
+        let code = try await UnattendedLogin(
+            manager: manager, username: username, password: password, authenticator: authenticator
+        ).run()
         switch await accessor.oAuthTokenManager.fetchAccessToken(with: code, dpop: manager.dpop) {
         case .successfulToken(let token):
             return (token.rawJson, manager.configuration.clientId, manager.dpop.jwkThumbprint)
@@ -169,19 +228,23 @@ struct LoginCommand: AsyncParsableCommand {
     }
 
     @MainActor
-    private func interactive(base: URL, endpoints: ServerEndpoints, transport: any HttpTransport, key: any SigningKey,
-                             method: any ClientAuthenticationMethod, dcr: DCRConfiguration?, io: TerminalIO)
+    private func interactive(
+        base: URL, endpoints: ServerEndpoints, transport: any HttpTransport, key: any SigningKey,
+        method: any ClientAuthenticationMethod, dcr: DCRConfiguration?, io: TerminalIO
+    )
         async throws -> (tokens: JSONObject, clientId: String, jkt: String)
     {
-        let builder = HaapiUIKitConfigurationBuilder(clientId: client.clientId ?? "", baseUrl: base, tokenEndpointUrl: endpoints.token,
-                                                     authorizationEndpointUrl: endpoints.authorization, appRedirect: redirectUri)
-            .setScopes(scope.split(separator: " ").map(String.init))
-            .setAttestationConfiguration(AttestationConfiguration(useAttestation: attestation == "software"))
-            .setAttester(SoftwareAttester())
-            .setClientAuthenticationMethod(method)
-            .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
-            .setTransport(transport)
-            .setExternalAppOpener(PrintedLinkOpener(io: io))
+        let builder = HaapiUIKitConfigurationBuilder(
+            clientId: client.clientId ?? "", baseUrl: base, tokenEndpointUrl: endpoints.token,
+            authorizationEndpointUrl: endpoints.authorization, appRedirect: redirectUri
+        )
+        .setScopes(scope.split(separator: " ").map(String.init))
+        .setAttestationConfiguration(AttestationConfiguration(useAttestation: attestation == "software"))
+        .setAttester(SoftwareAttester())
+        .setClientAuthenticationMethod(method)
+        .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
+        .setTransport(transport)
+        .setExternalAppOpener(PrintedLinkOpener(io: io))
         if let revocation = endpoints.revocation { builder.setRevocationEndpointUrl(revocation) }
         if let dcr { builder.setDCRConfiguration(dcr) }
         let application = HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: builder.build()).setDpopKey(key).build()

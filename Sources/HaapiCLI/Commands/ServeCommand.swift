@@ -8,19 +8,24 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the dev identity server (HAAPI, OAuth with DPoP, attestation, DCR).",
         discussion: HelpExamples.discussion(
             "Binds 127.0.0.1 unless told otherwise. With no flags: an in-memory database and the embedded demo configuration.",
-            "haapi serve", "haapi serve --port 0 --db haapi.sqlite", "haapi serve --print-default-config > server.json && haapi serve --config server.json",
+            "haapi serve", "haapi serve --port 0 --db haapi.sqlite",
+            "haapi serve --print-default-config > server.json && haapi serve --config server.json",
             "haapi serve --public-url https://login.example.com")
     )
 
-    @Option(name: .long, help: "Port to listen on (0 picks a free one). 8080 by default: plain HTTP, so not the TLS port 8443.")
+    @Option(
+        name: .long,
+        help: "Port to listen on (0 picks a free one). 8080 by default: plain HTTP, so not the TLS port 8443.")
     var port: Int = 8080
 
     @Option(name: .long, help: "Address to bind. Anything but loopback exposes a development server to the network.")
     var host: String = "127.0.0.1"
 
-    @Option(name: .long, help: ArgumentHelp(
-        "The URL clients reach the server at, when a proxy is in front (the issuer, and what DPoP proofs' htu must name).",
-        valueName: "url"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The URL clients reach the server at, when a proxy is in front (the issuer, and what DPoP proofs' htu must name).",
+            valueName: "url"))
     var publicUrl: String?
 
     @Option(name: .long, help: "SQLite database file; in memory when omitted.")
@@ -34,7 +39,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         // Larger numbers would wrap around to some other port.
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535 (0 picks a free one), not \(port)") }
+        guard (0...65_535).contains(port) else {
+            throw ValidationError("--port must be 0…65535 (0 picks a free one), not \(port)")
+        }
         if let publicUrl, URL(string: publicUrl)?.host == nil {
             throw ValidationError("--public-url must be an absolute URL such as https://login.example.com")
         }
@@ -59,10 +66,12 @@ struct ServeCommand: AsyncParsableCommand {
         let server = try DevServer(configuration: configuration, store: ServerStore(path: db))
         let running: RunningDevServer
         do {
-            running = try await server.start(host: host, port: port, publicURL: publicUrl.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
+            running = try await server.start(
+                host: host, port: port, publicURL: publicUrl.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
         } catch let error as ServerStartError {
-            throw CLIFailure("Cannot listen on \(host):\(port): the port is in use or not allowed. Choose another with --port (0 picks a free one).",
-                             details: error.description)
+            throw CLIFailure(
+                "Cannot listen on \(host):\(port): the port is in use or not allowed. Choose another with --port (0 picks a free one).",
+                details: error.description)
         }
         // Written straight to the descriptor: print() would sit in a buffer when stdout is a pipe or file.
         FileHandle.standardOutput.write(Data((ServeSummary.text(for: server, database: db) + "\n").utf8))
@@ -97,12 +106,18 @@ enum ServeSummary {
         }
         // Passwords are never printed, except the documented demo user's from the embedded configuration.
         let demo = (try? ServerConfiguration.embeddedDefault.users) ?? []
-        lines.append("  users: " + server.configuration.users.map { user in
-            demo.contains(user) ? "\(user.username) / \(ServerConfiguration.demoPassword) (demo password)" : user.username
-        }.joined(separator: ", "))
-        lines.append("  authenticators: " + server.configuration.authenticators.map { "\($0.id) (\($0.type.rawValue))" }.joined(separator: ", "))
+        lines.append(
+            "  users: "
+                + server.configuration.users.map { user in
+                    demo.contains(user)
+                        ? "\(user.username) / \(ServerConfiguration.demoPassword) (demo password)" : user.username
+                }.joined(separator: ", "))
+        lines.append(
+            "  authenticators: "
+                + server.configuration.authenticators.map { "\($0.id) (\($0.type.rawValue))" }.joined(separator: ", "))
         lines.append("")
-        lines.append("  approve a pending sign-in: haapi approve --server \(base) --user NAME   outbox: \(base)/admin/outbox")
+        lines.append(
+            "  approve a pending sign-in: haapi approve --server \(base) --user NAME   outbox: \(base)/admin/outbox")
         lines.append("  admin endpoints: loopback, Host naming this server, no foreign Origin (docs/SECURITY.md)")
         lines.append("  Ctrl-C stops the server.")
         return lines.joined(separator: "\n")

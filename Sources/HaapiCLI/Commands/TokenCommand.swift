@@ -6,8 +6,10 @@ import HaapiSdk
 struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
-        abstract: "Exchange a code, refresh, revoke or introspect tokens at any OAuth server (DPoP when a key is given).",
-        discussion: HelpExamples.discussion("With --session DIR (made by `haapi login --save-session DIR`) the endpoints, client, tokens and DPoP key come from the saved session, and a refresh updates it.",
+        abstract:
+            "Exchange a code, refresh, revoke or introspect tokens at any OAuth server (DPoP when a key is given).",
+        discussion: HelpExamples.discussion(
+            "With --session DIR (made by `haapi login --save-session DIR`) the endpoints, client, tokens and DPoP key come from the saved session, and a refresh updates it.",
             "haapi token refresh --session ~/.haapi/session", "haapi token introspect --session ~/.haapi/session",
             "haapi token revoke --session ~/.haapi/session"),
         subcommands: [Exchange.self, Refresh.self, Revoke.self, Introspect.self])
@@ -18,7 +20,9 @@ struct TokenCommand: AsyncParsableCommand {
 
         @OptionGroup var client: ClientOptions
 
-        @Option(name: .long, help: "Private EC P-256 JWK file for DPoP proofs (created mode 0600 if missing). Without it, no DPoP.")
+        @Option(
+            name: .long,
+            help: "Private EC P-256 JWK file for DPoP proofs (created mode 0600 if missing). Without it, no DPoP.")
         var dpopKey: String?
 
         @Option(name: .long, help: "The redirect URI the code was issued for.")
@@ -33,7 +37,11 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(name: .long, help: "A session folder saved by `haapi login --save-session`.")
         var session: String?
 
-        @Flag(name: .long, help: "Print token values. Otherwise text output masks them and JSON output replaces them with {\"redacted\": true, \"length\": N}.")
+        @Flag(
+            name: .long,
+            help:
+                "Print token values. Otherwise text output masks them and JSON output replaces them with {\"redacted\": true, \"length\": N}."
+        )
         var showTokens = false
 
         func url(_ text: String, _ name: String) throws -> URL {
@@ -51,20 +59,31 @@ struct TokenCommand: AsyncParsableCommand {
             guard let tokenText = tokenEndpoint ?? saved?.tokenEndpoint.absoluteString else {
                 throw ValidationError("--token-endpoint (or --session) is required")
             }
-            guard let clientId = client.clientId ?? saved?.clientId else { throw ValidationError("--client-id (or --session) is required") }
+            guard let clientId = client.clientId ?? saved?.clientId else {
+                throw ValidationError("--client-id (or --session) is required")
+            }
             let tokenURL = try url(tokenText, "--token-endpoint")
-            let revocation = try revocationEndpoint.map { try url($0, "--revocation-endpoint") }
+            let revocation =
+                try revocationEndpoint.map { try url($0, "--revocation-endpoint") }
                 ?? saved?.revocationEndpoint ?? tokenURL.deletingLastPathComponent().appendingPathComponent("revoke")
-            let introspection = try introspectionEndpoint.map { try url($0, "--introspection-endpoint") }
-                ?? saved?.introspectionEndpoint ?? tokenURL.deletingLastPathComponent().appendingPathComponent("introspect")
-            let key: SoftwareP256SigningKey? = try dpopKey.map { try KeyFile.loadOrCreateP256(at: $0).key } ?? saved?.dpopKey
+            let introspection =
+                try introspectionEndpoint.map { try url($0, "--introspection-endpoint") }
+                ?? saved?.introspectionEndpoint
+                ?? tokenURL.deletingLastPathComponent().appendingPathComponent("introspect")
+            let key: SoftwareP256SigningKey? =
+                try dpopKey.map { try KeyFile.loadOrCreateP256(at: $0).key } ?? saved?.dpopKey
             let dpop = key.map { Dpop(key: $0) }
             var method = try client.authenticationMethod()
-            if method is ClientAuthenticationMethodNone, let secret = saved?.clientSecret { method = ClientAuthenticationMethodSecret(secret) }
+            if method is ClientAuthenticationMethodNone, let secret = saved?.clientSecret {
+                method = ClientAuthenticationMethodSecret(secret)
+            }
             let configuration = HaapiConfiguration(
-                name: "haapi-cli-token", clientId: clientId, baseURL: tokenURL, tokenEndpointURL: tokenURL, authorizationEndpointURL: tokenURL,
-                appRedirect: redirectUri ?? saved?.redirectURI ?? "app://haapi", revocationEndpointURL: revocation, introspectionEndpointURL: introspection,
-                tokenBoundConfiguration: dpop == nil ? UnboundedTokenConfiguration() : BoundedTokenConfiguration(keyPairType: .p256),
+                name: "haapi-cli-token", clientId: clientId, baseURL: tokenURL, tokenEndpointURL: tokenURL,
+                authorizationEndpointURL: tokenURL,
+                appRedirect: redirectUri ?? saved?.redirectURI ?? "app://haapi", revocationEndpointURL: revocation,
+                introspectionEndpointURL: introspection,
+                tokenBoundConfiguration: dpop == nil
+                    ? UnboundedTokenConfiguration() : BoundedTokenConfiguration(keyPairType: .p256),
                 clientAuthenticationMethod: method)
             return (OAuthTokenManager(oauthTokenConfiguration: configuration), dpop)
         }
@@ -91,7 +110,10 @@ struct TokenCommand: AsyncParsableCommand {
     struct Exchange: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Redeem an authorization code (grant_type=authorization_code).",
-            discussion: HelpExamples.discussion("", "haapi token exchange --token-endpoint http://127.0.0.1:8080/oauth/token --client-id haapi-demo --code \"$CODE\" --code-verifier \"$VERIFIER\" --dpop-key dpop.jwk"))
+            discussion: HelpExamples.discussion(
+                "",
+                "haapi token exchange --token-endpoint http://127.0.0.1:8080/oauth/token --client-id haapi-demo --code \"$CODE\" --code-verifier \"$VERIFIER\" --dpop-key dpop.jwk"
+            ))
         @OptionGroup var common: Common
         @Option(name: .long, parsing: .unconditional, help: "The authorization code.") var code: String
         @Option(name: .long, parsing: .unconditional, help: "The PKCE code verifier.") var codeVerifier: String?
@@ -105,10 +127,13 @@ struct TokenCommand: AsyncParsableCommand {
     struct Refresh: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Refresh (grant_type=refresh_token); DPoP-bound tokens need the same key.",
-            discussion: HelpExamples.discussion("", "haapi token refresh --session ~/.haapi/session",
-                                                "haapi token refresh --token-endpoint http://127.0.0.1:8080/oauth/token --client-id haapi-demo --refresh-token \"$RT\" --dpop-key dpop.jwk"))
+            discussion: HelpExamples.discussion(
+                "", "haapi token refresh --session ~/.haapi/session",
+                "haapi token refresh --token-endpoint http://127.0.0.1:8080/oauth/token --client-id haapi-demo --refresh-token \"$RT\" --dpop-key dpop.jwk"
+            ))
         @OptionGroup var common: Common
-        @Option(name: .long, parsing: .unconditional, help: "The refresh token (default: the session's).") var refreshToken: String?
+        @Option(name: .long, parsing: .unconditional, help: "The refresh token (default: the session's).")
+        var refreshToken: String?
 
         func run() async throws {
             let saved = try common.loadSession()
@@ -123,17 +148,24 @@ struct TokenCommand: AsyncParsableCommand {
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Revoke a token (RFC 7009).",
-            discussion: HelpExamples.discussion("", "haapi token revoke --session ~/.haapi/session",
-                                                "haapi token revoke --session ~/.haapi/session --token-type-hint access_token"))
+            discussion: HelpExamples.discussion(
+                "", "haapi token revoke --session ~/.haapi/session",
+                "haapi token revoke --session ~/.haapi/session --token-type-hint access_token"))
         @OptionGroup var common: Common
-        @Option(name: .long, parsing: .unconditional, help: "The token to revoke (default: the session's refresh token).") var token: String?
+        @Option(
+            name: .long, parsing: .unconditional, help: "The token to revoke (default: the session's refresh token).")
+        var token: String?
         @Option(name: .long, help: "access_token or refresh_token.") var tokenTypeHint = "refresh_token"
 
         func run() async throws {
             let saved = try common.loadSession()
-            guard let token = token ?? saved?.tokens[tokenTypeHint]?.stringValue else { throw ValidationError("--token (or a --session) is required") }
+            guard let token = token ?? saved?.tokens[tokenTypeHint]?.stringValue else {
+                throw ValidationError("--token (or a --session) is required")
+            }
             let (manager, _) = try common.manager(saved)
-            let response = tokenTypeHint == "access_token" ? await manager.revokeAccessToken(token) : await manager.revokeRefreshToken(token)
+            let response =
+                tokenTypeHint == "access_token"
+                ? await manager.revokeAccessToken(token) : await manager.revokeRefreshToken(token)
             switch response {
             case .success: print(#"{"revoked":true}"#)
             case .errorToken(let error):
@@ -148,14 +180,19 @@ struct TokenCommand: AsyncParsableCommand {
     struct Introspect: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Ask the server about a token (RFC 7662).",
-            discussion: HelpExamples.discussion("", "haapi token introspect --session ~/.haapi/session",
-                                                "HAAPI_CLIENT_SECRET=s haapi token introspect --token-endpoint http://127.0.0.1:8080/oauth/token --client-id my-client --token \"$AT\""))
+            discussion: HelpExamples.discussion(
+                "", "haapi token introspect --session ~/.haapi/session",
+                "HAAPI_CLIENT_SECRET=s haapi token introspect --token-endpoint http://127.0.0.1:8080/oauth/token --client-id my-client --token \"$AT\""
+            ))
         @OptionGroup var common: Common
-        @Option(name: .long, parsing: .unconditional, help: "The token (default: the session's access token).") var token: String?
+        @Option(name: .long, parsing: .unconditional, help: "The token (default: the session's access token).")
+        var token: String?
 
         func run() async throws {
             let saved = try common.loadSession()
-            guard let token = token ?? saved?.tokens["access_token"]?.stringValue else { throw ValidationError("--token (or a --session) is required") }
+            guard let token = token ?? saved?.tokens["access_token"]?.stringValue else {
+                throw ValidationError("--token (or a --session) is required")
+            }
             let (manager, dpop) = try common.manager(saved)
             switch await manager.introspect(token, dpop: dpop) {
             case .success(let answer): print(JSONValue.object(answer).serialized())

@@ -15,8 +15,10 @@ struct ServerEndpoints {
     /// asked for); no document at all means the conventional paths.
     static func discover(_ base: URL, transport: any HttpTransport) async throws(HaapiError) -> ServerEndpoints {
         let fallback = ServerEndpoints(
-            base: base, authorization: base.appendingPathComponent("oauth/authorize"), token: base.appendingPathComponent("oauth/token"),
-            revocation: base.appendingPathComponent("oauth/revoke"), introspection: base.appendingPathComponent("oauth/introspect"),
+            base: base, authorization: base.appendingPathComponent("oauth/authorize"),
+            token: base.appendingPathComponent("oauth/token"),
+            revocation: base.appendingPathComponent("oauth/revoke"),
+            introspection: base.appendingPathComponent("oauth/introspect"),
             registration: base.appendingPathComponent("oauth/register"))
         let metadata: ServerMetadata
         do {
@@ -27,7 +29,8 @@ struct ServerEndpoints {
         }
         return ServerEndpoints(
             base: base, authorization: metadata.authorizationEndpoint, token: metadata.tokenEndpoint,
-            revocation: metadata.revocationEndpoint ?? fallback.revocation, introspection: metadata.introspectionEndpoint ?? fallback.introspection,
+            revocation: metadata.revocationEndpoint ?? fallback.revocation,
+            introspection: metadata.introspectionEndpoint ?? fallback.introspection,
             registration: metadata.registrationEndpoint ?? fallback.registration)
     }
 }

@@ -26,30 +26,41 @@ struct UnattendedLogin {
             case .representation(let representation): step = representation
             case .problem(let problem):
                 // The server's own words (title and messages); the problem type URI is a detail for --verbose.
-                let words = ([problem.title?.description] + problem.messages.map { $0.text.description }).compactMap { $0 }.joined(separator: " ")
+                let words = ([problem.title?.description] + problem.messages.map { $0.text.description }).compactMap {
+                    $0
+                }.joined(separator: " ")
                 throw HaapiUIError.problem(type: problem.type.rawValue, title: words.isEmpty ? nil : words)
             case .error(let error):
                 throw error
             }
             switch step {
             case let done as OAuthAuthorizationResponseStep:
-                guard let code = done.oauthAuthorizationResponseProperties.code else { throw Failure(description: "the flow ended without a code") }
+                guard let code = done.oauthAuthorizationResponseProperties.code else {
+                    throw Failure(description: "the flow ended without a code")
+                }
                 return code
             case let selector as AuthenticatorSelectorStep:
                 guard let option = choose(from: selector.authenticators) else {
-                    let names = selector.authenticators.map { $0.title?.description ?? $0.action.model.href }.joined(separator: ", ")
+                    let names = selector.authenticators.map { $0.title?.description ?? $0.action.model.href }.joined(
+                        separator: ", ")
                     throw Failure(description: "no authenticator matches \"\(authenticator)\" (offered: \(names))")
                 }
                 result = await manager.submitForm(option.action.model)
             case let form as InteractiveFormStep:
-                guard let action = form.formActions.first else { throw Failure(description: "a form step without a form") }
+                guard let action = form.formActions.first else {
+                    throw Failure(description: "a form step without a form")
+                }
                 result = await manager.submitForm(action.model, parameters: values(for: action.model))
             case let consent as UserConsentStep:
-                guard let accept = consent.formActions.first else { throw Failure(description: "a consent step without actions") }
+                guard let accept = consent.formActions.first else {
+                    throw Failure(description: "a consent step without actions")
+                }
                 StandardStreams.printError("haapi login: accepting the consent step")
                 result = await manager.submitForm(accept.model)
             case let same as ContinueSameStep:
-                guard let action = same.actions.compactMap({ $0 as? FormAction }).first else { throw Failure(description: "a continue-same step without actions") }
+                guard let action = same.actions.compactMap({ $0 as? FormAction }).first else {
+                    throw Failure(description: "a continue-same step without actions")
+                }
                 result = await manager.submitForm(action.model)
             default:
                 throw Failure(description: "the step \(step.type.rawValue) needs a person; run the interactive login")
@@ -58,7 +69,9 @@ struct UnattendedLogin {
         throw Failure(description: "no authorization code after \(Self.maxSteps) steps")
     }
 
-    private func choose(from options: [AuthenticatorSelectorStep.AuthenticatorOption]) -> AuthenticatorSelectorStep.AuthenticatorOption? {
+    private func choose(
+        from options: [AuthenticatorSelectorStep.AuthenticatorOption]
+    ) -> AuthenticatorSelectorStep.AuthenticatorOption? {
         let wanted = authenticator.lowercased()
         return options.first { $0.action.model.href.lowercased().hasSuffix("/" + wanted) }
             ?? options.first { ($0.type ?? "").lowercased().contains(wanted) }
@@ -72,7 +85,9 @@ struct UnattendedLogin {
             case is PasswordFormField: values[field.name] = password
             case is UsernameFormField: values[field.name] = username
             default:
-                if ["username", "user", "login", "email"].contains(field.name.lowercased()) { values[field.name] = username }
+                if ["username", "user", "login", "email"].contains(field.name.lowercased()) {
+                    values[field.name] = username
+                }
             }
         }
         return values

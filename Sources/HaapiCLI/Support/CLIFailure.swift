@@ -29,8 +29,12 @@ struct CLIFailure: Error, CustomStringConvertible {
             switch error {
             case .flowCancelled: return CLIFailure("cancelled", code: ExitCodes.cancelled)
             case .problem(let type, let title):
-                let refused = type.hasSuffix("incorrect-credentials") || type.hasSuffix("unauthorized") || type.hasSuffix("access-denied")
-                return CLIFailure(title ?? Self.problemWords(type), code: refused ? ExitCodes.refused : ExitCodes.failure, details: type)
+                let refused =
+                    type.hasSuffix("incorrect-credentials") || type.hasSuffix("unauthorized")
+                    || type.hasSuffix("access-denied")
+                return CLIFailure(
+                    title ?? Self.problemWords(type), code: refused ? ExitCodes.refused : ExitCodes.failure,
+                    details: type)
             default: return CLIFailure(error.description)
             }
         case let error as any SentenceError:
@@ -47,31 +51,44 @@ struct CLIFailure: Error, CustomStringConvertible {
         let details = String(describing: error)
         switch error {
         case .communication(let message, _):
-            return CLIFailure(ErrorSentence.make("The server could not be reached", message), code: ExitCodes.unavailable, details: details)
+            return CLIFailure(
+                ErrorSentence.make("The server could not be reached", message), code: ExitCodes.unavailable,
+                details: details)
         case .invalidStatusCode(let status) where status == 400 || status == 401 || status == 403:
-            return CLIFailure("The server refused the request (HTTP \(status), without an OAuth error).", code: ExitCodes.refused, details: details)
+            return CLIFailure(
+                "The server refused the request (HTTP \(status), without an OAuth error).", code: ExitCodes.refused,
+                details: details)
         case .invalidStatusCode(let status) where status == 404 || status == 406 || status == 415:
-            return CLIFailure("The server does not speak HAAPI here (it answered \(status)); check --server.", code: ExitCodes.unavailable,
-                              details: details)
+            return CLIFailure(
+                "The server does not speak HAAPI here (it answered \(status)); check --server.",
+                code: ExitCodes.unavailable,
+                details: details)
         case .serverError("invalid_client", _, _), .serverError("unauthorized_client", _, _):
-            return CLIFailure("The server does not know this client or refused its credentials (\(error.errorDescription)) Check --client-id "
-                              + "and the client's secret or key.", code: ExitCodes.refused, details: details)
+            return CLIFailure(
+                "The server does not know this client or refused its credentials (\(error.errorDescription)) Check --client-id "
+                    + "and the client's secret or key.", code: ExitCodes.refused, details: details)
         case .serverError(let code, _, let status):
-            return CLIFailure(error.errorDescription, code: status >= 500 ? ExitCodes.unavailable : (code == "invalid_request" ? ExitCodes.failure : ExitCodes.refused),
-                              details: details)
+            return CLIFailure(
+                error.errorDescription,
+                code: status >= 500
+                    ? ExitCodes.unavailable : (code == "invalid_request" ? ExitCodes.failure : ExitCodes.refused),
+                details: details)
         case .attestationRefusedByServer(let cause as HaapiError):
             // The server refuses attestation for a client it does not know: say that, not "attestation refused".
             if case .serverError("invalid_client", _, _) = cause { return haapi(cause) }
             // No attestation endpoint at all: this is not a HAAPI server (or not its base URL).
             if case .invalidStatusCode(let status) = cause, [404, 405, 406, 415].contains(status) {
-                return CLIFailure("The server does not speak HAAPI here: its token endpoint answered \(status). Check --server (the server's base URL).",
-                                  code: ExitCodes.unavailable, details: details)
+                return CLIFailure(
+                    "The server does not speak HAAPI here: its token endpoint answered \(status). Check --server (the server's base URL).",
+                    code: ExitCodes.unavailable, details: details)
             }
-            return CLIFailure("The server refused this device's attestation (\(cause.errorDescription)) Is the client configured for "
-                              + "the software attester?", code: ExitCodes.refused, details: details)
+            return CLIFailure(
+                "The server refused this device's attestation (\(cause.errorDescription)) Is the client configured for "
+                    + "the software attester?", code: ExitCodes.refused, details: details)
         case .attestationRefusedByServer:
-            return CLIFailure("The server refused this device's attestation; is the client configured for the software attester?",
-                              code: ExitCodes.refused, details: details)
+            return CLIFailure(
+                "The server refused this device's attestation; is the client configured for the software attester?",
+                code: ExitCodes.refused, details: details)
         case .invalidConfiguration:
             return CLIFailure(error.errorDescription, code: ExitCodes.usage, details: details)
         default:

@@ -10,8 +10,11 @@ struct ClientOptions: ParsableArguments {
     @Option(name: .long, help: "The OAuth client id (for `haapi token`, it may come from --session instead).")
     var clientId: String?
 
-    @Option(name: .long, parsing: .unconditional,
-            help: "Client secret (client_secret_basic, or client_secret_post with --secret-in-body). Prefer --client-secret-file or $HAAPI_CLIENT_SECRET: options are visible to other users.")
+    @Option(
+        name: .long, parsing: .unconditional,
+        help:
+            "Client secret (client_secret_basic, or client_secret_post with --secret-in-body). Prefer --client-secret-file or $HAAPI_CLIENT_SECRET: options are visible to other users."
+    )
     var clientSecret: String?
 
     @Option(name: .long, help: "A file holding the client secret (- reads standard input).")
@@ -23,13 +26,19 @@ struct ClientOptions: ParsableArguments {
     @Option(name: .long, help: "PEM file with the client's private key (private_key_jwt).")
     var clientKey: String?
 
-    @Option(name: .long, help: "Algorithm for --client-key: RS256…512, PS256…512, ES256…512 (default: RS256 for RSA keys, ES256 for EC keys).")
+    @Option(
+        name: .long,
+        help:
+            "Algorithm for --client-key: RS256…512, PS256…512, ES256…512 (default: RS256 for RSA keys, ES256 for EC keys)."
+    )
     var clientKeyAlg: String?
 
     @Option(name: .long, help: "The kid the server registered --client-key under (sent in the assertion's header).")
     var clientKeyId: String?
 
-    @Option(name: .long, parsing: .unconditional, help: "Shared secret for client_secret_jwt (or --client-jwt-secret-file, or $HAAPI_CLIENT_JWT_SECRET).")
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "Shared secret for client_secret_jwt (or --client-jwt-secret-file, or $HAAPI_CLIENT_JWT_SECRET).")
     var clientJwtSecret: String?
 
     @Option(name: .long, help: "A file holding the client_secret_jwt secret (- reads standard input).")
@@ -39,25 +48,36 @@ struct ClientOptions: ParsableArguments {
     var clientJwtAlg = "HS256"
 
     func validate() throws {
-        let chosen = [clientSecret != nil || clientSecretFile != nil, clientKey != nil, clientJwtSecret != nil || clientJwtSecretFile != nil]
-        guard chosen.filter({ $0 }).count <= 1 else { throw ValidationError("choose one of --client-secret, --client-key and --client-jwt-secret") }
+        let chosen = [
+            clientSecret != nil || clientSecretFile != nil, clientKey != nil,
+            clientJwtSecret != nil || clientJwtSecretFile != nil,
+        ]
+        guard chosen.filter({ $0 }).count <= 1 else {
+            throw ValidationError("choose one of --client-secret, --client-key and --client-jwt-secret")
+        }
     }
 
     /// The client secret from the option, its file, or $HAAPI_CLIENT_SECRET (only when no other method is chosen).
     var resolvedClientSecret: String? {
         get throws {
-            let env = clientKey == nil && clientJwtSecret == nil && clientJwtSecretFile == nil ? "HAAPI_CLIENT_SECRET" : "-"
-            return try SecretInput.resolve(value: clientSecret, file: clientSecretFile, environment: env, option: "--client-secret")
+            let env =
+                clientKey == nil && clientJwtSecret == nil && clientJwtSecretFile == nil ? "HAAPI_CLIENT_SECRET" : "-"
+            return try SecretInput.resolve(
+                value: clientSecret, file: clientSecretFile, environment: env, option: "--client-secret")
         }
     }
 
     func authenticationMethod() throws -> any ClientAuthenticationMethod {
-        let clientJwtSecret = clientKey == nil
-            ? try SecretInput.resolve(value: self.clientJwtSecret, file: clientJwtSecretFile, environment: "HAAPI_CLIENT_JWT_SECRET",
-                                      option: "--client-jwt-secret")
+        let clientJwtSecret =
+            clientKey == nil
+            ? try SecretInput.resolve(
+                value: self.clientJwtSecret, file: clientJwtSecretFile, environment: "HAAPI_CLIENT_JWT_SECRET",
+                option: "--client-jwt-secret")
             : nil
         let clientSecret = clientJwtSecret == nil ? try resolvedClientSecret : nil
-        if let clientSecret { return ClientAuthenticationMethodSecret(clientSecret, placement: secretInBody ? .post : .basic) }
+        if let clientSecret {
+            return ClientAuthenticationMethodSecret(clientSecret, placement: secretInBody ? .post : .basic)
+        }
         if let clientJwtSecret {
             guard let algorithm = JWTSymmetricAlgorithm(rawValue: clientJwtAlg.uppercased()) else {
                 throw ValidationError("--client-jwt-alg must be HS256, HS384 or HS512")
@@ -70,7 +90,8 @@ struct ClientOptions: ParsableArguments {
             guard let algorithm = JWTAsymmetricAlgorithm(rawValue: (clientKeyAlg ?? fallback).uppercased()) else {
                 throw ValidationError("--client-key-alg must be one of RS/PS/ES 256, 384 or 512")
             }
-            return try ClientAuthenticationMethodJWTAsymmetric(pem: pem, signatureAlgorithm: algorithm, keyId: clientKeyId)
+            return try ClientAuthenticationMethodJWTAsymmetric(
+                pem: pem, signatureAlgorithm: algorithm, keyId: clientKeyId)
         }
         return ClientAuthenticationMethodNone()
     }
@@ -94,7 +115,8 @@ enum TokenOutput {
 
     /// The first 6 characters and the length: enough to tell tokens apart, not enough to use one.
     static func mask(_ token: String) -> String {
-        token.count <= 12 ? "*****" : String(token.prefix(6)) + "…(\(token.count) chars, masked; --show-tokens to print)"
+        token.count <= 12
+            ? "*****" : String(token.prefix(6)) + "…(\(token.count) chars, masked; --show-tokens to print)"
     }
 
     static func errorJSON(_ error: ErrorTokenResponse) -> String {

@@ -81,7 +81,10 @@ enum KeyFile {
             let permissions = attributes[.posixPermissions] as? NSNumber
         else { return }
         if permissions.intValue & 0o077 != 0 {
-            StandardStreams.printError(String(format: "warning: key file %@ is accessible by others (mode %o); use chmod 600", path, permissions.intValue))
+            StandardStreams.printError(
+                String(
+                    format: "warning: key file %@ is accessible by others (mode %o); use chmod 600", path,
+                    permissions.intValue))
         }
     }
 }

@@ -34,7 +34,9 @@ struct SavedSession {
             "redirect_uri": .string(redirectURI), "tokens": .object(tokens),
         ]
         if let revocationEndpoint { object["revocation_endpoint"] = .string(revocationEndpoint.absoluteString) }
-        if let introspectionEndpoint { object["introspection_endpoint"] = .string(introspectionEndpoint.absoluteString) }
+        if let introspectionEndpoint {
+            object["introspection_endpoint"] = .string(introspectionEndpoint.absoluteString)
+        }
         if let clientSecret { object["client_secret"] = .string(clientSecret) }
         do { try storage.write(Data(JSONValue.object(object).serialized().utf8), key: Self.sessionKey) } catch {
             throw Failure(description: "cannot save the session: \(error)")
@@ -44,18 +46,24 @@ struct SavedSession {
     static func load(from directory: String) throws -> SavedSession {
         let storage = try storage(directory)
         let data: Data?
-        do { data = try storage.read(key: sessionKey) } catch { throw Failure(description: "cannot read the session: \(error)") }
+        do { data = try storage.read(key: sessionKey) } catch {
+            throw Failure(description: "cannot read the session: \(error)")
+        }
         guard let data, let object = try? JSONParser().parse(data).objectValue,
-            let token = object["token_endpoint"]?.stringValue.flatMap(URL.init(string:)), let clientId = object["client_id"]?.stringValue,
+            let token = object["token_endpoint"]?.stringValue.flatMap(URL.init(string:)),
+            let clientId = object["client_id"]?.stringValue,
             let tokens = object["tokens"]?.objectValue
         else { throw Failure(description: "\(directory) holds no saved session (log in with --save-session first)") }
         // Sessions saved before the key moved to the SDK's key store carry it in the session itself.
         let legacy = try object["dpop_key"].map { try SoftwareP256SigningKey(jwk: try JWK(json: $0)) }
         let key = try legacy ?? storedDeviceKey(storage, clientId: clientId)
         return SavedSession(
-            tokenEndpoint: token, revocationEndpoint: object["revocation_endpoint"]?.stringValue.flatMap(URL.init(string:)),
-            introspectionEndpoint: object["introspection_endpoint"]?.stringValue.flatMap(URL.init(string:)), clientId: clientId,
-            clientSecret: object["client_secret"]?.stringValue, redirectURI: object["redirect_uri"]?.stringValue ?? "app://haapi",
+            tokenEndpoint: token,
+            revocationEndpoint: object["revocation_endpoint"]?.stringValue.flatMap(URL.init(string:)),
+            introspectionEndpoint: object["introspection_endpoint"]?.stringValue.flatMap(URL.init(string:)),
+            clientId: clientId,
+            clientSecret: object["client_secret"]?.stringValue,
+            redirectURI: object["redirect_uri"]?.stringValue ?? "app://haapi",
             tokens: tokens, dpopKey: key)
     }
 
@@ -67,14 +75,16 @@ struct SavedSession {
     static func deviceKey(in directory: String, clientId: String, fresh: Bool) throws -> SoftwareP256SigningKey {
         let store = DeviceKeyStore(storage: try storage(directory), keyType: .p256)
         if fresh { try store.delete(name: deviceKeyName(clientId: clientId)) }
-        guard let key = try store.loadOrCreate(name: deviceKeyName(clientId: clientId)) as? SoftwareP256SigningKey else {
+        guard let key = try store.loadOrCreate(name: deviceKeyName(clientId: clientId)) as? SoftwareP256SigningKey
+        else {
             throw Failure(description: "the session's DPoP key is not a software P-256 key")
         }
         return key
     }
 
     private static func storedDeviceKey(_ storage: FileStorage, clientId: String) throws -> SoftwareP256SigningKey? {
-        try DeviceKeyStore(storage: storage, keyType: .p256).load(name: deviceKeyName(clientId: clientId)) as? SoftwareP256SigningKey
+        try DeviceKeyStore(storage: storage, keyType: .p256).load(name: deviceKeyName(clientId: clientId))
+            as? SoftwareP256SigningKey
     }
 
     /// Keeps a refreshed token response; members the refresh did not return (the ID token) stay.

@@ -38,7 +38,10 @@ final class TerminalFlow {
     /// Whether this flow created a passkey (a webauthn-registration step that succeeded).
     private(set) var createdPasskey = false
 
-    init(viewModel: HaapiFlowViewModel, io: TerminalIO = TerminalIO(), answers: FlowAnswers?, hooks: TerminalFlowHooks = TerminalFlowHooks()) {
+    init(
+        viewModel: HaapiFlowViewModel, io: TerminalIO = TerminalIO(), answers: FlowAnswers?,
+        hooks: TerminalFlowHooks = TerminalFlowHooks()
+    ) {
         self.viewModel = viewModel
         self.io = io
         self.answers = answers
@@ -79,7 +82,9 @@ final class TerminalFlow {
                         await waitForChange(from: viewModel.revision)
                     default:
                         let reason = (model.messages + model.problemMessages).map(\.text).joined(separator: " ")
-                        return .failed(HaapiUIError.problem(type: "polling \(polling.status.rawValue)", title: reason.isEmpty ? nil : reason))
+                        return .failed(
+                            HaapiUIError.problem(
+                                type: "polling \(polling.status.rawValue)", title: reason.isEmpty ? nil : reason))
                     }
                 case .clientOperation(let operation): try await clientOperation(operation)
                 case .unsupported(let raw): return .failed(HaapiUIError.unsupportedStep(String(raw.prefix(200))))
@@ -101,8 +106,11 @@ final class TerminalFlow {
         let followable = links.filter { !$0.isDataImage }
         for link in links where link.isQRCode {
             let size = link.href.count * 3 / 4 / 1024
-            io.say(io.paint("  ▣ \(link.title): a QR code (\(link.link.mediaType ?? "image"), about \(max(size, 1)) KB) for signing in with another "
-                + "device. A terminal cannot show it; scan it from the app or web page, or choose another way to sign in.", .dim))
+            io.say(
+                io.paint(
+                    "  ▣ \(link.title): a QR code (\(link.link.mediaType ?? "image"), about \(max(size, 1)) KB) for signing in with another "
+                        + "device. A terminal cannot show it; scan it from the app or web page, or choose another way to sign in.",
+                    .dim))
         }
         // On a form step the links are choices (":N", below); elsewhere they are listed by title.
         if !followable.isEmpty, !model.isFormStep {
@@ -127,8 +135,12 @@ final class TerminalFlow {
     // MARK: - Input
 
     private func ask(_ prompt: String, secret: Bool = false) async throws -> String {
-        guard io.isInteractive || answers == nil else { throw NeedsInput(description: "the answers file has no answer for: \(prompt)") }
-        guard let line = await io.readLine(prompt: prompt, secret: secret) else { throw NeedsInput(description: "input ended at: \(prompt)") }
+        guard io.isInteractive || answers == nil else {
+            throw NeedsInput(description: "the answers file has no answer for: \(prompt)")
+        }
+        guard let line = await io.readLine(prompt: prompt, secret: secret) else {
+            throw NeedsInput(description: "input ended at: \(prompt)")
+        }
         return line
     }
 
@@ -139,7 +151,8 @@ final class TerminalFlow {
             try? await Task.sleep(nanoseconds: 300_000_000)
             var frame = 0
             while !Task.isCancelled {
-                io.status(io.paint(TerminalIO.spinnerFrames[frame % TerminalIO.spinnerFrames.count], .cyan) + " Working…")
+                io.status(
+                    io.paint(TerminalIO.spinnerFrames[frame % TerminalIO.spinnerFrames.count], .cyan) + " Working…")
                 frame += 1
                 try? await Task.sleep(nanoseconds: 100_000_000)
             }
@@ -154,7 +167,9 @@ final class TerminalFlow {
     private func menu<Item>(_ items: [Item], title: (Item) -> String, keys: (Item) -> [String]) async throws -> Item {
         for (index, item) in items.enumerated() { io.say("  \(io.paint("\(index + 1))", .cyan)) \(title(item))") }
         while true {
-            if let item = Choice.pick(try await ask("Choose 1–\(items.count): "), from: items, keys: keys) { return item }
+            if let item = Choice.pick(try await ask("Choose 1–\(items.count): "), from: items, keys: keys) {
+                return item
+            }
             io.say(io.paint("  Type a number from the list.", .yellow))
         }
     }
@@ -168,8 +183,12 @@ final class TerminalFlow {
     private func choose(_ options: [SelectorOptionUIModel]) async throws {
         let keys: (SelectorOptionUIModel) -> [String] = { [$0.model.href, $0.type ?? "", $0.title] }
         if let scripted = answers?.next(ifHas: "choose")?["choose"]?.stringValue {
-            for (index, option) in options.enumerated() { io.say("  \(io.paint("\(index + 1))", .cyan)) \(option.title)") }
-            guard let option = Choice.pick(scripted, from: options, keys: keys) else { throw NeedsInput(description: "no authenticator matches \"\(scripted)\"") }
+            for (index, option) in options.enumerated() {
+                io.say("  \(io.paint("\(index + 1))", .cyan)) \(option.title)")
+            }
+            guard let option = Choice.pick(scripted, from: options, keys: keys) else {
+                throw NeedsInput(description: "no authenticator matches \"\(scripted)\"")
+            }
             io.say("  → \(option.title)")
             await busy { await viewModel.select(option) }
             return
@@ -204,23 +223,31 @@ final class TerminalFlow {
             return
         }
         // The form with fields is asked for; the other actions (resend, back, …) can be taken instead with ":N".
-        let others = forms.enumerated().filter { $0.element.model.href != primary.model.href || $0.element.submitTitle != primary.submitTitle }
+        let others = forms.enumerated().filter {
+            $0.element.model.href != primary.model.href || $0.element.submitTitle != primary.submitTitle
+        }
         // The step's links (forgot password, create account) are followable the same way, numbered after the forms.
         let links = (viewModel.uiModel?.links ?? []).filter { !$0.isDataImage }
-        let choices = others.map { ":\($0.offset + 1) \($0.element.submitTitle)" } + links.enumerated().map { ":\(forms.count + $0.offset + 1) \($0.element.title)" }
+        let choices =
+            others.map { ":\($0.offset + 1) \($0.element.submitTitle)" }
+            + links.enumerated().map { ":\(forms.count + $0.offset + 1) \($0.element.title)" }
         if !choices.isEmpty {
             io.say(io.paint("  Or instead (type it at any prompt): " + choices.joined(separator: ", "), .dim))
         }
         var values: [String: any Sendable] = [:]
         for field in primary.visibleFields {
             let value = try await prompt(field)
-            if let text = value as? String, text.hasPrefix(":"), let number = Int(text.dropFirst()), links.indices.contains(number - forms.count - 1) {
+            if let text = value as? String, text.hasPrefix(":"), let number = Int(text.dropFirst()),
+                links.indices.contains(number - forms.count - 1)
+            {
                 let link = links[number - forms.count - 1]
                 io.say("  → \(link.title)")
                 await busy { await viewModel.followLink(link) }
                 return
             }
-            if let text = value as? String, text.hasPrefix(":"), let number = Int(text.dropFirst()), forms.indices.contains(number - 1) {
+            if let text = value as? String, text.hasPrefix(":"), let number = Int(text.dropFirst()),
+                forms.indices.contains(number - 1)
+            {
                 let alternative = forms[number - 1]
                 io.say("  → \(alternative.submitTitle)")
                 var alternativeValues: [String: any Sendable] = [:]
@@ -248,7 +275,9 @@ final class TerminalFlow {
         var values: [String: any Sendable] = [:]
         let fields = scripted["fields"]?.objectValue ?? [:]
         for field in form.visibleFields {
-            if let value = fields[field.name] { values[field.name] = value.stringValue ?? value.boolValue.map { $0 ? "on" : "" } ?? value.serialized() }
+            if let value = fields[field.name] {
+                values[field.name] = value.stringValue ?? value.boolValue.map { $0 ? "on" : "" } ?? value.serialized()
+            }
         }
         rememberUserName(values)
         io.say("  → \(form.submitTitle)")
@@ -259,11 +288,15 @@ final class TerminalFlow {
         let label = field.label ?? field.name
         switch field.kind {
         case .select(let options):
-            for (index, option) in options.enumerated() { io.say("    \(index + 1)) \(option.label)\(option.selected ? " (default)" : "")") }
+            for (index, option) in options.enumerated() {
+                io.say("    \(index + 1)) \(option.label)\(option.selected ? " (default)" : "")")
+            }
             while true {
                 let line = try await ask("  \(label) [1–\(options.count)]: ")
                 if line.isEmpty { return options.first(where: \.selected)?.value }
-                if let option = Choice.pick(line, from: options, keys: { [$0.label, $0.value] }) { return option.value }
+                if let option = Choice.pick(line, from: options, keys: { [$0.label, $0.value] }) {
+                    return option.value
+                }
                 io.say(io.paint("  Type a number from the list.", .yellow))
             }
         case .checkbox(let checked, let readonly):
@@ -290,7 +323,9 @@ final class TerminalFlow {
 
     /// Whether the view model is still waiting on a pending polling step (new poll answers keep it so).
     private var isStillPolling: Bool {
-        guard viewModel.oAuthModel == nil, viewModel.error == nil, case .polling(let polling)? = viewModel.uiModel?.content else { return false }
+        guard viewModel.oAuthModel == nil, viewModel.error == nil,
+            case .polling(let polling)? = viewModel.uiModel?.content
+        else { return false }
         return polling.status == .pending && viewModel.uiModel?.problemMessages.isEmpty != false
     }
 
@@ -337,7 +372,9 @@ final class TerminalFlow {
                 if case .polling(let polling)? = viewModel.uiModel?.content, let deadline = polling.deadline {
                     remaining = " \(max(0, Int(deadline.timeIntervalSinceNow))) s left"
                 }
-                io.status("  \(io.paint(TerminalIO.spinnerFrames[frame % TerminalIO.spinnerFrames.count], .cyan)) Waiting…\(remaining) (Ctrl-C cancels)")
+                io.status(
+                    "  \(io.paint(TerminalIO.spinnerFrames[frame % TerminalIO.spinnerFrames.count], .cyan)) Waiting…\(remaining) (Ctrl-C cancels)"
+                )
                 frame += 1
             }
             try? await Task.sleep(nanoseconds: 100_000_000)
@@ -348,7 +385,10 @@ final class TerminalFlow {
 
     private func clientOperation(_ operation: ClientOperationUIModel) async throws {
         if operation.name.hasPrefix("webauthn") {
-            io.say("  🔑 " + (operation.name == "webauthn-registration" ? "Creating a passkey" : "Signing with your passkey") + " (software authenticator)…")
+            io.say(
+                "  🔑 "
+                    + (operation.name == "webauthn-registration" ? "Creating a passkey" : "Signing with your passkey")
+                    + " (software authenticator)…")
             let registering = operation.name == "webauthn-registration"
             if await viewModel.performPasskeyOperation() {
                 if registering { createdPasskey = true }
@@ -374,19 +414,27 @@ final class TerminalFlow {
             return
         }
         if let login = answers?.next(ifHas: "browserLogin")?["browserLogin"], let signIn = hooks.browserSignIn {
-            guard let resume = await signIn(url, login["userName"]?.stringValue ?? "", login["password"]?.stringValue ?? ""),
+            guard
+                let resume = await signIn(
+                    url, login["userName"]?.stringValue ?? "", login["password"]?.stringValue ?? ""),
                 await viewModel.resumeExternalBrowser(with: resume)
             else { throw NeedsInput(description: "the browser sign-in did not succeed") }
             return
         }
         while true {
-            let hint = hooks.browserSignIn == nil ? "" : " (or press Enter and the demo signs in through that page as demouser)"
+            let hint =
+                hooks.browserSignIn == nil
+                ? "" : " (or press Enter and the demo signs in through that page as demouser)"
             let line = try await ask("  Paste the address the browser was sent to\(hint): ")
             if line.isEmpty, let signIn = hooks.browserSignIn, let resume = await signIn(url, "demouser", "Password1") {
                 io.say("  → signed in through the page; it sent the browser to \(resume.scheme ?? "app")://…")
                 if await viewModel.resumeExternalBrowser(with: resume) { return }
             }
-            if let resume = URL(string: line.trimmingCharacters(in: .whitespaces)), await viewModel.resumeExternalBrowser(with: resume) { return }
+            if let resume = URL(string: line.trimmingCharacters(in: .whitespaces)),
+                await viewModel.resumeExternalBrowser(with: resume)
+            {
+                return
+            }
             io.say(io.paint("  That address does not carry the flow's resume nonce; try again.", .yellow))
         }
     }

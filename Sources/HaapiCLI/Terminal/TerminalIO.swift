@@ -29,7 +29,12 @@ struct TerminalIO: Sendable {
     private var handle: FileHandle { channel == .standardOutput ? .standardOutput : .standardError }
 
     enum Style: String {
-        case red = "31", yellow = "33", green = "32", cyan = "36", dim = "2", bold = "1"
+        case red = "31"
+        case yellow = "33"
+        case green = "32"
+        case cyan = "36"
+        case dim = "2"
+        case bold = "1"
     }
 
     func paint(_ text: String, _ style: Style) -> String {

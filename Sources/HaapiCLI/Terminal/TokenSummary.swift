@@ -5,10 +5,14 @@ enum TokenSummary {
     static func lines(_ tokens: OAuthTokenModel, showTokens: Bool) -> [String] {
         var lines: [String] = []
         for name in ["token_type", "expires_in", "scope"] {
-            if let value = tokens.rawJson[name] { lines.append("  \(name): \(value.stringValue ?? value.serialized())") }
+            if let value = tokens.rawJson[name] {
+                lines.append("  \(name): \(value.stringValue ?? value.serialized())")
+            }
         }
         for name in ["access_token", "refresh_token", "id_token"] {
-            if let value = tokens.rawJson[name]?.stringValue { lines.append("  \(name): \(showTokens ? value : TokenOutput.mask(value))") }
+            if let value = tokens.rawJson[name]?.stringValue {
+                lines.append("  \(name): \(showTokens ? value : TokenOutput.mask(value))")
+            }
         }
         return lines
     }

@@ -36,22 +36,27 @@ public struct AppAttestKeyAttester<Service: AppAttestKeyService>: Attester {
     public func attest(challenge: String, clientId: String, key: any SigningKey) async throws -> String {
         guard service.isSupported else { throw HaapiError.attestationNotSupported }
         let clientDataHash = Data(SHA256.hash(data: Data((challenge + "." + clientId + "." + key.thumbprint).utf8)))
-        let stored = (try? storage.read(key: keyIdStorageKey)).flatMap { $0.flatMap { String(data: $0, encoding: .utf8) } }
+        let stored = (try? storage.read(key: keyIdStorageKey)).flatMap {
+            $0.flatMap { String(data: $0, encoding: .utf8) }
+        }
         var keyId: String
         if let stored { keyId = stored } else { keyId = try await newKey() }
         let attestation: Data
         do {
             attestation = try await service.attestKey(keyId, clientDataHash: clientDataHash)
-        } catch where stored != nil && service.isInvalidKeyError(error) {
+        } catch  where stored != nil && service.isInvalidKeyError(error) {
             // The stored key was invalidated (a restore to another device, a reinstall): one new key, once.
             try? storage.delete(key: keyIdStorageKey)
             keyId = try await newKey()
-            do { attestation = try await service.attestKey(keyId, clientDataHash: clientDataHash) } catch { throw HaapiError.attestationFailure(cause: error) }
+            do { attestation = try await service.attestKey(keyId, clientDataHash: clientDataHash) } catch {
+                throw HaapiError.attestationFailure(cause: error)
+            }
         } catch {
             throw HaapiError.attestationFailure(cause: error)
         }
         let response: JSONObject = [
-            "keyId": .string(keyId), "attestation": .string(Base64URL.encode(attestation)), "jkt": .string(key.thumbprint),
+            "keyId": .string(keyId), "attestation": .string(Base64URL.encode(attestation)),
+            "jkt": .string(key.thumbprint),
         ]
         return Base64URL.encode(Data(JSONValue.object(response).serialized().utf8))
     }
@@ -59,7 +64,9 @@ public struct AppAttestKeyAttester<Service: AppAttestKeyService>: Attester {
     private func newKey() async throws -> String {
         let keyId: String
         do { keyId = try await service.generateKey() } catch { throw HaapiError.attestationKeyGenFailure(cause: error) }
-        do { try storage.write(Data(keyId.utf8), key: keyIdStorageKey) } catch { throw HaapiError.attestationKeyGenFailure(cause: error) }
+        do { try storage.write(Data(keyId.utf8), key: keyIdStorageKey) } catch {
+            throw HaapiError.attestationKeyGenFailure(cause: error)
+        }
         return keyId
     }
 }

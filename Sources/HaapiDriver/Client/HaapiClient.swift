@@ -19,7 +19,10 @@ public actor HaapiClient {
     public nonisolated let allowedOrigins: Set<String>
     private(set) var sessionId: String?
 
-    init(tokenManager: HaapiTokenManager, exchange: TokenEndpointExchange, headersProvider: HttpHeadersProvider?, allowedOrigins: Set<String>) {
+    init(
+        tokenManager: HaapiTokenManager, exchange: TokenEndpointExchange, headersProvider: HttpHeadersProvider?,
+        allowedOrigins: Set<String>
+    ) {
         self.allowedOrigins = allowedOrigins
         self.tokenManager = tokenManager
         self.exchange = exchange
@@ -32,13 +35,17 @@ public actor HaapiClient {
     public func send(_ request: HaapiRequest) async throws(HaapiError) -> HaapiClientResponse {
         let origin = DpopNonceStore.origin(of: request.url)
         guard allowedOrigins.contains(origin) else {
-            throw .illegalState(message: "refusing to send the HAAPI token and flow data to \(origin), which is not the configured server")
+            throw .illegalState(
+                message:
+                    "refusing to send the HAAPI token and flow data to \(origin), which is not the configured server")
         }
         var token = try await tokenManager.getHaapiTokenAsync()
         var http = try await sendOnce(request, token: token)
         if isUseDpopNonce(http) {
             http = try await sendOnce(request, token: token)
-        } else if http.statusCode == 401, http.header(HttpHeaderNames.wwwAuthenticate)?.contains("invalid_token") == true {
+        } else if http.statusCode == 401,
+            http.header(HttpHeaderNames.wwwAuthenticate)?.contains("invalid_token") == true
+        {
             HaapiLogger.info(DriverFollowUpTag.flow, "the HAAPI access token was refused; obtaining a new one")
             token = try await tokenManager.getHaapiTokenAsync(forceFresh: true)
             http = try await sendOnce(request, token: token)
@@ -46,24 +53,32 @@ public actor HaapiClient {
         return HaapiClientResponse(response: try decode(http), http: http)
     }
 
-    private func sendOnce(_ request: HaapiRequest, token: DpopAccessTokenInfo) async throws(HaapiError) -> HttpResponse {
+    private func sendOnce(_ request: HaapiRequest, token: DpopAccessTokenInfo) async throws(HaapiError) -> HttpResponse
+    {
         var http = HttpRequest(method: request.method, url: request.url, body: request.body)
         if let headersProvider {
-            for (name, value) in headersProvider() where !HttpHeaderNames.reserved.contains(name.lowercased()) { http.setHeader(name, value) }
+            for (name, value) in headersProvider() where !HttpHeaderNames.reserved.contains(name.lowercased()) {
+                http.setHeader(name, value)
+            }
         }
         for (name, value) in request.headers { http.setHeader(name, value) }
         http.setHeader(HttpHeaderNames.accept, MimeTypes.haapi)
         http.setHeader(HttpHeaderNames.authorization, "DPoP " + token.accessToken.value)
         let nonce = await exchange.nonces.nonce(for: request.url)
         do {
-            http.setHeader(HttpHeaderNames.dpop, try token.dpop.createProof(httpMethod: request.method, url: request.url, nonce: nonce,
-                                                                             accessToken: token.accessToken.value))
+            http.setHeader(
+                HttpHeaderNames.dpop,
+                try token.dpop.createProof(
+                    httpMethod: request.method, url: request.url, nonce: nonce,
+                    accessToken: token.accessToken.value))
         } catch {
             throw .dpopProofCreationFailure(cause: error)
         }
         if let sessionId { http.setHeader(HttpHeaderNames.haapiSessionId, sessionId) }
         let response = try await exchange.send(http)
-        if let newSession = response.header(HttpHeaderNames.haapiSetSessionId), !newSession.isEmpty { sessionId = newSession }
+        if let newSession = response.header(HttpHeaderNames.haapiSetSessionId), !newSession.isEmpty {
+            sessionId = newSession
+        }
         return response
     }
 
@@ -74,16 +89,21 @@ public actor HaapiClient {
             do {
                 return try decoder.decode(http.body, contentType: http.mediaType)
             } catch {
-                HaapiLogger.error(SdkFollowUpTag.mapping, "undecodable \(http.mediaType) body (HTTP \(http.statusCode)): \(String(describing: error))")
-                throw .communication(message: "the \(http.mediaType) body (HTTP \(http.statusCode)) cannot be decoded", cause: error)
+                HaapiLogger.error(
+                    SdkFollowUpTag.mapping,
+                    "undecodable \(http.mediaType) body (HTTP \(http.statusCode)): \(String(describing: error))")
+                throw .communication(
+                    message: "the \(http.mediaType) body (HTTP \(http.statusCode)) cannot be decoded", cause: error)
             }
         case MimeTypes.json:
             throw http.oauthError
         default:
             if http.statusCode >= 500 {
-                throw .serverError(error: "server_error", errorDescription: "HTTP \(http.statusCode)", statusCode: http.statusCode)
+                throw .serverError(
+                    error: "server_error", errorDescription: "HTTP \(http.statusCode)", statusCode: http.statusCode)
             }
-            throw .communication(message: "unexpected content type \"\(http.mediaType)\" (HTTP \(http.statusCode))", cause: nil)
+            throw .communication(
+                message: "unexpected content type \"\(http.mediaType)\" (HTTP \(http.statusCode))", cause: nil)
         }
     }
 }

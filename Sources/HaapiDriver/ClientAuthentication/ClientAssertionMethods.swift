@@ -3,15 +3,23 @@ import Foundation
 import _CryptoExtras
 
 public enum JWTAsymmetricAlgorithm: String, Sendable, CaseIterable {
-    case rs256 = "RS256", rs384 = "RS384", rs512 = "RS512"
-    case ps256 = "PS256", ps384 = "PS384", ps512 = "PS512"
-    case es256 = "ES256", es384 = "ES384", es512 = "ES512"
+    case rs256 = "RS256"
+    case rs384 = "RS384"
+    case rs512 = "RS512"
+    case ps256 = "PS256"
+    case ps384 = "PS384"
+    case ps512 = "PS512"
+    case es256 = "ES256"
+    case es384 = "ES384"
+    case es512 = "ES512"
 
     var jws: JWSAlgorithm { JWSAlgorithm(rawValue: rawValue) ?? .rs256 }
 }
 
 public enum JWTSymmetricAlgorithm: String, Sendable, CaseIterable {
-    case hs256 = "HS256", hs384 = "HS384", hs512 = "HS512"
+    case hs256 = "HS256"
+    case hs384 = "HS384"
+    case hs512 = "HS512"
 
     var jws: JWSAlgorithm { JWSAlgorithm(rawValue: rawValue) ?? .hs256 }
 }
@@ -21,12 +29,15 @@ public enum JWTSymmetricAlgorithm: String, Sendable, CaseIterable {
 struct ClientAssertion {
     static let type = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
-    static func add(to request: inout TokenEndpointRequest, clientId: String, signer: any JWSSigner, keyId: String? = nil,
-                    now: Date = Date()) throws(HaapiError) {
+    static func add(
+        to request: inout TokenEndpointRequest, clientId: String, signer: any JWSSigner, keyId: String? = nil,
+        now: Date = Date()
+    ) throws(HaapiError) {
         let iat = Int(now.timeIntervalSince1970)
         let claims: JSONObject = [
             "iss": .string(clientId), "sub": .string(clientId), "aud": .string(request.url.absoluteString),
-            "jti": .string(SecureRandom.token(byteCount: 16)), "iat": .number(JSONNumber(iat)), "exp": .number(JSONNumber(iat + 60)),
+            "jti": .string(SecureRandom.token(byteCount: 16)), "iat": .number(JSONNumber(iat)),
+            "exp": .number(JSONNumber(iat + 60)),
         ]
         let assertion: String
         var header: JSONObject = ["typ": "JWT"]
@@ -69,12 +80,15 @@ public struct ClientAuthenticationMethodJWTAsymmetric: ClientAuthenticationMetho
         } catch let error as HaapiError {
             throw error
         } catch {
-            throw .invalidConfiguration(reason: "the PEM does not hold a private key for \(signatureAlgorithm.rawValue): \(error)")
+            throw .invalidConfiguration(
+                reason: "the PEM does not hold a private key for \(signatureAlgorithm.rawValue): \(error)")
         }
     }
 
     /// The seed's form: the PEM file is read from `bundle` (or from an absolute path).
-    public init(pemFilename: String, signatureAlgorithm: JWTAsymmetricAlgorithm, keyId: String? = nil, bundle: Bundle = .main) throws(HaapiError) {
+    public init(
+        pemFilename: String, signatureAlgorithm: JWTAsymmetricAlgorithm, keyId: String? = nil, bundle: Bundle = .main
+    ) throws(HaapiError) {
         let data = try ClientAuthenticationMethodMTLS.read(pemFilename, bundle)
         try self.init(pem: String(decoding: data, as: UTF8.self), signatureAlgorithm: signatureAlgorithm, keyId: keyId)
     }

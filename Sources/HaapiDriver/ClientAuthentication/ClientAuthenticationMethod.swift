@@ -70,9 +70,12 @@ public struct ClientAuthenticationMethodMTLS: ClientAuthenticationMethod {
     public var tlsOptions: TLSOptions? { tls }
 
     /// With a bundled server certificate (PEM) as the only trust anchor.
-    public init(pkcs12: Data, pkcs12Passphrase: String, serverPEM: String?, isValidatingHostname: Bool = true) throws(HaapiError) {
-        tls = TLSOptions(clientIdentity: try Self.identity(pkcs12, pkcs12Passphrase), trustedCertificatesPEM: serverPEM.map { [$0] },
-                                isValidatingHostname: isValidatingHostname)
+    public init(
+        pkcs12: Data, pkcs12Passphrase: String, serverPEM: String?, isValidatingHostname: Bool = true
+    ) throws(HaapiError) {
+        tls = TLSOptions(
+            clientIdentity: try Self.identity(pkcs12, pkcs12Passphrase), trustedCertificatesPEM: serverPEM.map { [$0] },
+            isValidatingHostname: isValidatingHostname)
     }
 
     /// With pinned server keys instead of a CA.
@@ -82,15 +85,25 @@ public struct ClientAuthenticationMethodMTLS: ClientAuthenticationMethod {
     }
 
     /// The seed's file-based form: the archive and the server certificate are read from `bundle`.
-    public init(pkcs12Filename: String, pkcs12Passphrase: String, serverPEMFilename: String?, isValidatingHostname: Bool = true,
-                bundle: Bundle = .main) throws(HaapiError) {
+    public init(
+        pkcs12Filename: String, pkcs12Passphrase: String, serverPEMFilename: String?, isValidatingHostname: Bool = true,
+        bundle: Bundle = .main
+    ) throws(HaapiError) {
         let pkcs12 = try Self.read(pkcs12Filename, bundle)
-        let pem = try serverPEMFilename.map { name throws(HaapiError) in String(decoding: try Self.read(name, bundle), as: UTF8.self) }
-        try self.init(pkcs12: pkcs12, pkcs12Passphrase: pkcs12Passphrase, serverPEM: pem, isValidatingHostname: isValidatingHostname)
+        let pem = try serverPEMFilename.map { name throws(HaapiError) in
+            String(decoding: try Self.read(name, bundle), as: UTF8.self)
+        }
+        try self.init(
+            pkcs12: pkcs12, pkcs12Passphrase: pkcs12Passphrase, serverPEM: pem,
+            isValidatingHostname: isValidatingHostname)
     }
 
-    public init(pkcs12Filename: String, pkcs12Passphrase: String, serverKeyPinnings: [KeyPinning], bundle: Bundle = .main) throws(HaapiError) {
-        try self.init(pkcs12: try Self.read(pkcs12Filename, bundle), pkcs12Passphrase: pkcs12Passphrase, serverKeyPinnings: serverKeyPinnings)
+    public init(
+        pkcs12Filename: String, pkcs12Passphrase: String, serverKeyPinnings: [KeyPinning], bundle: Bundle = .main
+    ) throws(HaapiError) {
+        try self.init(
+            pkcs12: try Self.read(pkcs12Filename, bundle), pkcs12Passphrase: pkcs12Passphrase,
+            serverKeyPinnings: serverKeyPinnings)
     }
 
     public func authenticate(_ request: inout TokenEndpointRequest, clientId: String) throws(HaapiError) {
@@ -99,13 +112,16 @@ public struct ClientAuthenticationMethodMTLS: ClientAuthenticationMethod {
 
     private static func identity(_ pkcs12: Data, _ passphrase: String) throws(HaapiError) -> TLSOptions.ClientIdentity {
         do { return try TLSOptions.ClientIdentity(pkcs12: Array(pkcs12), passphrase: passphrase) } catch {
-            throw .invalidConfiguration(reason: "the PKCS#12 archive cannot be opened (wrong passphrase or damaged file): \(error)")
+            throw .invalidConfiguration(
+                reason: "the PKCS#12 archive cannot be opened (wrong passphrase or damaged file): \(error)")
         }
     }
 
     static func read(_ name: String, _ bundle: Bundle) throws(HaapiError) -> Data {
         let url = name.hasPrefix("/") ? URL(fileURLWithPath: name) : bundle.url(forResource: name, withExtension: nil)
-        guard let url, let data = try? Data(contentsOf: url) else { throw .invalidConfiguration(reason: "cannot read \(name)") }
+        guard let url, let data = try? Data(contentsOf: url) else {
+            throw .invalidConfiguration(reason: "cannot read \(name)")
+        }
         return data
     }
 }

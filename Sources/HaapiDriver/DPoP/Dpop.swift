@@ -36,11 +36,16 @@ public struct Dpop: Sendable {
 
     /// `{"alg":…,"typ":"dpop+jwt","jwk":…}`, base64url-encoded.
     private static func encodedHeader(for key: any SigningKey) throws -> String {
-        let header: JSONValue = ["alg": .string(key.algorithm.rawValue), "typ": .string(proofType), "jwk": try key.publicJWK.publicKey().json]
+        let header: JSONValue = [
+            "alg": .string(key.algorithm.rawValue), "typ": .string(proofType),
+            "jwk": try key.publicJWK.publicKey().json,
+        ]
         return Base64URL.encode(Data(header.serialized().utf8))
     }
 
-    public func createProof(httpMethod: String, url: URL, nonce: String? = nil, accessToken: String? = nil) throws -> String {
+    public func createProof(
+        httpMethod: String, url: URL, nonce: String? = nil, accessToken: String? = nil
+    ) throws -> String {
         var claims: JSONObject = [
             "jti": .string(makeJTI()),
             "htm": .string(httpMethod.uppercased()),
@@ -50,7 +55,8 @@ public struct Dpop: Sendable {
         if let nonce { claims["nonce"] = .string(nonce) }
         if let accessToken { claims["ath"] = .string(Self.accessTokenHash(accessToken)) }
         let payload = Data(JSONValue.object(claims).serialized().utf8)
-        return try JWS.sign(encodedHeader: try encodedHeader ?? Self.encodedHeader(for: key), payload: payload, signer: key)
+        return try JWS.sign(
+            encodedHeader: try encodedHeader ?? Self.encodedHeader(for: key), payload: payload, signer: key)
     }
 
     /// The `htu` for a request URL: the same URL without query and fragment (RFC 9449 §4.2).
@@ -58,7 +64,9 @@ public struct Dpop: Sendable {
         // The query starts at the first "?" and the fragment at the first "#" of an absolute URL's text
         // (RFC 3986 §3); cutting there avoids parsing the URL again for every request.
         let text = url.absoluteString
-        guard let end = text.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else { return text }
+        guard let end = text.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
+            return text
+        }
         return String(text[..<end])
     }
 
@@ -81,7 +89,9 @@ public struct DPoPProof: Sendable {
     /// Parses a proof and checks RFC 9449 §4.3 items 2–7: one well-formed JWT, `typ` `dpop+jwt`,
     /// an allowed asymmetric `alg`, a public `jwk` with no private members, a signature that verifies
     /// with that key, and the `jti`, `htm`, `htu` and `iat` claims present.
-    public init(parsing compact: String, allowedAlgorithms: Set<JWSAlgorithm> = [.es256, .es384, .es512, .rs256, .ps256]) throws {
+    public init(
+        parsing compact: String, allowedAlgorithms: Set<JWSAlgorithm> = [.es256, .es384, .es512, .rs256, .ps256]
+    ) throws {
         try self.init(parsing: compact, allowedAlgorithms: allowedAlgorithms, resolveKey: Self.resolveKey)
     }
 
@@ -107,14 +117,17 @@ public struct DPoPProof: Sendable {
         resolveKey: (JSONValue, JWSAlgorithm) throws -> ResolvedKey
     ) throws {
         let jws = try CompactJWS(parsing: compact)
-        guard jws.header["typ"]?.stringValue == Dpop.proofType else { throw JOSEError.malformedJWS("typ must be \(Dpop.proofType)") }
+        guard jws.header["typ"]?.stringValue == Dpop.proofType else {
+            throw JOSEError.malformedJWS("typ must be \(Dpop.proofType)")
+        }
         guard let algorithm = jws.algorithm, algorithm.isAsymmetric else {
             throw JOSEError.algorithmNotAllowed(jws.header["alg"]?.stringValue ?? "")
         }
         guard allowedAlgorithms.contains(algorithm) else { throw JOSEError.algorithmNotAllowed(algorithm.rawValue) }
         guard let jwkValue = jws.header["jwk"] else { throw JOSEError.malformedJWS("no jwk header") }
         let key = try resolveKey(jwkValue, algorithm)
-        guard key.verifier.algorithm == algorithm, key.verifier.isValidSignature(jws.signature, for: jws.signingInput) else {
+        guard key.verifier.algorithm == algorithm, key.verifier.isValidSignature(jws.signature, for: jws.signingInput)
+        else {
             throw JOSEError.invalidSignature
         }
         let claims = try jws.payloadObject()

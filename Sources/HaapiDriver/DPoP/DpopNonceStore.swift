@@ -36,8 +36,11 @@ public actor DpopNonceStore {
 /// and §9 (resource: 401 with `WWW-Authenticate: DPoP error="use_dpop_nonce"`).
 func isUseDpopNonce(_ response: HttpResponse) -> Bool {
     guard response.statusCode == 400 || response.statusCode == 401 else { return false }
-    if let challenge = response.header(HttpHeaderNames.wwwAuthenticate), challenge.contains("use_dpop_nonce") { return true }
-    guard response.mediaType.hasSuffix("json"), let body = try? JSONParser(limits: .init(maxBytes: 64 * 1024, maxDepth: 8)).parse(response.body)
+    if let challenge = response.header(HttpHeaderNames.wwwAuthenticate), challenge.contains("use_dpop_nonce") {
+        return true
+    }
+    guard response.mediaType.hasSuffix("json"),
+        let body = try? JSONParser(limits: .init(maxBytes: 64 * 1024, maxDepth: 8)).parse(response.body)
     else { return false }
     return body["error"]?.stringValue == "use_dpop_nonce"
 }

@@ -65,13 +65,15 @@ public enum HaapiError: IdsvrError, CustomStringConvertible {
         case .invalidConfiguration(let reason): "Invalid configuration: \(reason)."
         case .invalidStatusCode(let status): "The server answered with the unexpected status \(status)."
         case .serverError(let error, let description, let status):
-            description.isEmpty ? "The server answered \(status) \(error)." : "The server answered \(status) \(error): \(description)."
+            description.isEmpty
+                ? "The server answered \(status) \(error)." : "The server answered \(status) \(error): \(description)."
         }
     }
 
     public var failureReason: String {
         switch self {
-        case .assertionFailure, .illegalState, .haapiTokenManagerAlreadyExists: "The SDK was used in an unsupported way."
+        case .assertionFailure, .illegalState, .haapiTokenManagerAlreadyExists:
+            "The SDK was used in an unsupported way."
         case .attestationFailure, .attestationKeyGenFailure: "The platform attestation service failed."
         case .attestationNotSupported: "No attester is available on this device."
         case .attestationRefusedByServer: "The server's attestation policy does not accept this device."
@@ -91,23 +93,29 @@ public enum HaapiError: IdsvrError, CustomStringConvertible {
         case .invalidConfiguration: .nonRecoverable(action: .fixConfiguration)
         case .attestationNotSupported, .attestationRefusedByServer: .nonRecoverable(action: .useDCRFallback)
         case .attestationFailure: .retryable(condition: .afterDelay)
-        case .attestationKeyGenFailure, .dpopKeyCreationFailure, .dpopProofCreationFailure: .retryable(condition: .whenAppIsInForeground)
+        case .attestationKeyGenFailure, .dpopKeyCreationFailure, .dpopProofCreationFailure:
+            .retryable(condition: .whenAppIsInForeground)
         case .dpopProofFailure: .retryable(condition: .whenAppIsInForeground)
         case .communication: .retryable(condition: .immediately)
         case .haapiTokenManagerIsClosed, .haapiTokenManagerIsExpired, .invalidStatusCode: .newHaapiFlow
         case .serverError(let error, _, let status):
-            if error == "use_dpop_nonce" || status == 429 { .retryable(condition: .immediately) }
-            else if status >= 500 { .retryable(condition: .afterDelay) }
-            else if error == "invalid_client" || error == "unauthorized_client" || error == "invalid_scope" { .nonRecoverable(action: .fixConfiguration) }
-            else { .newHaapiFlow }
+            if error == "use_dpop_nonce" || status == 429 {
+                .retryable(condition: .immediately)
+            } else if status >= 500 {
+                .retryable(condition: .afterDelay)
+            } else if error == "invalid_client" || error == "unauthorized_client" || error == "invalid_scope" {
+                .nonRecoverable(action: .fixConfiguration)
+            } else {
+                .newHaapiFlow
+            }
         }
     }
 
     public var cause: (any Error)? {
         switch self {
         case .assertionFailure(let cause), .attestationFailure(let cause), .attestationKeyGenFailure(let cause),
-             .attestationRefusedByServer(let cause), .communication(_, let cause), .dpopKeyCreationFailure(let cause),
-             .dpopProofCreationFailure(let cause), .dpopProofFailure(_, let cause):
+            .attestationRefusedByServer(let cause), .communication(_, let cause), .dpopKeyCreationFailure(let cause),
+            .dpopProofCreationFailure(let cause), .dpopProofFailure(_, let cause):
             cause
         default: nil
         }

@@ -51,8 +51,10 @@ extension IdsvrErrorHandling {
         case .newHaapiFlow: "Start signing in again."
         case .nonRecoverable(.fixConfiguration): "The app's sign-in configuration needs to be fixed."
         case .nonRecoverable(.fixIntegration): "The app uses the sign-in SDK in a way it does not support."
-        case .nonRecoverable(.useDCRFallback): "This device cannot attest itself; the app should register dynamically instead."
-        case .nonRecoverable(.changeTokenBinding): "The device key cannot be used; sign in again with another kind of key."
+        case .nonRecoverable(.useDCRFallback):
+            "This device cannot attest itself; the app should register dynamically instead."
+        case .nonRecoverable(.changeTokenBinding):
+            "The device key cannot be used; sign in again with another kind of key."
         }
     }
 }

@@ -38,7 +38,8 @@ public final class AsyncHTTPClientTransport: HttpTransport, @unchecked Sendable 
 
     private static let sharedClient = HTTPClient(
         eventLoopGroupProvider: .singleton,
-        configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(60))))
+        configuration: .init(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(60))))
 
     /// A transport over one process-wide client (system trust, no client certificate).
     public static func shared(timeout: TimeInterval = 30) -> AsyncHTTPClientTransport {
@@ -73,7 +74,9 @@ public final class AsyncHTTPClientTransport: HttpTransport, @unchecked Sendable 
                 let name = header.name.lowercased()
                 headers[name] = headers[name].map { $0 + ", " + header.value } ?? header.value
             }
-            return HttpResponse(statusCode: Int(response.status.code), headers: headers, body: Data(buffer.readableBytesView), url: request.url)
+            return HttpResponse(
+                statusCode: Int(response.status.code), headers: headers, body: Data(buffer.readableBytesView),
+                url: request.url)
         } catch let error as TransportError {
             throw error
         } catch let error as HTTPClientError {
@@ -103,7 +106,9 @@ public final class AsyncHTTPClientTransport: HttpTransport, @unchecked Sendable 
         if lowered.contains("connection refused") || lowered.contains("connectionrefused") {
             return .connectionFailed("\(target) refused the connection (is the server running?)")
         }
-        if lowered.contains("name or service not known") || lowered.contains("nodename nor servname") || lowered.contains("no address") {
+        if lowered.contains("name or service not known") || lowered.contains("nodename nor servname")
+            || lowered.contains("no address")
+        {
             return .connectionFailed("the host name \(url.host ?? "") could not be resolved")
         }
         if lowered.contains("certificate") || lowered.contains("handshake") || lowered.contains("ssl") {

@@ -9,7 +9,10 @@ public struct HttpRequest: Sendable {
     /// Seconds for the whole exchange; `nil` uses the transport's default.
     public var timeout: TimeInterval?
 
-    public init(method: String, url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil, timeout: TimeInterval? = nil) {
+    public init(
+        method: String, url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil,
+        timeout: TimeInterval? = nil
+    ) {
         self.method = method
         self.url = url
         self.headers = headers

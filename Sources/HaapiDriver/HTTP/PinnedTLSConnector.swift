@@ -23,7 +23,9 @@ final class PinnedTLSConnector: Sendable {
 
     func pins(for host: String) -> Set<String> { options.pins(for: host) }
 
-    func send(_ request: HttpRequest, deadline: TimeInterval, maxResponseBytes: Int) async throws(TransportError) -> HttpResponse {
+    func send(
+        _ request: HttpRequest, deadline: TimeInterval, maxResponseBytes: Int
+    ) async throws(TransportError) -> HttpResponse {
         guard let host = request.url.host else { throw .connectionFailed("no host in \(request.url)") }
         let pins = pins(for: host)
         let port = request.url.port ?? 443
@@ -34,24 +36,31 @@ final class PinnedTLSConnector: Sendable {
                 .connectTimeout(.milliseconds(Int64(deadline * 1000)))
                 .connect(host: host, port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        let tls = try NIOSSLClientHandler(context: context, serverHostname: isIPAddress ? nil : host) { certificates, promise in
-                            guard let leaf = certificates.first, let hash = try? KeyPinning.publicKeyHash(of: leaf), pins.contains(hash) else {
+                        let tls = try NIOSSLClientHandler(context: context, serverHostname: isIPAddress ? nil : host) {
+                            certificates, promise in
+                            guard let leaf = certificates.first, let hash = try? KeyPinning.publicKeyHash(of: leaf),
+                                pins.contains(hash)
+                            else {
                                 return promise.succeed(.failed)
                             }
                             promise.succeed(.certificateVerified)
                         }
                         try channel.pipeline.syncOperations.addHandler(tls)
                         try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(
+                            wrappingChannelSynchronously: channel)
                     }
                 }
             return try await channel.executeThenClose { inbound, outbound in
-                var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method.uppercased()),
-                                           uri: Self.target(of: request.url))
+                var head = HTTPRequestHead(
+                    version: .http1_1, method: HTTPMethod(rawValue: request.method.uppercased()),
+                    uri: Self.target(of: request.url))
                 head.headers.add(name: "Host", value: request.url.port.map { "\(host):\($0)" } ?? host)
                 head.headers.add(name: "Connection", value: "close")
                 for header in request.headers { head.headers.add(name: header.name, value: header.value) }
-                if let body = request.body { head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count)) }
+                if let body = request.body {
+                    head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
+                }
                 try await outbound.write(.head(head))
                 if let body = request.body { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
                 try await outbound.write(.end(nil))
@@ -69,7 +78,9 @@ final class PinnedTLSConnector: Sendable {
                         }
                     case .body(let buffer):
                         body.append(contentsOf: buffer.readableBytesView)
-                        if body.count > maxResponseBytes { throw TransportError.responseTooLarge(limit: maxResponseBytes) }
+                        if body.count > maxResponseBytes {
+                            throw TransportError.responseTooLarge(limit: maxResponseBytes)
+                        }
                     case .end:
                         return HttpResponse(statusCode: status, headers: headers, body: body, url: request.url)
                     }
@@ -92,7 +103,9 @@ final class PinnedTLSConnector: Sendable {
         return url.query.map { path + "?" + $0 } ?? path
     }
 
-    private static func race(deadline: TimeInterval, _ work: @escaping @Sendable () async throws -> HttpResponse) async -> Result<HttpResponse, any Error> {
+    private static func race(
+        deadline: TimeInterval, _ work: @escaping @Sendable () async throws -> HttpResponse
+    ) async -> Result<HttpResponse, any Error> {
         await withTaskGroup(of: Result<HttpResponse, any Error>.self) { group in
             group.addTask { await Result { try await work() } }
             group.addTask {

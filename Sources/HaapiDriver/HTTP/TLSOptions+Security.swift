@@ -17,12 +17,15 @@ extension TLSOptions.ClientIdentity {
     }
 
     /// The identity and its certificate chain, as `SecPKCS12Import` opens them.
-    static func secIdentity(pkcs12: [UInt8], passphrase: String) throws -> (identity: SecIdentity, chain: [SecCertificate]) {
+    static func secIdentity(
+        pkcs12: [UInt8], passphrase: String
+    ) throws -> (identity: SecIdentity, chain: [SecCertificate]) {
         var items: CFArray?
         let options = [kSecImportExportPassphrase as String: passphrase] as CFDictionary
         let status = SecPKCS12Import(Data(pkcs12) as CFData, options, &items)
         guard status == errSecSuccess, let first = (items as? [[String: Any]])?.first,
-            let value = first[kSecImportItemIdentity as String], CFGetTypeID(value as CFTypeRef) == SecIdentityGetTypeID()
+            let value = first[kSecImportItemIdentity as String],
+            CFGetTypeID(value as CFTypeRef) == SecIdentityGetTypeID()
         else { throw SecurityTLSError(description: "the PKCS#12 archive cannot be opened (status \(status))") }
         let identity = unsafeBitCast(value as AnyObject, to: SecIdentity.self)
         let chain = (first[kSecImportItemCertChain as String] as? [SecCertificate]) ?? []
@@ -40,7 +43,9 @@ final class TLSChallengeHandler: @unchecked Sendable {
 
     init(options: TLSOptions) throws {
         self.options = options
-        identity = try options.clientIdentity.map { try TLSOptions.ClientIdentity.secIdentity(pkcs12: $0.pkcs12, passphrase: $0.passphrase) }
+        identity = try options.clientIdentity.map {
+            try TLSOptions.ClientIdentity.secIdentity(pkcs12: $0.pkcs12, passphrase: $0.passphrase)
+        }
         anchors = try (options.trustedCertificatesPEM ?? []).map { pem in
             let der = try CertificateDER.firstCertificate(inPEM: Array(pem.utf8))
             guard let certificate = SecCertificateCreateWithData(nil, Data(der) as CFData) else {
@@ -58,7 +63,10 @@ final class TLSChallengeHandler: @unchecked Sendable {
             return serverTrust(trust, host: space.host)
         case NSURLAuthenticationMethodClientCertificate:
             guard let identity else { return (.performDefaultHandling, nil) }
-            return (.useCredential, URLCredential(identity: identity.identity, certificates: identity.chain, persistence: .forSession))
+            return (
+                .useCredential,
+                URLCredential(identity: identity.identity, certificates: identity.chain, persistence: .forSession)
+            )
         default:
             return (.performDefaultHandling, nil)
         }
@@ -68,7 +76,8 @@ final class TLSChallengeHandler: @unchecked Sendable {
         let pins = options.pins(for: host)
         if !pins.isEmpty {
             guard let leaf = Self.leaf(of: trust),
-                let spki = try? CertificateDER.subjectPublicKeyInfo(ofCertificate: Array(SecCertificateCopyData(leaf) as Data)),
+                let spki = try? CertificateDER.subjectPublicKeyInfo(
+                    ofCertificate: Array(SecCertificateCopyData(leaf) as Data)),
                 pins.contains(KeyPinning.publicKeyHash(ofSubjectPublicKeyInfo: spki))
             else { return (.cancelAuthenticationChallenge, nil) }
             return (.useCredential, URLCredential(trust: trust))

@@ -43,8 +43,11 @@ public struct TLSOptions: Sendable {
     /// the pin replaces the CA check for that host.
     public var keyPinnings: [KeyPinning]
 
-    public init(clientIdentity: ClientIdentity? = nil, trustedCertificatesPEM: [String]? = nil, isValidatingHostname: Bool = true,
-                keyPinnings: [KeyPinning] = []) {
+    public init(
+        clientIdentity: ClientIdentity? = nil, trustedCertificatesPEM: [String]? = nil,
+        isValidatingHostname: Bool = true,
+        keyPinnings: [KeyPinning] = []
+    ) {
         self.clientIdentity = clientIdentity
         self.trustedCertificatesPEM = trustedCertificatesPEM
         self.isValidatingHostname = isValidatingHostname
@@ -83,7 +86,9 @@ enum CertificateDER {
             let end = text.range(of: "-----END CERTIFICATE-----", range: begin.upperBound..<text.endIndex)
         else { throw Malformed(description: "no PEM certificate block") }
         let body = text[begin.upperBound..<end.lowerBound].filter { !$0.isWhitespace }
-        guard let der = Data(base64Encoded: String(body)) else { throw Malformed(description: "the PEM block is not base64") }
+        guard let der = Data(base64Encoded: String(body)) else {
+            throw Malformed(description: "the PEM block is not base64")
+        }
         return Array(der)
     }
 
@@ -108,7 +113,9 @@ enum CertificateDER {
 
         var peekTag: UInt8? { bytes.first }
 
-        mutating func element(expecting tag: UInt8? = nil) throws -> (whole: ArraySlice<UInt8>, contents: ArraySlice<UInt8>) {
+        mutating func element(
+            expecting tag: UInt8? = nil
+        ) throws -> (whole: ArraySlice<UInt8>, contents: ArraySlice<UInt8>) {
             let start = bytes.startIndex
             guard let found = bytes.first else { throw Malformed(description: "the certificate ends early") }
             if let tag, found != tag { throw Malformed(description: "unexpected DER tag \(found)") }
@@ -118,14 +125,18 @@ enum CertificateDER {
             index += 1
             if length & 0x80 != 0 {
                 let count = length & 0x7F
-                guard (1...4).contains(count), bytes.endIndex - index >= count else { throw Malformed(description: "bad long length") }
+                guard (1...4).contains(count), bytes.endIndex - index >= count else {
+                    throw Malformed(description: "bad long length")
+                }
                 length = 0
                 for _ in 0..<count {
                     length = length << 8 | Int(bytes[index])
                     index += 1
                 }
             }
-            guard length >= 0, bytes.endIndex - index >= length else { throw Malformed(description: "a length runs past the end") }
+            guard length >= 0, bytes.endIndex - index >= length else {
+                throw Malformed(description: "a length runs past the end")
+            }
             let end = index + length
             let element = (whole: bytes[start..<end], contents: bytes[index..<end])
             bytes = bytes[end...]

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -13,21 +14,31 @@ public final class URLSessionTransport: HttpTransport, @unchecked Sendable {
     public let timeout: TimeInterval
     public let maxResponseBytes: Int
 
-    public convenience init(configuration: URLSessionConfiguration = .ephemeral, timeout: TimeInterval = 30, maxResponseBytes: Int = 4 * 1024 * 1024) {
-        self.init(configuration: configuration, timeout: timeout, maxResponseBytes: maxResponseBytes, delegate: SessionDelegate())
+    public convenience init(
+        configuration: URLSessionConfiguration = .ephemeral, timeout: TimeInterval = 30,
+        maxResponseBytes: Int = 4 * 1024 * 1024
+    ) {
+        self.init(
+            configuration: configuration, timeout: timeout, maxResponseBytes: maxResponseBytes,
+            delegate: SessionDelegate())
     }
 
     #if canImport(Security) && canImport(Darwin)
     /// A transport whose TLS connections follow `tls`: pins, trusted roots, hostname checking, client identity.
-    public convenience init(tls: TLSOptions, configuration: URLSessionConfiguration = .ephemeral, timeout: TimeInterval = 30,
-                            maxResponseBytes: Int = 4 * 1024 * 1024) throws {
+    public convenience init(
+        tls: TLSOptions, configuration: URLSessionConfiguration = .ephemeral, timeout: TimeInterval = 30,
+        maxResponseBytes: Int = 4 * 1024 * 1024
+    ) throws {
         let delegate = SessionDelegate()
         delegate.tls = try TLSChallengeHandler(options: tls)
-        self.init(configuration: configuration, timeout: timeout, maxResponseBytes: maxResponseBytes, delegate: delegate)
+        self.init(
+            configuration: configuration, timeout: timeout, maxResponseBytes: maxResponseBytes, delegate: delegate)
     }
     #endif
 
-    private init(configuration: URLSessionConfiguration, timeout: TimeInterval, maxResponseBytes: Int, delegate: SessionDelegate) {
+    private init(
+        configuration: URLSessionConfiguration, timeout: TimeInterval, maxResponseBytes: Int, delegate: SessionDelegate
+    ) {
         self.timeout = timeout
         self.maxResponseBytes = maxResponseBytes
         configuration.timeoutIntervalForRequest = timeout
@@ -59,12 +70,15 @@ public final class URLSessionTransport: HttpTransport, @unchecked Sendable {
     /// Runs one data task. The answer comes from whichever happens first: the task's completion, the
     /// deadline, or cancellation. The deadline does not rely on URLSession calling back, because on Linux
     /// it sometimes never does.
-    private static func exchange(_ session: URLSession, _ request: URLRequest, deadline: TimeInterval)
+    private static func exchange(
+        _ session: URLSession, _ request: URLRequest, deadline: TimeInterval
+    )
         async -> Result<(Data, HTTPURLResponse), TransportError>
     {
         let pending = PendingExchange()
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<(Data, HTTPURLResponse), TransportError>, Never>) in
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<(Data, HTTPURLResponse), TransportError>, Never>) in
                 let task = session.dataTask(with: request) { data, response, error in
                     if let error {
                         let code = (error as NSError).code
@@ -72,7 +86,9 @@ public final class URLSessionTransport: HttpTransport, @unchecked Sendable {
                         if code == NSURLErrorCancelled { return pending.finish(.failure(.cancelled)) }
                         return pending.finish(.failure(.connectionFailed(error.localizedDescription)))
                     }
-                    guard let http = response as? HTTPURLResponse else { return pending.finish(.failure(.invalidResponse("not an HTTP response"))) }
+                    guard let http = response as? HTTPURLResponse else {
+                        return pending.finish(.failure(.invalidResponse("not an HTTP response")))
+                    }
                     pending.finish(.success((data ?? Data(), http)))
                 }
                 pending.start(task, continuation: continuation)
@@ -96,14 +112,18 @@ private final class SessionDelegate: NSObject, URLSessionTaskDelegate, @unchecke
     var tls: TLSChallengeHandler?
     #endif
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
         completionHandler(nil)
     }
 
     #if canImport(Security) && canImport(Darwin)
-    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-                    completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
         guard let tls else { return completionHandler(.performDefaultHandling, nil) }
         let (disposition, credential) = tls.answer(challenge)
         completionHandler(disposition, credential)

@@ -74,7 +74,8 @@ public struct JWK: Sendable, Hashable, CustomStringConvertible {
     public func publicKey() throws -> JWK {
         guard keyType != "oct" else { throw JOSEError.unsupportedKeyType("oct has no public half") }
         let kept = Set((Self.requiredMembers[keyType] ?? []) + ["kid", "use", "alg", "key_ops"])
-        return try JWK(json: .object(JSONObject(members.members.filter { kept.contains($0.key) }.map { ($0.key, $0.value) })))
+        return try JWK(
+            json: .object(JSONObject(members.members.filter { kept.contains($0.key) }.map { ($0.key, $0.value) })))
     }
 
     /// The RFC 7638 thumbprint: SHA-256 over the required members, sorted, without whitespace, base64url.

@@ -21,8 +21,12 @@ public struct CompactJWS: Sendable, Hashable {
         guard dots.count == 2 else { throw JOSEError.malformedJWS("expected 3 segments, found \(dots.count + 1)") }
         let headerText = utf8[..<dots[0]]
         let payloadText = utf8[utf8.index(after: dots[0])..<dots[1]]
-        guard let headerBytes = Base64URL.decode(utf8: headerText) else { throw JOSEError.malformedJWS("header is not base64url") }
-        guard let payload = Base64URL.decode(utf8: payloadText) else { throw JOSEError.malformedJWS("payload is not base64url") }
+        guard let headerBytes = Base64URL.decode(utf8: headerText) else {
+            throw JOSEError.malformedJWS("header is not base64url")
+        }
+        guard let payload = Base64URL.decode(utf8: payloadText) else {
+            throw JOSEError.malformedJWS("payload is not base64url")
+        }
         guard let signature = Base64URL.decode(utf8: utf8[utf8.index(after: dots[1])...]) else {
             throw JOSEError.malformedJWS("signature is not base64url")
         }
@@ -34,7 +38,9 @@ public struct CompactJWS: Sendable, Hashable {
         } catch {
             throw JOSEError.malformedJWS("header is not JSON: \(error)")
         }
-        guard case .object(let header) = headerValue else { throw JOSEError.malformedJWS("header is not a JSON object") }
+        guard case .object(let header) = headerValue else {
+            throw JOSEError.malformedJWS("header is not a JSON object")
+        }
         guard case .string? = header["alg"] else { throw JOSEError.malformedJWS("header has no \"alg\"") }
         if let critical = header["crit"] {
             guard case .array(let names) = critical, !names.isEmpty else {
@@ -69,7 +75,9 @@ public struct CompactJWS: Sendable, Hashable {
     /// never trust a token to choose its own algorithm.
     public func verify(with key: JWK, allowedAlgorithms: Set<JWSAlgorithm>) throws {
         let declared = header["alg"]?.stringValue ?? ""
-        guard let algorithm, allowedAlgorithms.contains(algorithm) else { throw JOSEError.algorithmNotAllowed(declared) }
+        guard let algorithm, allowedAlgorithms.contains(algorithm) else {
+            throw JOSEError.algorithmNotAllowed(declared)
+        }
         let verifier = try key.verifier(algorithm: algorithm)
         guard verifier.isValidSignature(signature, for: signingInput) else { throw JOSEError.invalidSignature }
     }
@@ -81,7 +89,9 @@ public enum JWS {
     public static func sign(payload: Data, header: JSONObject = [:], signer: any JWSSigner) throws -> String {
         var fullHeader: JSONObject = ["alg": .string(signer.algorithm.rawValue)]
         for (name, value) in header where name != "alg" { fullHeader[name] = value }
-        return try sign(encodedHeader: Base64URL.encode(Data(JSONValue.object(fullHeader).serialized().utf8)), payload: payload, signer: signer)
+        return try sign(
+            encodedHeader: Base64URL.encode(Data(JSONValue.object(fullHeader).serialized().utf8)), payload: payload,
+            signer: signer)
     }
 
     /// Signs with a header that is already encoded, for callers that must control its exact bytes.

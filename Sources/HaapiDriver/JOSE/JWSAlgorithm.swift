@@ -2,10 +2,18 @@ import Crypto
 
 /// JWS `alg` values supported for signing and verification (RFC 7518 §3). `none` is deliberately absent.
 public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
-    case hs256 = "HS256", hs384 = "HS384", hs512 = "HS512"
-    case rs256 = "RS256", rs384 = "RS384", rs512 = "RS512"
-    case ps256 = "PS256", ps384 = "PS384", ps512 = "PS512"
-    case es256 = "ES256", es384 = "ES384", es512 = "ES512"
+    case hs256 = "HS256"
+    case hs384 = "HS384"
+    case hs512 = "HS512"
+    case rs256 = "RS256"
+    case rs384 = "RS384"
+    case rs512 = "RS512"
+    case ps256 = "PS256"
+    case ps384 = "PS384"
+    case ps512 = "PS512"
+    case es256 = "ES256"
+    case es384 = "ES384"
+    case es512 = "ES512"
 
     public enum Family: Sendable { case hmac, rsaPKCS1, rsaPSS, ecdsa }
 

@@ -28,7 +28,8 @@ extension JWK {
             guard let scalar = bytes("d") else { throw JOSEError.notAPrivateKey }
             return try ECDSASigner(algorithm: algorithm, scalar: Data(scalar))
         case .rsaPKCS1, .rsaPSS:
-            guard let n = bytes("n"), let e = bytes("e"), let d = bytes("d"), let p = bytes("p"), let q = bytes("q") else {
+            guard let n = bytes("n"), let e = bytes("e"), let d = bytes("d"), let p = bytes("p"), let q = bytes("q")
+            else {
                 throw JOSEError.notAPrivateKey
             }
             do {
@@ -77,7 +78,8 @@ extension JWK {
             }
         }
         guard algorithm.keyType == keyType, algorithm.curve == nil || algorithm.curve == curve else {
-            throw JOSEError.keyDoesNotMatchAlgorithm(key: [keyType, curve].compactMap { $0 }.joined(separator: " "), algorithm: algorithm)
+            throw JOSEError.keyDoesNotMatchAlgorithm(
+                key: [keyType, curve].compactMap { $0 }.joined(separator: " "), algorithm: algorithm)
         }
         return algorithm
     }

@@ -69,7 +69,8 @@ public struct DeviceKeyStore: Sendable {
         guard let stored else { return nil }
         do {
             switch keyType {
-            case .p256: return try SoftwareP256SigningKey(jwk: try JWK(jsonString: String(decoding: stored, as: UTF8.self)))
+            case .p256:
+                return try SoftwareP256SigningKey(jwk: try JWK(jsonString: String(decoding: stored, as: UTF8.self)))
             case .secureEnclave: return try SecureEnclaveSigningKey(dataRepresentation: stored)
             }
         } catch {
@@ -78,6 +79,8 @@ public struct DeviceKeyStore: Sendable {
     }
 
     public func delete(name: String) throws(HaapiError) {
-        do { try storage.delete(key: "dpop-key." + name + "." + keyType.rawValue) } catch { throw .dpopKeyCreationFailure(cause: error) }
+        do { try storage.delete(key: "dpop-key." + name + "." + keyType.rawValue) } catch {
+            throw .dpopKeyCreationFailure(cause: error)
+        }
     }
 }

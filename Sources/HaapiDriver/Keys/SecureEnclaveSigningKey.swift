@@ -42,7 +42,9 @@ public struct SecureEnclaveSigningKey: SigningKey {
     public var dataRepresentation: Data { switch impossible {} }
 
     public init() throws { throw JOSEError.unsupportedKeyType("no Secure Enclave on this platform") }
-    public init(dataRepresentation: Data) throws { throw JOSEError.unsupportedKeyType("no Secure Enclave on this platform") }
+    public init(dataRepresentation: Data) throws {
+        throw JOSEError.unsupportedKeyType("no Secure Enclave on this platform")
+    }
     public func signature(for signingInput: Data) throws -> Data { switch impossible {} }
 }
 #endif

@@ -32,7 +32,8 @@ public struct SoftwareP256SigningKey: SigningKey {
     /// Loads a key from a private EC P-256 JWK; the public members must match `d`.
     public init(jwk: JWK) throws {
         guard jwk.keyType == "EC", jwk.curve == "P-256" else {
-            throw JOSEError.keyDoesNotMatchAlgorithm(key: [jwk.keyType, jwk.curve].compactMap { $0 }.joined(separator: " "), algorithm: .es256)
+            throw JOSEError.keyDoesNotMatchAlgorithm(
+                key: [jwk.keyType, jwk.curve].compactMap { $0 }.joined(separator: " "), algorithm: .es256)
         }
         guard let scalar = jwk.bytes("d") else { throw JOSEError.notAPrivateKey }
         do {

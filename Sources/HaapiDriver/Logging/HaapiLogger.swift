@@ -89,7 +89,8 @@ public enum HaapiLogger {
         log(.info, tag, message, file: file, line: line)
     }
 
-    public static func warning(_ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line) {
+    public static func warning(_ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line)
+    {
         log(.warning, tag, message, file: file, line: line)
     }
 
@@ -97,14 +98,17 @@ public enum HaapiLogger {
         log(.error, tag, message, file: file, line: line)
     }
 
-    public static func log(_ type: LogType, _ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line) {
+    public static func log(
+        _ type: LogType, _ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line
+    ) {
         let (sinks, masked, enabled) = state.withLock { state -> ([any LogSink], Bool, Bool) in
-            let levelOn = switch type {
-            case .debug: state.isDebugEnabled
-            case .info: state.isInfoEnabled
-            case .warning: state.isWarningEnabled
-            case .error: state.isErrorEnabled
-            }
+            let levelOn =
+                switch type {
+                case .debug: state.isDebugEnabled
+                case .info: state.isInfoEnabled
+                case .warning: state.isWarningEnabled
+                case .error: state.isErrorEnabled
+                }
             let tagOn = state.followUpTags.contains { $0.rawValue == tag.rawValue }
             return (state.sinks, state.isSensitiveValueMasked, levelOn && tagOn)
         }
@@ -112,9 +116,14 @@ public enum HaapiLogger {
         let text = message.rendered(masked: masked)
         for sink in sinks {
             if !masked, message.containsSensitiveValue {
-                sink.writeLog(logType: .warning, followUpTag: UnsecuredTag(), message: "********** SENSITIVE VALUE IS UNMASKED **********", file: file, line: line)
-                sink.writeLog(logType: .warning, followUpTag: UnsecuredTag(),
-                              message: "********** HaapiLogger.isSensitiveValueMasked must be set to true in `release` mode. **********", file: file, line: line)
+                sink.writeLog(
+                    logType: .warning, followUpTag: UnsecuredTag(),
+                    message: "********** SENSITIVE VALUE IS UNMASKED **********", file: file, line: line)
+                sink.writeLog(
+                    logType: .warning, followUpTag: UnsecuredTag(),
+                    message:
+                        "********** HaapiLogger.isSensitiveValueMasked must be set to true in `release` mode. **********",
+                    file: file, line: line)
             }
             sink.writeLog(logType: type, followUpTag: tag, message: text, file: file, line: line)
         }
@@ -132,7 +141,9 @@ public struct ConsoleLogSink: LogSink {
 
     public func writeLog(logType: LogType, followUpTag: any FollowUpTag, message: String, file: String, line: Int) {
         let fileName = file.split(separator: "/").last.map { String($0.split(separator: ".").first ?? $0) } ?? file
-        let prefix = followUpTag is HaapiLogger.UnsecuredTag ? "[UNSECURED]" : "[\(followUpTag.rawValue)] [\(logType.rawValue)] \(fileName).\(line) :"
+        let prefix =
+            followUpTag is HaapiLogger.UnsecuredTag
+            ? "[UNSECURED]" : "[\(followUpTag.rawValue)] [\(logType.rawValue)] \(fileName).\(line) :"
         FileHandle.standardError.write(Data("\(prefix) \(message)\n".utf8))
     }
 }

@@ -9,13 +9,16 @@ public struct SwiftLogSink: LogSink {
     }
 
     public func writeLog(logType: LogType, followUpTag: any FollowUpTag, message: String, file: String, line: Int) {
-        let level: Logger.Level = switch logType {
-        case .debug: .debug
-        case .info: .info
-        case .warning: .warning
-        case .error: .error
-        }
-        logger.log(level: level, "[\(followUpTag.rawValue)] \(message)", metadata: ["haapi.tag": .string(followUpTag.rawValue)],
-                   source: "haapi", file: file, function: "", line: UInt(line))
+        let level: Logger.Level =
+            switch logType {
+            case .debug: .debug
+            case .info: .info
+            case .warning: .warning
+            case .error: .error
+            }
+        logger.log(
+            level: level, "[\(followUpTag.rawValue)] \(message)",
+            metadata: ["haapi.tag": .string(followUpTag.rawValue)],
+            source: "haapi", file: file, function: "", line: UInt(line))
     }
 }

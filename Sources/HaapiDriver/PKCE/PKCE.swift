@@ -26,6 +26,8 @@ public struct PKCE: Sendable, Hashable {
     /// Whether a verifier has the form RFC 7636 §4.1 requires: 43–128 unreserved characters.
     public static func isValidVerifier(_ verifier: String) -> Bool {
         (43...128).contains(verifier.utf8.count)
-            && verifier.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-._~".unicodeScalars.contains($0)) }
+            && verifier.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-._~".unicodeScalars.contains($0))
+            }
     }
 }

@@ -42,7 +42,8 @@ public final class FileStorage: Storage, @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         guard let sealed = FileManager.default.contents(atPath: path) else { throw .unavailable("cannot read \(path)") }
         do {
-            return try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: sealingKey, authenticating: Data(key.utf8))
+            return try AES.GCM.open(
+                AES.GCM.SealedBox(combined: sealed), using: sealingKey, authenticating: Data(key.utf8))
         } catch {
             throw .corrupted(key: key)
         }
@@ -52,7 +53,8 @@ public final class FileStorage: Storage, @unchecked Sendable {
         let path = try path(for: key)
         let sealed: Data
         do {
-            guard let combined = try AES.GCM.seal(data, using: sealingKey, authenticating: Data(key.utf8)).combined else {
+            guard let combined = try AES.GCM.seal(data, using: sealingKey, authenticating: Data(key.utf8)).combined
+            else {
                 throw StorageError.unavailable("AES-GCM produced no output")
             }
             sealed = combined
@@ -75,7 +77,9 @@ public final class FileStorage: Storage, @unchecked Sendable {
         let path = try path(for: key)
         lock.lock()
         defer { lock.unlock() }
-        guard unlink(path) == 0 || errno == ENOENT else { throw .unavailable("cannot delete \(path): \(String(cString: strerror(errno)))") }
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw .unavailable("cannot delete \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     private func path(for key: String) throws(StorageError) -> String {
@@ -127,7 +131,9 @@ public final class FileStorage: Storage, @unchecked Sendable {
         let cutoff = Date().addingTimeInterval(-age)
         for name in names where name.contains(".tmp-") {
             let path = directory.appendingPathComponent(name).path
-            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date, modified < cutoff else { continue }
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                modified < cutoff
+            else { continue }
             unlink(path)
         }
     }

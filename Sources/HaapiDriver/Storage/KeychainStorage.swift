@@ -28,7 +28,10 @@ public final class KeychainStorage: Storage, Sendable {
     public let accessGroup: String?
     public let accessibility: Accessibility
 
-    public init(service: String = "io.swift-haapi.storage", accessGroup: String? = nil, accessibility: Accessibility = .afterFirstUnlock) {
+    public init(
+        service: String = "io.swift-haapi.storage", accessGroup: String? = nil,
+        accessibility: Accessibility = .afterFirstUnlock
+    ) {
         self.service = service
         self.accessGroup = accessGroup
         self.accessibility = accessibility
@@ -73,7 +76,9 @@ public final class KeychainStorage: Storage, Sendable {
 
     public func delete(key: String) throws(StorageError) {
         let status = SecItemDelete(query(key) as CFDictionary)
-        guard status == errSecSuccess || status == errSecItemNotFound else { throw .unavailable("Keychain delete failed (OSStatus \(status))") }
+        guard status == errSecSuccess || status == errSecItemNotFound else {
+            throw .unavailable("Keychain delete failed (OSStatus \(status))")
+        }
     }
 }
 #endif

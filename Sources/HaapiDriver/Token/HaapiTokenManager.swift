@@ -47,9 +47,12 @@ public actor HaapiTokenManager {
     private var inflight: Task<Result<DpopAccessTokenInfo, HaapiError>, Never>?
     private var isClosed = false
 
-    init(name: String, tokenEndpoint: URL, clientId: String, dpop: Dpop, exchange: TokenEndpointExchange, attester: (any Attester)?,
-         attestationMaxRetries: Int, clientAuthentication: any ClientAuthenticationMethod, minTokenTtl: TimeInterval,
-         clock: @escaping @Sendable () -> Date) {
+    init(
+        name: String, tokenEndpoint: URL, clientId: String, dpop: Dpop, exchange: TokenEndpointExchange,
+        attester: (any Attester)?,
+        attestationMaxRetries: Int, clientAuthentication: any ClientAuthenticationMethod, minTokenTtl: TimeInterval,
+        clock: @escaping @Sendable () -> Date
+    ) {
         self.name = name
         self.tokenEndpoint = tokenEndpoint
         self.clientId = clientId
@@ -64,10 +67,13 @@ public actor HaapiTokenManager {
 
     /// A manager that holds no name in the registry and is never asked for a token: what a manager whose
     /// client is not decided yet shows until it is (see `HaapiAccessorBuilder.build()`).
-    package static func standIn(name: String, tokenEndpoint: URL, clientId: String, key: any SigningKey, transport: any HttpTransport) -> HaapiTokenManager {
-        HaapiTokenManager(name: name, tokenEndpoint: tokenEndpoint, clientId: clientId, dpop: Dpop(key: key),
-                          exchange: TokenEndpointExchange(transport: transport), attester: nil, attestationMaxRetries: 0,
-                          clientAuthentication: ClientAuthenticationMethodNone(), minTokenTtl: 0, clock: { Date() })
+    package static func standIn(
+        name: String, tokenEndpoint: URL, clientId: String, key: any SigningKey, transport: any HttpTransport
+    ) -> HaapiTokenManager {
+        HaapiTokenManager(
+            name: name, tokenEndpoint: tokenEndpoint, clientId: clientId, dpop: Dpop(key: key),
+            exchange: TokenEndpointExchange(transport: transport), attester: nil, attestationMaxRetries: 0,
+            clientAuthentication: ClientAuthenticationMethodNone(), minTokenTtl: 0, clock: { Date() })
     }
 
     /// The current token, or a new one when there is none, it is about to expire, or `forceFresh`.
@@ -91,9 +97,12 @@ public actor HaapiTokenManager {
     /// A client that sends HAAPI requests with this manager's token and key.
     /// A client for HAAPI requests with this manager's token. Requests go only to the token endpoint's
     /// origin and to `allowedURLs`' origins (the configured server's base and authorization URLs).
-    public nonisolated func createClient(headersProvider: HttpHeadersProvider? = nil, allowedURLs: [URL] = []) -> HaapiClient {
+    public nonisolated func createClient(
+        headersProvider: HttpHeadersProvider? = nil, allowedURLs: [URL] = []
+    ) -> HaapiClient {
         let origins = Set(([tokenEndpoint] + allowedURLs).map(DpopNonceStore.origin(of:)))
-        return HaapiClient(tokenManager: self, exchange: exchange, headersProvider: headersProvider, allowedOrigins: origins)
+        return HaapiClient(
+            tokenManager: self, exchange: exchange, headersProvider: headersProvider, allowedOrigins: origins)
     }
 
     /// Forgets the token; the next call obtains a new one.
@@ -115,23 +124,30 @@ public actor HaapiTokenManager {
     }
 
     private func obtain() async throws(HaapiError) -> DpopAccessTokenInfo {
-        var request = TokenEndpointRequest(url: tokenEndpoint, form: [("grant_type", "client_credentials"), ("scope", Self.haapiScope)])
+        var request = TokenEndpointRequest(
+            url: tokenEndpoint, form: [("grant_type", "client_credentials"), ("scope", Self.haapiScope)])
         let authenticate: (inout TokenEndpointRequest) throws(HaapiError) -> Void
         if let attester {
             let cat = try await clientAttestationToken(attester)
             // client_id too: the CAT names the client, but servers match the form's client_id against it.
-            request.form += [("client_id", clientId), ("client_assertion_type", Self.attestationAssertionType), ("client_assertion", cat)]
+            request.form += [
+                ("client_id", clientId), ("client_assertion_type", Self.attestationAssertionType),
+                ("client_assertion", cat),
+            ]
             authenticate = { _ throws(HaapiError) in }
         } else {
             let method = clientAuthentication
             let clientId = clientId
             authenticate = { request throws(HaapiError) in try method.authenticate(&request, clientId: clientId) }
         }
-        HaapiLogger.debug(DriverFollowUpTag.http, "requesting a HAAPI access token from \(sensitive: tokenEndpoint.absoluteString)")
+        HaapiLogger.debug(
+            DriverFollowUpTag.http, "requesting a HAAPI access token from \(sensitive: tokenEndpoint.absoluteString)")
         let response = try await exchange.post(request, dpop: dpop, authenticate: authenticate)
         guard response.statusCode == 200 else {
             let error = response.oauthError
-            if attester != nil, case .serverError(let code, _, _) = error, code == "invalid_client" || code == "unsupported_device" {
+            if attester != nil, case .serverError(let code, _, _) = error,
+                code == "invalid_client" || code == "unsupported_device"
+            {
                 throw .attestationRefusedByServer(cause: error)
             }
             throw error
@@ -142,12 +158,15 @@ public actor HaapiTokenManager {
         }
         let tokenType = body["token_type"]?.stringValue ?? ""
         guard tokenType.caseInsensitiveCompare("DPoP") == .orderedSame else {
-            throw .dpopProofFailure(message: "the HAAPI access token is not DPoP-bound (token_type \"\(tokenType)\")", cause: nil)
+            throw .dpopProofFailure(
+                message: "the HAAPI access token is not DPoP-bound (token_type \"\(tokenType)\")", cause: nil)
         }
         let lifetime = body["expires_in"]?.numberValue?.doubleValue ?? 300
         HaapiLogger.info(DriverFollowUpTag.flow, "HAAPI access token obtained, valid for \(Int(lifetime)) s")
-        return DpopAccessTokenInfo(accessToken: AccessToken(value: token, expiresOn: clock().addingTimeInterval(lifetime), tokenType: tokenType),
-                                   dpop: dpop, dpopNonce: await exchange.nonces.nonce(for: tokenEndpoint))
+        return DpopAccessTokenInfo(
+            accessToken: AccessToken(
+                value: token, expiresOn: clock().addingTimeInterval(lifetime), tokenType: tokenType),
+            dpop: dpop, dpopNonce: await exchange.nonces.nonce(for: tokenEndpoint))
     }
 
     /// CAT challenge → attestation → CAT (docs/ATTESTATION.md).
@@ -156,10 +175,16 @@ public actor HaapiTokenManager {
         let catURL = tokenEndpoint.appendingPathComponent("cat")
         var challengeURL = URLComponents(url: catURL, resolvingAgainstBaseURL: true)
         challengeURL?.queryItems = [URLQueryItem(name: "client_id", value: clientId)]
-        guard let challengeTarget = challengeURL?.url else { throw .invalidConfiguration(reason: "bad token endpoint \(tokenEndpoint)") }
-        HaapiLogger.debug(DriverFollowUpTag.attestation, "requesting challenge from \(sensitive: catURL.absoluteString)")
-        let challengeResponse = try await exchange.send(HttpRequest(method: "GET", url: challengeTarget, headers: [(HttpHeaderNames.accept, MimeTypes.json)]))
-        guard challengeResponse.statusCode == 200 else { throw .attestationRefusedByServer(cause: challengeResponse.oauthError) }
+        guard let challengeTarget = challengeURL?.url else {
+            throw .invalidConfiguration(reason: "bad token endpoint \(tokenEndpoint)")
+        }
+        HaapiLogger.debug(
+            DriverFollowUpTag.attestation, "requesting challenge from \(sensitive: catURL.absoluteString)")
+        let challengeResponse = try await exchange.send(
+            HttpRequest(method: "GET", url: challengeTarget, headers: [(HttpHeaderNames.accept, MimeTypes.json)]))
+        guard challengeResponse.statusCode == 200 else {
+            throw .attestationRefusedByServer(cause: challengeResponse.oauthError)
+        }
         guard let challenge = try challengeResponse.oauthObject()["challenge"]?.stringValue else {
             throw .communication(message: "the CAT challenge response has no challenge", cause: nil)
         }
@@ -173,18 +198,23 @@ public actor HaapiTokenManager {
                 throw error
             } catch {
                 lastError = error
-                HaapiLogger.warning(DriverFollowUpTag.attestation, "attestation attempt \(attempt + 1) failed: \(String(describing: error))")
+                HaapiLogger.warning(
+                    DriverFollowUpTag.attestation,
+                    "attestation attempt \(attempt + 1) failed: \(String(describing: error))")
             }
         }
         guard let attestation else { throw .attestationFailure(cause: lastError) }
-        let request = TokenEndpointRequest(url: catURL, form: [("client_id", clientId), ("challenge", challenge), ("challenge_response", attestation)])
+        let request = TokenEndpointRequest(
+            url: catURL, form: [("client_id", clientId), ("challenge", challenge), ("challenge_response", attestation)])
         let response = try await exchange.post(request, dpop: dpop)
         guard response.statusCode == 200 else {
             let error = response.oauthError
             if case .serverError = error { throw .attestationRefusedByServer(cause: error) }
             throw error
         }
-        guard let cat = try response.oauthObject()["cat"]?.stringValue else { throw .communication(message: "the CAT response has no cat", cause: nil) }
+        guard let cat = try response.oauthObject()["cat"]?.stringValue else {
+            throw .communication(message: "the CAT response has no cat", cause: nil)
+        }
         return cat
     }
 }

@@ -14,27 +14,37 @@ public struct TokenEndpointExchange: Sendable {
     /// POSTs `request` as `application/x-www-form-urlencoded` with `Accept: application/json`.
     /// `dpop` adds a proof; `authenticate` adds the client's credentials (it runs again on the retry,
     /// so a client assertion is never sent twice).
-    public func post(_ request: TokenEndpointRequest, dpop: Dpop?,
-                     authenticate: (inout TokenEndpointRequest) throws(HaapiError) -> Void = { _ throws(HaapiError) in }) async throws(HaapiError) -> HttpResponse {
+    public func post(
+        _ request: TokenEndpointRequest, dpop: Dpop?,
+        authenticate: (inout TokenEndpointRequest) throws(HaapiError) -> Void = { _ throws(HaapiError) in }
+    ) async throws(HaapiError) -> HttpResponse {
         var response = try await postOnce(request, dpop: dpop, authenticate: authenticate)
         if dpop != nil, isUseDpopNonce(response) {
-            HaapiLogger.debug(DriverFollowUpTag.http, "server asked for a DPoP nonce at \(sensitive: request.url.path); retrying once")
+            HaapiLogger.debug(
+                DriverFollowUpTag.http, "server asked for a DPoP nonce at \(sensitive: request.url.path); retrying once"
+            )
             response = try await postOnce(request, dpop: dpop, authenticate: authenticate)
         }
         return response
     }
 
-    private func postOnce(_ request: TokenEndpointRequest, dpop: Dpop?,
-                          authenticate: (inout TokenEndpointRequest) throws(HaapiError) -> Void) async throws(HaapiError) -> HttpResponse {
+    private func postOnce(
+        _ request: TokenEndpointRequest, dpop: Dpop?,
+        authenticate: (inout TokenEndpointRequest) throws(HaapiError) -> Void
+    ) async throws(HaapiError) -> HttpResponse {
         var authenticated = request
         try authenticate(&authenticated)
-        var http = HttpRequest(method: "POST", url: request.url, headers: authenticated.headers,
-                               body: Data(FormURLEncoding.encode(authenticated.form).utf8))
+        var http = HttpRequest(
+            method: "POST", url: request.url, headers: authenticated.headers,
+            body: Data(FormURLEncoding.encode(authenticated.form).utf8))
         http.setHeader(HttpHeaderNames.contentType, MimeTypes.formURLEncoded)
         http.setHeader(HttpHeaderNames.accept, MimeTypes.json)
         if let dpop {
             let nonce = await nonces.nonce(for: request.url)
-            do { http.setHeader(HttpHeaderNames.dpop, try dpop.createProof(httpMethod: "POST", url: request.url, nonce: nonce)) } catch {
+            do {
+                http.setHeader(
+                    HttpHeaderNames.dpop, try dpop.createProof(httpMethod: "POST", url: request.url, nonce: nonce))
+            } catch {
                 throw .dpopProofCreationFailure(cause: error)
             }
         }
@@ -45,11 +55,14 @@ public struct TokenEndpointExchange: Sendable {
     public func send(_ request: HttpRequest) async throws(HaapiError) -> HttpResponse {
         let response: HttpResponse
         do { response = try await transport.send(request) } catch {
-            HaapiLogger.warning(DriverFollowUpTag.http, "\(request.method) \(sensitive: request.url.absoluteString) failed: \(error)")
+            HaapiLogger.warning(
+                DriverFollowUpTag.http, "\(request.method) \(sensitive: request.url.absoluteString) failed: \(error)")
             throw .communication(message: error.description, cause: error)
         }
         await nonces.record(response)
-        HaapiLogger.debug(DriverFollowUpTag.http, "\(request.method) \(sensitive: request.url.absoluteString) → \(response.statusCode)")
+        HaapiLogger.debug(
+            DriverFollowUpTag.http,
+            "\(request.method) \(sensitive: request.url.absoluteString) → \(response.statusCode)")
         return response
     }
 }
@@ -59,14 +72,20 @@ extension HttpResponse {
     /// `serverError`, other media types and broken JSON are `communication`).
     public func oauthObject() throws(HaapiError) -> JSONObject {
         guard mediaType == MimeTypes.json || mediaType.hasSuffix("+json") else {
-            if statusCode >= 500 { throw .serverError(error: "server_error", errorDescription: "HTTP \(statusCode)", statusCode: statusCode) }
-            throw .communication(message: "expected JSON from \(url.path), got \"\(mediaType)\" (HTTP \(statusCode))", cause: nil)
+            if statusCode >= 500 {
+                throw .serverError(
+                    error: "server_error", errorDescription: "HTTP \(statusCode)", statusCode: statusCode)
+            }
+            throw .communication(
+                message: "expected JSON from \(url.path), got \"\(mediaType)\" (HTTP \(statusCode))", cause: nil)
         }
         let value: JSONValue
         do { value = try JSONParser(limits: .init(maxBytes: 1024 * 1024, maxDepth: 32)).parse(body) } catch {
             throw .communication(message: "unreadable JSON from \(url.path) (HTTP \(statusCode))", cause: error)
         }
-        guard let object = value.objectValue else { throw .communication(message: "the JSON from \(url.path) is not an object", cause: nil) }
+        guard let object = value.objectValue else {
+            throw .communication(message: "the JSON from \(url.path) is not an object", cause: nil)
+        }
         return object
     }
 
@@ -77,6 +96,7 @@ extension HttpResponse {
                 ? .serverError(error: "server_error", errorDescription: "HTTP \(statusCode)", statusCode: statusCode)
                 : .invalidStatusCode(statusCode: statusCode)
         }
-        return .serverError(error: error, errorDescription: object["error_description"]?.stringValue ?? "", statusCode: statusCode)
+        return .serverError(
+            error: error, errorDescription: object["error_description"]?.stringValue ?? "", statusCode: statusCode)
     }
 }

@@ -49,7 +49,8 @@ enum ClientOperationDecoding {
         case .bankId: return try BankIdClientOperationActionModel(common, try arguments())
         case .encapAutoActivation: return try EncapAutoActivationClientOperationActionModel(common, try arguments())
         case .webauthnRegistration: return try WebAuthnRegistrationClientOperationActionModel(common, try arguments())
-        case .webauthnAuthentication: return try WebAuthnAuthenticationClientOperationActionModel(common, try arguments())
+        case .webauthnAuthentication:
+            return try WebAuthnAuthenticationClientOperationActionModel(common, try arguments())
         case .other: return GenericClientOperationActionModel(common: common)
         }
     }

@@ -89,18 +89,21 @@ public struct WebAuthnRegistrationClientOperationActionModel: CommonClientOperat
 
     init(_ common: ClientOperationCommon, _ arguments: ObjectCursor) throws {
         self.common = common
-        credentialRequestOptions = try arguments.optionalObject("credentialCreationOptions").map(CredentialRequestOptions.init(wrapper:))
+        credentialRequestOptions = try arguments.optionalObject("credentialCreationOptions").map(
+            CredentialRequestOptions.init(wrapper:))
         platformCredentialRequestOptions = try arguments.optionalObject("platformCredentialCreationOptions")
             .map(CredentialRequestOptions.init(wrapper:))
         crossPlatformCredentialRequestOptions = try arguments.optionalObject("crossPlatformCredentialCreationOptions")
             .map(CredentialRequestOptions.init(wrapper:))
-        guard credentialRequestOptions != nil || platformCredentialRequestOptions != nil
-            || crossPlatformCredentialRequestOptions != nil
+        guard
+            credentialRequestOptions != nil || platformCredentialRequestOptions != nil
+                || crossPlatformCredentialRequestOptions != nil
         else {
             throw HaapiDecodingError(
                 path: arguments.path,
                 reason: .invalidValue(
-                    "needs credentialCreationOptions, platformCredentialCreationOptions or crossPlatformCredentialCreationOptions"))
+                    "needs credentialCreationOptions, platformCredentialCreationOptions or crossPlatformCredentialCreationOptions"
+                ))
         }
     }
 

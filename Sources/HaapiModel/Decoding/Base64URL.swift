@@ -52,15 +52,23 @@ public enum Base64URL {
     }
 
     /// Decodes UTF-8 text (a slice of a larger string, say) without copying it first.
-    public static func decode<Symbols: Collection<UInt8>>(utf8 symbols: Symbols, allowingNonZeroTrailingBits: Bool = false) -> [UInt8]? {
+    public static func decode<Symbols: Collection<UInt8>>(
+        utf8 symbols: Symbols, allowingNonZeroTrailingBits: Bool = false
+    ) -> [UInt8]? {
         // Native strings and arrays lend their bytes: decode from the buffer, not index by index.
-        if let decoded = symbols.withContiguousStorageIfAvailable({ decode(buffer: $0, allowingNonZeroTrailingBits: allowingNonZeroTrailingBits) }) {
+        if let decoded = symbols.withContiguousStorageIfAvailable({
+            decode(buffer: $0, allowingNonZeroTrailingBits: allowingNonZeroTrailingBits)
+        }) {
             return decoded
         }
-        return Array(symbols).withUnsafeBufferPointer { decode(buffer: $0, allowingNonZeroTrailingBits: allowingNonZeroTrailingBits) }
+        return Array(symbols).withUnsafeBufferPointer {
+            decode(buffer: $0, allowingNonZeroTrailingBits: allowingNonZeroTrailingBits)
+        }
     }
 
-    private static func decode(buffer symbols: UnsafeBufferPointer<UInt8>, allowingNonZeroTrailingBits: Bool) -> [UInt8]? {
+    private static func decode(
+        buffer symbols: UnsafeBufferPointer<UInt8>, allowingNonZeroTrailingBits: Bool
+    ) -> [UInt8]? {
         guard symbols.count % 4 != 1 else { return nil }
         var output = [UInt8]()
         output.reserveCapacity(symbols.count * 3 / 4)

@@ -21,7 +21,8 @@ public enum HaapiMediaType {
         while start < end, isSpace(bytes[start]) { start = bytes.index(after: start) }
         while start < end, isSpace(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
         let essence = contentType[start..<end]
-        return essence.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }) ? essence.lowercased() : String(essence)
+        return essence.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 })
+            ? essence.lowercased() : String(essence)
     }
 }
 

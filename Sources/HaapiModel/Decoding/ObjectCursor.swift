@@ -106,7 +106,8 @@ struct ObjectCursor {
     func strings(_ key: String) throws -> [String] {
         try array(key).map { element in
             guard case .string(let text) = element.value else {
-                throw HaapiDecodingError(path: element.path, reason: .typeMismatch(expected: "string", found: element.value.typeName))
+                throw HaapiDecodingError(
+                    path: element.path, reason: .typeMismatch(expected: "string", found: element.value.typeName))
             }
             return text
         }

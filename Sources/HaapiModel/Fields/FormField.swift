@@ -10,7 +10,9 @@ public enum FormFieldType: OpenEnum {
     case context
     case other(value: String)
 
-    public static let knownCases: [FormFieldType] = [.hidden, .text, .username, .password, .select, .checkbox, .context]
+    public static let knownCases: [FormFieldType] = [
+        .hidden, .text, .username, .password, .select, .checkbox, .context,
+    ]
 
     public var rawValue: String {
         switch self {

@@ -28,7 +28,8 @@ public struct JSONParser: Sendable {
 
     public func parse(_ data: Data) throws -> JSONValue {
         try data.withUnsafeBytes { raw in
-            try parse(UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count))
+            try parse(
+                UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count))
         }
     }
 
@@ -39,7 +40,8 @@ public struct JSONParser: Sendable {
 
     public func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> JSONValue {
         guard bytes.count <= limits.maxBytes else {
-            throw HaapiDecodingError(path: .root, reason: .documentTooLarge(byteCount: bytes.count, limit: limits.maxBytes))
+            throw HaapiDecodingError(
+                path: .root, reason: .documentTooLarge(byteCount: bytes.count, limit: limits.maxBytes))
         }
         if let offset = UTF8Validation.firstInvalidByte(in: bytes) {
             throw HaapiDecodingError(path: .root, reason: .invalidUTF8(byteOffset: offset))
@@ -85,9 +87,15 @@ private struct Scanner {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw syntaxError("unexpected character '\(printable(byte))'")
         }
@@ -258,7 +266,9 @@ private struct Scanner {
         case UInt8(ascii: "u"):
             var scalar = UInt32(try parseHexQuad())
             if (0xD800...0xDBFF).contains(scalar) {
-                guard current == UInt8(ascii: "\\"), position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: "u") else {
+                guard current == UInt8(ascii: "\\"), position + 1 < bytes.count,
+                    bytes[position + 1] == UInt8(ascii: "u")
+                else {
                     throw syntaxError("unpaired surrogate in \\u escape")
                 }
                 position += 2
@@ -315,12 +325,20 @@ enum UTF8Validation {
             var upper: UInt8 = 0xBF
             switch lead {
             case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; lower = 0xA0
+            case 0xE0:
+                length = 3
+                lower = 0xA0
             case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; upper = 0x9F
-            case 0xF0: length = 4; lower = 0x90
+            case 0xED:
+                length = 3
+                upper = 0x9F
+            case 0xF0:
+                length = 4
+                lower = 0x90
             case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; upper = 0x8F
+            case 0xF4:
+                length = 4
+                upper = 0x8F
             default: return index
             }
             guard index + length <= count else { return index }

@@ -94,7 +94,8 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     public var intValue: Int? {
         if let exact = Int(literal) { return exact }
         guard let double = Double(literal), double == double.rounded(),
-              double >= Double(Int.min), double < Double(Int.max) else { return nil }
+            double >= Double(Int.min), double < Double(Int.max)
+        else { return nil }
         return Int(double)
     }
 

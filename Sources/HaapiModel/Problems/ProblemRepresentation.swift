@@ -41,7 +41,8 @@ public enum ProblemType: OpenEnum {
         case .unexpectedProblem: "https://curity.se/problems/unexpected"
         case .tooManyAttemptsProblem: "https://curity.se/problems/too-many-attempts"
         case .genericUserProblem: "https://curity.se/problems/generic-user-error"
-        case .sessionAndAccessTokenMismatchProblem: "https://curity.se/problems/mismatch-between-session-and-access-token"
+        case .sessionAndAccessTokenMismatchProblem:
+            "https://curity.se/problems/mismatch-between-session-and-access-token"
         case .other(let value): value
         }
     }

@@ -28,7 +28,8 @@ public enum HaapiRequestBuildingError: Error, Sendable, Hashable, CustomStringCo
     public var description: String {
         switch self {
         case .invalidHref(let href): "cannot resolve href \"\(href)\""
-        case .methodNotAllowedForJSON(let method): "a JSON form cannot be sent with \(method); only POST and PUT carry a body"
+        case .methodNotAllowedForJSON(let method):
+            "a JSON form cannot be sent with \(method); only POST and PUT carry a body"
         case .valueNotURLEncodable(let field, let type): "field \"\(field)\": a \(type) cannot be URL-encoded"
         case .unsupportedValue(let field, let type): "field \"\(field)\": unsupported value type \(type)"
         }

@@ -39,7 +39,9 @@ public enum HaapiRequestBuilder {
     }
 
     public static func request(following link: Link, baseURL: URL) throws -> HaapiRequest {
-        HaapiRequest(method: "GET", url: try resolve(link.href, against: baseURL), headers: ["Accept": HaapiMediaType.representation])
+        HaapiRequest(
+            method: "GET", url: try resolve(link.href, against: baseURL),
+            headers: ["Accept": HaapiMediaType.representation])
     }
 
     /// Resolves a relative `href` (`/authn/…`) against the server's base URL; absolute ones stay as they are.
@@ -50,7 +52,9 @@ public enum HaapiRequestBuilder {
         return url
     }
 
-    private static func fieldValues(_ form: FormActionModel, _ parameters: [String: any Sendable]) throws -> [(name: String, value: any Sendable)] {
+    private static func fieldValues(
+        _ form: FormActionModel, _ parameters: [String: any Sendable]
+    ) throws -> [(name: String, value: any Sendable)] {
         form.fields.compactMap { field in
             let supplied = parameters[field.name]
             let value: (any Sendable)?
@@ -97,7 +101,8 @@ public enum HaapiRequestBuilder {
         case let unsupported as FormValues.Unsupported:
             throw HaapiRequestBuildingError.valueNotURLEncodable(field: field, valueType: unsupported.typeName)
         default:
-            throw HaapiRequestBuildingError.valueNotURLEncodable(field: field, valueType: String(describing: type(of: value)))
+            throw HaapiRequestBuildingError.valueNotURLEncodable(
+                field: field, valueType: String(describing: type(of: value)))
         }
     }
 
@@ -120,7 +125,8 @@ public enum HaapiRequestBuilder {
         case let unsupported as FormValues.Unsupported:
             throw HaapiRequestBuildingError.unsupportedValue(field: field, valueType: unsupported.typeName)
         default:
-            throw HaapiRequestBuildingError.unsupportedValue(field: field, valueType: String(describing: type(of: value)))
+            throw HaapiRequestBuildingError.unsupportedValue(
+                field: field, valueType: String(describing: type(of: value)))
         }
     }
 

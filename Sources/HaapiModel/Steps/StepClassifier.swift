@@ -68,7 +68,8 @@ enum StepClassifier {
         case let model as WebAuthnRegistrationClientOperationActionModel:
             WebAuthnRegistrationClientOperationStep(content: content, clientOperationAction: action, actionModel: model)
         case let model as WebAuthnAuthenticationClientOperationActionModel:
-            WebAuthnAuthenticationClientOperationStep(content: content, clientOperationAction: action, actionModel: model)
+            WebAuthnAuthenticationClientOperationStep(
+                content: content, clientOperationAction: action, actionModel: model)
         default:
             GenericClientOperationStep(content: content, clientOperationAction: action)
         }

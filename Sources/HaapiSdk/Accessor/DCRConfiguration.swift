@@ -12,7 +12,10 @@ public struct DCRConfiguration: Sendable {
     /// under the user's application-support directory elsewhere (`defaultStorage()`).
     public let storage: (any Storage)?
 
-    public init(templateClientId: String, clientRegistrationEndpointUrl: URL?, storage: (any Storage)? = DCRConfiguration.defaultStorage()) {
+    public init(
+        templateClientId: String, clientRegistrationEndpointUrl: URL?,
+        storage: (any Storage)? = DCRConfiguration.defaultStorage()
+    ) {
         self.templateClientId = templateClientId
         self.clientRegistrationEndpointUrl = clientRegistrationEndpointUrl
         self.storage = storage
@@ -22,7 +25,8 @@ public struct DCRConfiguration: Sendable {
     /// that talk to several servers can share one storage.
     public var storageKey: String {
         // BASE64URL(SHA-256(endpoint)), shortened: PKCE's challenge function is exactly that hash.
-        "dcr-client." + templateClientId + "." + String(PKCE.challenge(for: clientRegistrationEndpointUrl?.absoluteString ?? "").prefix(16))
+        "dcr-client." + templateClientId + "."
+            + String(PKCE.challenge(for: clientRegistrationEndpointUrl?.absoluteString ?? "").prefix(16))
     }
 
     /// Where dynamic clients are kept unless the app says otherwise: `KeychainStorage` on Apple platforms;
@@ -33,10 +37,12 @@ public struct DCRConfiguration: Sendable {
         return KeychainStorage(service: "io.swift-haapi.dcr-clients")
         #else
         do {
-            let base = try FileManager.default.url(for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+            let base = try FileManager.default.url(
+                for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
             return try FileStorage(directory: base.appendingPathComponent("swift-haapi/dcr-clients", isDirectory: true))
         } catch {
-            HaapiLogger.warning(SdkFollowUpTag.oauth, "dynamic clients cannot be kept between runs: \(String(describing: error))")
+            HaapiLogger.warning(
+                SdkFollowUpTag.oauth, "dynamic clients cannot be kept between runs: \(String(describing: error))")
             return nil
         }
         #endif
@@ -49,7 +55,9 @@ struct DynamicClient: Sendable, Equatable {
     let clientSecret: String
 
     var json: Data {
-        Data(JSONValue.object(["client_id": .string(clientId), "client_secret": .string(clientSecret)]).serialized().utf8)
+        Data(
+            JSONValue.object(["client_id": .string(clientId), "client_secret": .string(clientSecret)]).serialized().utf8
+        )
     }
 
     init(clientId: String, clientSecret: String) {
@@ -80,7 +88,9 @@ struct DynamicClientRegistrar: Sendable {
         guard let storage = dcr.storage else { return nil }
         do {
             if let data = try storage.read(key: storageKey) { return DynamicClient(json: data) }
-            guard let legacy = try storage.read(key: legacyStorageKey), let client = DynamicClient(json: legacy) else { return nil }
+            guard let legacy = try storage.read(key: legacyStorageKey), let client = DynamicClient(json: legacy) else {
+                return nil
+            }
             try storage.write(legacy, key: storageKey)
             try storage.delete(key: legacyStorageKey)
             return client
@@ -106,14 +116,17 @@ struct DynamicClientRegistrar: Sendable {
         }
         HaapiLogger.info(SdkFollowUpTag.oauth, "registering a dynamic client from template \(dcr.templateClientId)")
         let tokenResponse = try await exchange.post(
-            TokenEndpointRequest(url: configuration.tokenEndpointURL, form: [("grant_type", "client_credentials"), ("scope", "dcr")]), dpop: nil
+            TokenEndpointRequest(
+                url: configuration.tokenEndpointURL, form: [("grant_type", "client_credentials"), ("scope", "dcr")]),
+            dpop: nil
         ) { request throws(HaapiError) in try method.authenticate(&request, clientId: mainClient) }
         guard tokenResponse.statusCode == 200 else { throw tokenResponse.oauthError }
         guard let token = try tokenResponse.oauthObject()["access_token"]?.stringValue else {
             throw .communication(message: "the dcr token response has no access_token", cause: nil)
         }
-        var request = HttpRequest(method: "POST", url: endpoint,
-                                  body: Data(JSONValue.object(["software_id": .string(dcr.templateClientId)]).serialized().utf8))
+        var request = HttpRequest(
+            method: "POST", url: endpoint,
+            body: Data(JSONValue.object(["software_id": .string(dcr.templateClientId)]).serialized().utf8))
         request.setHeader(HttpHeaderNames.contentType, MimeTypes.json)
         request.setHeader(HttpHeaderNames.accept, MimeTypes.json)
         request.setHeader(HttpHeaderNames.authorization, "Bearer " + token)

@@ -44,7 +44,9 @@ private final class ResolutionState: @unchecked Sendable {
     }
 
     /// The attempt in flight, or a new one started with `body`.
-    func attempt(_ body: @escaping @Sendable () async -> Result<DeferredAccess.Resolved, HaapiError>)
+    func attempt(
+        _ body: @escaping @Sendable () async -> Result<DeferredAccess.Resolved, HaapiError>
+    )
         -> Task<Result<DeferredAccess.Resolved, HaapiError>, Never>
     {
         lock.lock()
@@ -55,7 +57,10 @@ private final class ResolutionState: @unchecked Sendable {
         return task
     }
 
-    func finish(_ attempt: Task<Result<DeferredAccess.Resolved, HaapiError>, Never>, with outcome: Result<DeferredAccess.Resolved, HaapiError>) {
+    func finish(
+        _ attempt: Task<Result<DeferredAccess.Resolved, HaapiError>, Never>,
+        with outcome: Result<DeferredAccess.Resolved, HaapiError>
+    ) {
         lock.lock()
         defer { lock.unlock() }
         if case .success(let resolved) = outcome, result == nil { result = resolved }

@@ -56,10 +56,12 @@ public final class HaapiAccessorBuilder: @unchecked Sendable {
     /// and the DCR fallback: errors surface here.
     public func build(shouldClearExistingDCRClient: Bool = false) async throws(HaapiError) -> any HaapiAccessor {
         guard option == .all else { throw .illegalState(message: "the option is .oauth; call buildOAuthAccessor()") }
-        let (manager, client) = try await Self.resolve(configuration, dcrConfiguration, shouldClearExistingDCRClient: shouldClearExistingDCRClient,
-                                                       needsManager: true)
+        let (manager, client) = try await Self.resolve(
+            configuration, dcrConfiguration, shouldClearExistingDCRClient: shouldClearExistingDCRClient,
+            needsManager: true)
         guard let manager else { throw .illegalState(message: "no HaapiManager was built") }
-        return BuiltHaapiAccessor(haapiManager: manager, oAuthTokenManager: OAuthTokenManager(oauthTokenConfiguration: client))
+        return BuiltHaapiAccessor(
+            haapiManager: manager, oAuthTokenManager: OAuthTokenManager(oauthTokenConfiguration: client))
     }
 
     /// The seed's synchronous shape, for code outside an async context (`viewDidLoad`). It returns at once;
@@ -69,30 +71,44 @@ public final class HaapiAccessorBuilder: @unchecked Sendable {
     /// with `.illegalState`. Until the choice is made, `haapiManager.dpop` and `tokenManager` are those of
     /// the configured client; prefer the `async` form where you can.
     public func build() -> any HaapiAccessor {
-        let configuration = configuration, dcrConfiguration = dcrConfiguration, needsManager = option == .all
+        let configuration = configuration
+        let dcrConfiguration = dcrConfiguration
+        let needsManager = option == .all
         let access = DeferredAccess { () async throws(HaapiError) -> DeferredAccess.Resolved in
-            let (manager, client) = try await Self.resolve(configuration, dcrConfiguration, shouldClearExistingDCRClient: false,
-                                                           needsManager: needsManager)
+            let (manager, client) = try await Self.resolve(
+                configuration, dcrConfiguration, shouldClearExistingDCRClient: false,
+                needsManager: needsManager)
             return (manager, OAuthTokenManager(oauthTokenConfiguration: client))
         }
-        return BuiltHaapiAccessor(haapiManager: HaapiManager(deferringTo: access, configuration: configuration),
-                                  oAuthTokenManager: OAuthTokenManager(deferringTo: access, configuration: configuration))
+        return BuiltHaapiAccessor(
+            haapiManager: HaapiManager(deferringTo: access, configuration: configuration),
+            oAuthTokenManager: OAuthTokenManager(deferringTo: access, configuration: configuration))
     }
 
     /// Builds an `OAuthTokenManager` only, with the client a HAAPI flow would use.
-    public func buildOAuthAccessor(shouldClearExistingDCRClient: Bool = false) async throws(HaapiError) -> any OAuthAccessor {
-        let (_, client) = try await Self.resolve(configuration, dcrConfiguration, shouldClearExistingDCRClient: shouldClearExistingDCRClient,
-                                                 needsManager: false)
+    public func buildOAuthAccessor(
+        shouldClearExistingDCRClient: Bool = false
+    ) async throws(HaapiError) -> any OAuthAccessor {
+        let (_, client) = try await Self.resolve(
+            configuration, dcrConfiguration, shouldClearExistingDCRClient: shouldClearExistingDCRClient,
+            needsManager: false)
         return BuiltOAuthAccessor(oAuthTokenManager: OAuthTokenManager(oauthTokenConfiguration: client))
     }
 
-    private static func resolve(_ configuration: HaapiConfiguration, _ dcrConfiguration: DCRConfiguration?, shouldClearExistingDCRClient: Bool,
-                                needsManager: Bool) async throws(HaapiError) -> (HaapiManager?, HaapiConfiguration) {
+    private static func resolve(
+        _ configuration: HaapiConfiguration, _ dcrConfiguration: DCRConfiguration?, shouldClearExistingDCRClient: Bool,
+        needsManager: Bool
+    ) async throws(HaapiError) -> (HaapiManager?, HaapiConfiguration) {
         if dcrConfiguration != nil, !configuration.clientAuthenticationMethod.hasCredentials {
-            throw .invalidConfiguration(reason: "the DCR fallback needs the main client's credentials (a ClientAuthenticationMethod other than None)")
+            throw .invalidConfiguration(
+                reason:
+                    "the DCR fallback needs the main client's credentials (a ClientAuthenticationMethod other than None)"
+            )
         }
         let registrar = dcrConfiguration.map {
-            DynamicClientRegistrar(configuration: configuration, dcr: $0, exchange: TokenEndpointExchange(transport: configuration.transport))
+            DynamicClientRegistrar(
+                configuration: configuration, dcr: $0,
+                exchange: TokenEndpointExchange(transport: configuration.transport))
         }
         if shouldClearExistingDCRClient { try registrar?.clear() }
         // A device that already fell back keeps its dynamic client: attestation is not retried on every start.
@@ -106,9 +122,12 @@ public final class HaapiAccessorBuilder: @unchecked Sendable {
                 _ = try await manager.tokenManager.getHaapiTokenAsync()
                 return access
             } catch {
-                guard case .serverError(let code, _, _) = error, code == "invalid_client" || code == "unauthorized_client" else { throw error }
+                guard case .serverError(let code, _, _) = error,
+                    code == "invalid_client" || code == "unauthorized_client"
+                else { throw error }
                 await manager.close()
-                HaapiLogger.warning(SdkFollowUpTag.flow, "the stored dynamic client was refused (\(code)); registering a new one")
+                HaapiLogger.warning(
+                    SdkFollowUpTag.flow, "the stored dynamic client was refused (\(code)); registering a new one")
                 try registrar.clear()
                 return try dynamicAccess(configuration, try await registrar.register(), needsManager: needsManager)
             }
@@ -122,19 +141,26 @@ public final class HaapiAccessorBuilder: @unchecked Sendable {
             } catch {
                 await manager.close()
                 guard let registrar, Self.allowsFallback(error) else { throw error }
-                HaapiLogger.warning(SdkFollowUpTag.flow, "attestation unavailable (\(error.error)); using the DCR fallback")
+                HaapiLogger.warning(
+                    SdkFollowUpTag.flow, "attestation unavailable (\(error.error)); using the DCR fallback")
                 return try dynamicAccess(configuration, try await registrar.register(), needsManager: needsManager)
             }
         }
-        if let registrar { return try dynamicAccess(configuration, try await registrar.register(), needsManager: needsManager) }
+        if let registrar {
+            return try dynamicAccess(configuration, try await registrar.register(), needsManager: needsManager)
+        }
         return (needsManager ? try HaapiManager(checked: configuration) : nil, configuration)
     }
 
-    private static func dynamicAccess(_ configuration: HaapiConfiguration, _ client: DynamicClient, needsManager: Bool) throws(HaapiError)
+    private static func dynamicAccess(
+        _ configuration: HaapiConfiguration, _ client: DynamicClient, needsManager: Bool
+    ) throws(HaapiError)
         -> (HaapiManager?, HaapiConfiguration)
     {
-        let dynamic = configuration.with(clientId: client.clientId, clientAuthenticationMethod: ClientAuthenticationMethodSecret(client.clientSecret),
-                                         useAttestation: false)
+        let dynamic = configuration.with(
+            clientId: client.clientId,
+            clientAuthenticationMethod: ClientAuthenticationMethodSecret(client.clientSecret),
+            useAttestation: false)
         return (needsManager ? try HaapiManager(checked: dynamic) : nil, dynamic)
     }
 

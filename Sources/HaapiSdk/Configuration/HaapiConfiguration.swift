@@ -125,16 +125,22 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
     }
 
     /// The same configuration for another client (what the DCR fallback hands the managers).
-    func with(clientId: String, clientAuthenticationMethod: any ClientAuthenticationMethod, useAttestation: Bool) -> HaapiConfiguration {
+    func with(
+        clientId: String, clientAuthenticationMethod: any ClientAuthenticationMethod, useAttestation: Bool
+    ) -> HaapiConfiguration {
         HaapiConfiguration(
             name: name, clientId: clientId, baseURL: baseURL, tokenEndpointURL: tokenEndpointURL,
-            authorizationEndpointURL: authorizationEndpointURL, appRedirect: appRedirect, httpHeadersProvider: httpHeadersProvider,
+            authorizationEndpointURL: authorizationEndpointURL, appRedirect: appRedirect,
+            httpHeadersProvider: httpHeadersProvider,
             authorizationParametersProvider: authorizationParametersProvider, applicationBundle: applicationBundle,
             isAutoRedirect: isAutoRedirect, transport: transport,
-            revocationEndpointURL: revocationEndpointURL, introspectionEndpointURL: introspectionEndpointURL, minTokenTtl: minTokenTtl,
-            attestationConfiguration: AttestationConfiguration(useAttestation: useAttestation,
-                                                               attestationMaxRetries: attestationConfiguration.attestationMaxRetries),
-            attester: attester, tokenBoundConfiguration: tokenBoundConfiguration, tokenEndpointResponseListener: tokenEndpointResponseListener,
+            revocationEndpointURL: revocationEndpointURL, introspectionEndpointURL: introspectionEndpointURL,
+            minTokenTtl: minTokenTtl,
+            attestationConfiguration: AttestationConfiguration(
+                useAttestation: useAttestation,
+                attestationMaxRetries: attestationConfiguration.attestationMaxRetries),
+            attester: attester, tokenBoundConfiguration: tokenBoundConfiguration,
+            tokenEndpointResponseListener: tokenEndpointResponseListener,
             clientAuthenticationMethod: clientAuthenticationMethod, dpopKeyStorage: dpopKeyStorage, dpopKey: dpopKey)
     }
 }

@@ -9,8 +9,11 @@ public struct OAuthAuthorizationParameters: Sendable, Equatable {
     /// Any other parameter; names the SDK sets itself cannot be overridden here.
     public let extraRequestParameters: [String: String]
 
-    public init(scopes: [String] = [], nonce: String? = nil, acrValues: [String] = [], state: String? = nil, codeChallenge: String? = nil,
-                extraRequestParameters: [String: String] = [:]) {
+    public init(
+        scopes: [String] = [], nonce: String? = nil, acrValues: [String] = [], state: String? = nil,
+        codeChallenge: String? = nil,
+        extraRequestParameters: [String: String] = [:]
+    ) {
         self.scopes = scopes
         self.nonce = nonce
         self.acrValues = acrValues
@@ -21,13 +24,16 @@ public struct OAuthAuthorizationParameters: Sendable, Equatable {
 
     /// The same parameters with another code challenge.
     func with(codeChallenge: String) -> OAuthAuthorizationParameters {
-        OAuthAuthorizationParameters(scopes: scopes, nonce: nonce, acrValues: acrValues, state: state, codeChallenge: codeChallenge,
-                                     extraRequestParameters: extraRequestParameters)
+        OAuthAuthorizationParameters(
+            scopes: scopes, nonce: nonce, acrValues: acrValues, state: state, codeChallenge: codeChallenge,
+            extraRequestParameters: extraRequestParameters)
     }
 
     /// The query items, in a stable order.
     func queryItems(clientId: String, redirectURI: String) -> [(name: String, value: String)] {
-        var items: [(name: String, value: String)] = [("client_id", clientId), ("response_type", "code"), ("redirect_uri", redirectURI)]
+        var items: [(name: String, value: String)] = [
+            ("client_id", clientId), ("response_type", "code"), ("redirect_uri", redirectURI),
+        ]
         if !scopes.isEmpty { items.append(("scope", scopes.joined(separator: " "))) }
         if !acrValues.isEmpty { items.append(("acr_values", acrValues.joined(separator: " "))) }
         if let nonce { items.append(("nonce", nonce)) }

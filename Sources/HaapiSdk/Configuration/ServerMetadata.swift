@@ -15,16 +15,24 @@ public struct ServerMetadata: Sendable, Equatable {
     /// The document must name the same issuer it was fetched for (RFC 8414 §3.3): a document that names
     /// another one could send the app's credentials to a server it did not choose, so it is refused. The
     /// authorization and token endpoints are required; every endpoint must be an absolute http(s) URL.
-    public static func fetch(issuer: URL, transport: any HttpTransport = defaultHttpTransport()) async throws(HaapiError) -> ServerMetadata {
-        let trimmed = issuer.absoluteString.hasSuffix("/") ? String(issuer.absoluteString.dropLast()) : issuer.absoluteString
-        guard let wellKnown = URL(string: trimmed + "/.well-known/openid-configuration"), issuer.scheme == "https" || issuer.scheme == "http" else {
+    public static func fetch(
+        issuer: URL, transport: any HttpTransport = defaultHttpTransport()
+    ) async throws(HaapiError) -> ServerMetadata {
+        let trimmed =
+            issuer.absoluteString.hasSuffix("/") ? String(issuer.absoluteString.dropLast()) : issuer.absoluteString
+        guard let wellKnown = URL(string: trimmed + "/.well-known/openid-configuration"),
+            issuer.scheme == "https" || issuer.scheme == "http"
+        else {
             throw .invalidConfiguration(reason: "the issuer \(issuer.absoluteString) is not an http(s) URL")
         }
         let response: HttpResponse
         do {
-            response = try await transport.send(HttpRequest(method: "GET", url: wellKnown, headers: [("Accept", "application/json")], timeout: 30))
+            response = try await transport.send(
+                HttpRequest(method: "GET", url: wellKnown, headers: [("Accept", "application/json")], timeout: 30))
         } catch {
-            throw .communication(message: "the discovery document at \(wellKnown.absoluteString) could not be fetched (\(error))", cause: error)
+            throw .communication(
+                message: "the discovery document at \(wellKnown.absoluteString) could not be fetched (\(error))",
+                cause: error)
         }
         guard response.statusCode == 200 else { throw .invalidStatusCode(statusCode: response.statusCode) }
         return try parse(response.oauthObject(), issuer: trimmed)
@@ -32,23 +40,30 @@ public struct ServerMetadata: Sendable, Equatable {
 
     /// Checks and reads a discovery document fetched for `issuer` (without a trailing slash).
     static func parse(_ document: JSONObject, issuer: String) throws(HaapiError) -> ServerMetadata {
-        guard let named = document["issuer"]?.stringValue else { throw .invalidConfiguration(reason: "the discovery document names no issuer") }
+        guard let named = document["issuer"]?.stringValue else {
+            throw .invalidConfiguration(reason: "the discovery document names no issuer")
+        }
         guard named == issuer || named == issuer + "/", let issuerURL = URL(string: named) else {
             throw .invalidConfiguration(reason: "the discovery document names the issuer \(named), not \(issuer)")
         }
         func endpoint(_ member: String) throws(HaapiError) -> URL? {
             guard let value = document[member] else { return nil }
-            guard let text = value.stringValue, let url = URL(string: text), url.scheme == "https" || url.scheme == "http", url.host != nil else {
-                throw .invalidConfiguration(reason: "\(member) in the discovery document is not an absolute http(s) URL")
+            guard let text = value.stringValue, let url = URL(string: text),
+                url.scheme == "https" || url.scheme == "http", url.host != nil
+            else {
+                throw .invalidConfiguration(
+                    reason: "\(member) in the discovery document is not an absolute http(s) URL")
             }
             return url
         }
-        guard let authorization = try endpoint("authorization_endpoint"), let token = try endpoint("token_endpoint") else {
+        guard let authorization = try endpoint("authorization_endpoint"), let token = try endpoint("token_endpoint")
+        else {
             throw .invalidConfiguration(reason: "the discovery document lacks authorization_endpoint or token_endpoint")
         }
         return ServerMetadata(
             issuer: issuerURL, authorizationEndpoint: authorization, tokenEndpoint: token,
-            revocationEndpoint: try endpoint("revocation_endpoint"), introspectionEndpoint: try endpoint("introspection_endpoint"),
+            revocationEndpoint: try endpoint("revocation_endpoint"),
+            introspectionEndpoint: try endpoint("introspection_endpoint"),
             registrationEndpoint: try endpoint("registration_endpoint"))
     }
 }
@@ -84,12 +99,17 @@ extension HaapiConfiguration {
     ) async throws(HaapiError) -> HaapiConfiguration {
         let metadata = try await ServerMetadata.fetch(issuer: issuer, transport: transport ?? defaultHttpTransport())
         return HaapiConfiguration(
-            name: name ?? clientId, clientId: clientId, baseURL: metadata.issuer, tokenEndpointURL: metadata.tokenEndpoint,
-            authorizationEndpointURL: metadata.authorizationEndpoint, appRedirect: appRedirect, httpHeadersProvider: httpHeadersProvider,
-            authorizationParametersProvider: authorizationParametersProvider, applicationBundle: applicationBundle, isAutoRedirect: isAutoRedirect,
-            transport: transport, revocationEndpointURL: metadata.revocationEndpoint, introspectionEndpointURL: metadata.introspectionEndpoint,
+            name: name ?? clientId, clientId: clientId, baseURL: metadata.issuer,
+            tokenEndpointURL: metadata.tokenEndpoint,
+            authorizationEndpointURL: metadata.authorizationEndpoint, appRedirect: appRedirect,
+            httpHeadersProvider: httpHeadersProvider,
+            authorizationParametersProvider: authorizationParametersProvider, applicationBundle: applicationBundle,
+            isAutoRedirect: isAutoRedirect,
+            transport: transport, revocationEndpointURL: metadata.revocationEndpoint,
+            introspectionEndpointURL: metadata.introspectionEndpoint,
             minTokenTtl: minTokenTtl, attestationConfiguration: attestationConfiguration, attester: attester,
-            tokenBoundConfiguration: tokenBoundConfiguration, tokenEndpointResponseListener: tokenEndpointResponseListener,
+            tokenBoundConfiguration: tokenBoundConfiguration,
+            tokenEndpointResponseListener: tokenEndpointResponseListener,
             clientAuthenticationMethod: clientAuthenticationMethod, dpopKeyStorage: dpopKeyStorage, dpopKey: dpopKey)
     }
 }

@@ -24,7 +24,8 @@ public final class HaapiManager: Sendable {
         switch await deferred.resolve() {
         case .success(let resolved):
             guard let manager = resolved.manager else {
-                return .failure(.illegalState(message: "the accessor was built with the .oauth option: it has no HaapiManager"))
+                return .failure(
+                    .illegalState(message: "the accessor was built with the .oauth option: it has no HaapiManager"))
             }
             return .success(manager)
         case .failure(let error):
@@ -45,35 +46,47 @@ public final class HaapiManager: Sendable {
     /// The typed form of `init(haapiConfiguration:)`.
     convenience init(checked haapiConfiguration: any HaapiConfigurable) throws(HaapiError) {
         let concrete = haapiConfiguration as? HaapiConfiguration
-        try self.init(configuration: haapiConfiguration, dpopKeyStorage: concrete?.dpopKeyStorage, dpopKey: concrete?.dpopKey)
+        try self.init(
+            configuration: haapiConfiguration, dpopKeyStorage: concrete?.dpopKeyStorage, dpopKey: concrete?.dpopKey)
     }
 
-    init(configuration: any HaapiConfigurable, dpopKeyStorage: (any Storage)?, dpopKey: (any SigningKey)?) throws(HaapiError) {
+    init(
+        configuration: any HaapiConfigurable, dpopKeyStorage: (any Storage)?, dpopKey: (any SigningKey)?
+    ) throws(HaapiError) {
         let attestation = configuration.attestationConfiguration
         if !attestation.useAttestation, !configuration.clientAuthenticationMethod.hasCredentials {
-            throw .invalidConfiguration(reason: "with useAttestation false the client needs a ClientAuthenticationMethod other than None")
+            throw .invalidConfiguration(
+                reason: "with useAttestation false the client needs a ClientAuthenticationMethod other than None")
         }
         let keyType = configuration.tokenBoundConfiguration.keyPairType
         let key: any SigningKey
         if let dpopKey {
             key = dpopKey
         } else if let dpopKeyStorage {
-            key = try DeviceKeyStore(storage: dpopKeyStorage, keyType: keyType).loadOrCreate(name: configuration.name + "." + configuration.clientId)
+            key = try DeviceKeyStore(storage: dpopKeyStorage, keyType: keyType).loadOrCreate(
+                name: configuration.name + "." + configuration.clientId)
         } else {
             key = try DeviceKeyStore.ephemeralKey(keyType)
         }
-        let builder = HaapiTokenManagerBuilder(tokenEndpoint: configuration.tokenEndpointURL, clientId: configuration.clientId)
-            .setName(configuration.name)
-            .setTransport(configuration.transport)
-            .setHaapiTokenMinTtl(configuration.minTokenTtl)
-            .setDpopKey(key)
-            .setClientAuthenticationMethod(configuration.clientAuthenticationMethod)
-            .setAttestationMaxRetryCount(attestation.attestationMaxRetries)
-        if attestation.useAttestation { builder.setAttester(configuration.attester) } else { builder.disableDeviceCheckAttestation() }
+        let builder = HaapiTokenManagerBuilder(
+            tokenEndpoint: configuration.tokenEndpointURL, clientId: configuration.clientId
+        )
+        .setName(configuration.name)
+        .setTransport(configuration.transport)
+        .setHaapiTokenMinTtl(configuration.minTokenTtl)
+        .setDpopKey(key)
+        .setClientAuthenticationMethod(configuration.clientAuthenticationMethod)
+        .setAttestationMaxRetryCount(attestation.attestationMaxRetries)
+        if attestation.useAttestation {
+            builder.setAttester(configuration.attester)
+        } else {
+            builder.disableDeviceCheckAttestation()
+        }
         self.configuration = configuration
         ownTokenManager = try builder.build()
-        client = ownTokenManager.createClient(headersProvider: configuration.httpHeadersProvider,
-                                              allowedURLs: [configuration.baseURL, configuration.authorizationEndpointURL])
+        client = ownTokenManager.createClient(
+            headersProvider: configuration.httpHeadersProvider,
+            allowedURLs: [configuration.baseURL, configuration.authorizationEndpointURL])
         deferred = nil
     }
 
@@ -81,11 +94,13 @@ public final class HaapiManager: Sendable {
     /// stand-in outside the name registry, with the configured key or a fresh software one; it sends nothing.
     init(deferringTo access: DeferredAccess, configuration: HaapiConfiguration) {
         self.configuration = configuration
-        ownTokenManager = HaapiTokenManager.standIn(name: configuration.name, tokenEndpoint: configuration.tokenEndpointURL,
-                                                     clientId: configuration.clientId, key: configuration.dpopKey ?? SoftwareP256SigningKey(),
-                                                     transport: configuration.transport)
-        client = ownTokenManager.createClient(headersProvider: configuration.httpHeadersProvider,
-                                              allowedURLs: [configuration.baseURL, configuration.authorizationEndpointURL])
+        ownTokenManager = HaapiTokenManager.standIn(
+            name: configuration.name, tokenEndpoint: configuration.tokenEndpointURL,
+            clientId: configuration.clientId, key: configuration.dpopKey ?? SoftwareP256SigningKey(),
+            transport: configuration.transport)
+        client = ownTokenManager.createClient(
+            headersProvider: configuration.httpHeadersProvider,
+            allowedURLs: [configuration.baseURL, configuration.authorizationEndpointURL])
         deferred = access
     }
 
@@ -110,12 +125,15 @@ public final class HaapiManager: Sendable {
             pendingVerifier.set(nil)
         }
         let items = chosen.queryItems(clientId: configuration.clientId, redirectURI: configuration.appRedirect)
-        guard var components = URLComponents(url: configuration.authorizationEndpointURL, resolvingAgainstBaseURL: true) else {
+        guard var components = URLComponents(url: configuration.authorizationEndpointURL, resolvingAgainstBaseURL: true)
+        else {
             return .error(HaapiError.invalidConfiguration(reason: "bad authorization endpoint"))
         }
         let existing = components.percentEncodedQuery.map { $0 + "&" } ?? ""
         components.percentEncodedQuery = existing + FormURLEncoding.encode(items)
-        guard let url = components.url else { return .error(HaapiError.invalidConfiguration(reason: "bad authorization endpoint")) }
+        guard let url = components.url else {
+            return .error(HaapiError.invalidConfiguration(reason: "bad authorization endpoint"))
+        }
         await client.resetSession()
         HaapiLogger.info(SdkFollowUpTag.flow, "starting a HAAPI flow for client \(configuration.clientId)")
         return await send(HaapiRequest(method: "GET", url: url, headers: [:]))
@@ -130,7 +148,8 @@ public final class HaapiManager: Sendable {
         }
         let request: HaapiRequest
         do {
-            request = try HaapiRequestBuilder.request(submitting: form, parameters: parameters, baseURL: configuration.baseURL)
+            request = try HaapiRequestBuilder.request(
+                submitting: form, parameters: parameters, baseURL: configuration.baseURL)
         } catch {
             return .error(HaapiError.illegalState(message: "the form cannot be submitted: \(error)"))
         }
@@ -179,33 +198,45 @@ public final class HaapiManager: Sendable {
             case .problem(let problem):
                 return .problem(problem)
             case .representation(let step):
-                if let response = step as? OAuthAuthorizationResponseStep, let code = response.oauthAuthorizationResponseProperties.code,
+                if let response = step as? OAuthAuthorizationResponseStep,
+                    let code = response.oauthAuthorizationResponseProperties.code,
                     let verifier = pendingVerifier.take()
                 {
                     dpop.codeVerifiers.record(verifier, for: code)
                 }
-                guard configuration.isAutoRedirect, let redirect = step as? RedirectionStep else { return .representation(step) }
+                guard configuration.isAutoRedirect, let redirect = step as? RedirectionStep else {
+                    return .representation(step)
+                }
                 do {
-                    request = try HaapiRequestBuilder.request(submitting: redirect.action.model, baseURL: configuration.baseURL)
+                    request = try HaapiRequestBuilder.request(
+                        submitting: redirect.action.model, baseURL: configuration.baseURL)
                 } catch {
-                    return .error(HaapiError.communication(message: "the redirection step cannot be followed: \(error)", cause: error))
+                    return .error(
+                        HaapiError.communication(
+                            message: "the redirection step cannot be followed: \(error)", cause: error))
                 }
                 HaapiLogger.debug(SdkFollowUpTag.flow, "following a redirection step")
             }
         }
-        return .error(HaapiError.communication(message: "more than \(Self.maxAutoRedirects) redirection steps in a row", cause: nil))
+        return .error(
+            HaapiError.communication(
+                message: "more than \(Self.maxAutoRedirects) redirection steps in a row", cause: nil))
     }
 }
 
 // The completion-handler forms: the request runs off the main actor, the handler on it.
 extension HaapiManager {
-    public func start(parameters: OAuthAuthorizationParameters? = nil, completionHandler: @escaping HaapiCompletionHandler) {
+    public func start(
+        parameters: OAuthAuthorizationParameters? = nil, completionHandler: @escaping HaapiCompletionHandler
+    ) {
         Task { await completionHandler(await start(parameters: parameters)) }
     }
 
     /// The seed's shape: values of any type (strings, numbers, booleans) as an app collects them from its
     /// fields. They are turned into form values before the call returns; the async form takes `Sendable`s.
-    public func submitForm(_ form: FormActionModel, parameters: [String: Any] = [:], completionHandler: @escaping HaapiCompletionHandler) {
+    public func submitForm(
+        _ form: FormActionModel, parameters: [String: Any] = [:], completionHandler: @escaping HaapiCompletionHandler
+    ) {
         let values = FormValues.sendable(parameters)
         Task { await completionHandler(await submitForm(form, parameters: values)) }
     }

@@ -34,20 +34,29 @@ public final class OAuthTokenManager: Sendable {
     /// Redeems an authorization code. Pass `HaapiManager.dpop` when the configuration is bound; with
     /// `UnboundedTokenConfiguration` a DPoP is refused (`.invalidConfiguration`). Without `codeVerifier`,
     /// the PKCE verifier the flow of `dpop` recorded for this code is sent.
-    public func fetchAccessToken(with code: String, dpop: Dpop? = nil, codeVerifier: String? = nil,
-                                 additionalParameters: [String: String] = [:]) async -> TokenResponse {
+    public func fetchAccessToken(
+        with code: String, dpop: Dpop? = nil, codeVerifier: String? = nil,
+        additionalParameters: [String: String] = [:]
+    ) async -> TokenResponse {
         switch await target() {
         case .failure(let error): return .error(error)
         case .success(let manager) where manager !== self:
-            return await manager.fetchAccessToken(with: code, dpop: dpop, codeVerifier: codeVerifier, additionalParameters: additionalParameters)
+            return await manager.fetchAccessToken(
+                with: code, dpop: dpop, codeVerifier: codeVerifier, additionalParameters: additionalParameters)
         case .success: break
         }
         if dpop != nil, isUnbounded {
-            return .error(HaapiError.invalidConfiguration(reason: "a DPoP was passed but the configuration is UnboundedTokenConfiguration"))
+            return .error(
+                HaapiError.invalidConfiguration(
+                    reason: "a DPoP was passed but the configuration is UnboundedTokenConfiguration"))
         }
-        var form: [(name: String, value: String)] = [("grant_type", "authorization_code"), ("code", code),
-                                                      ("redirect_uri", configuration.appRedirect)]
-        if let verifier = codeVerifier ?? dpop?.codeVerifiers.take(for: code) { form.append(("code_verifier", verifier)) }
+        var form: [(name: String, value: String)] = [
+            ("grant_type", "authorization_code"), ("code", code),
+            ("redirect_uri", configuration.appRedirect),
+        ]
+        if let verifier = codeVerifier ?? dpop?.codeVerifiers.take(for: code) {
+            form.append(("code_verifier", verifier))
+        }
         for name in additionalParameters.keys.sorted() where !form.contains(where: { $0.name == name }) {
             form.append((name, additionalParameters[name] ?? ""))
         }
@@ -60,20 +69,27 @@ public final class OAuthTokenManager: Sendable {
     /// rotated is never sent again (its callers get the rotation's result). `dpop` defaults to the key the
     /// code was redeemed with, and after a relaunch (a new manager) to the configuration's device key: its
     /// `dpopKey`, or the key `HaapiManager` keeps in `dpopKeyStorage` under the same configuration name.
-    public func refreshAccessToken(with refreshToken: String, dpop: Dpop? = nil, additionalParameters: [String: String] = [:]) async -> TokenResponse {
+    public func refreshAccessToken(
+        with refreshToken: String, dpop: Dpop? = nil, additionalParameters: [String: String] = [:]
+    ) async -> TokenResponse {
         switch await target() {
         case .failure(let error): return .error(error)
         case .success(let manager) where manager !== self:
-            return await manager.refreshAccessToken(with: refreshToken, dpop: dpop, additionalParameters: additionalParameters)
+            return await manager.refreshAccessToken(
+                with: refreshToken, dpop: dpop, additionalParameters: additionalParameters)
         case .success: break
         }
         if dpop != nil, isUnbounded {
-            return .error(HaapiError.invalidConfiguration(reason: "a DPoP was passed but the configuration is UnboundedTokenConfiguration"))
+            return .error(
+                HaapiError.invalidConfiguration(
+                    reason: "a DPoP was passed but the configuration is UnboundedTokenConfiguration"))
         }
         let bound = await state.boundDpop
         let proofKey = isUnbounded ? nil : (dpop ?? bound ?? storedDpop())
         return await state.refresh(refreshToken) { [self] in
-            var form: [(name: String, value: String)] = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
+            var form: [(name: String, value: String)] = [
+                ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
+            ]
             for name in additionalParameters.keys.sorted() where !form.contains(where: { $0.name == name }) {
                 form.append((name, additionalParameters[name] ?? ""))
             }
@@ -115,7 +131,9 @@ public final class OAuthTokenManager: Sendable {
         let method = configuration.clientAuthenticationMethod
         let clientId = configuration.clientId
         do throws(HaapiError) {
-            let response = try await exchange.post(TokenEndpointRequest(url: endpoint, form: [("token", token)]), dpop: dpop) { request throws(HaapiError) in
+            let response = try await exchange.post(
+                TokenEndpointRequest(url: endpoint, form: [("token", token)]), dpop: dpop
+            ) { request throws(HaapiError) in
                 try method.authenticate(&request, clientId: clientId)
             }
             guard response.statusCode == 200 else { throw response.oauthError }
@@ -142,20 +160,26 @@ public final class OAuthTokenManager: Sendable {
                 try method.authenticate(&request, clientId: clientId)
             }
             if response.statusCode == 200 { return .success }
-            if let object = try? response.oauthObject(), let error = ErrorTokenResponse(object) { return .errorToken(error) }
+            if let object = try? response.oauthObject(), let error = ErrorTokenResponse(object) {
+                return .errorToken(error)
+            }
             return .error(HaapiError.invalidStatusCode(statusCode: response.statusCode))
         } catch {
             return .error(error)
         }
     }
 
-    private func tokenRequest(_ form: [(name: String, value: String)], dpop: Dpop?, previousRefreshToken: String?) async -> TokenResponse {
+    private func tokenRequest(
+        _ form: [(name: String, value: String)], dpop: Dpop?, previousRefreshToken: String?
+    ) async -> TokenResponse {
         let method = configuration.clientAuthenticationMethod
         let clientId = configuration.clientId
         let listener = configuration.tokenEndpointResponseListener
         let response: HttpResponse
         do throws(HaapiError) {
-            response = try await exchange.post(TokenEndpointRequest(url: configuration.tokenEndpointURL, form: form), dpop: dpop) {
+            response = try await exchange.post(
+                TokenEndpointRequest(url: configuration.tokenEndpointURL, form: form), dpop: dpop
+            ) {
                 request throws(HaapiError) in try method.authenticate(&request, clientId: clientId)
             }
         } catch {
@@ -224,7 +248,8 @@ extension OAuthTokenManager {
         Task { await completion(await fetchAccessToken(with: code, dpop: dpop)) }
     }
 
-    public func refreshAccessToken(with refreshToken: String, dpop: Dpop? = nil, completion: @escaping OAuthCompletion) {
+    public func refreshAccessToken(with refreshToken: String, dpop: Dpop? = nil, completion: @escaping OAuthCompletion)
+    {
         Task { await completion(await refreshAccessToken(with: refreshToken, dpop: dpop)) }
     }
 

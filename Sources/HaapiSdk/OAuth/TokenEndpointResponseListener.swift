@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -16,7 +17,10 @@ public class HTTPURLResponseContent: @unchecked Sendable {
 
     init(_ response: HttpResponse?) {
         data = response?.body ?? Data()
-        let object = response.flatMap { try? JSONParser(limits: .init(maxBytes: 1024 * 1024, maxDepth: 32)).parse($0.body).objectValue } ?? [:]
+        let object =
+            response.flatMap {
+                try? JSONParser(limits: .init(maxBytes: 1024 * 1024, maxDepth: 32)).parse($0.body).objectValue
+            } ?? [:]
         var dictionary: [String: any Sendable] = [:]
         for (name, value) in object { dictionary[name] = value.foundationValue }
         dataAsDictionary = dictionary
@@ -83,7 +87,9 @@ extension JSONValue {
         case .null: return NSNull()
         case .bool(let flag): return flag
         case .string(let text): return text
-        case .number(let number): return number.intValue.map { $0 as any Sendable } ?? number.doubleValue.map { $0 as any Sendable } ?? number.literal
+        case .number(let number):
+            return number.intValue.map { $0 as any Sendable } ?? number.doubleValue.map { $0 as any Sendable }
+                ?? number.literal
         case .array(let items): return items.map(\.foundationValue)
         case .object(let members):
             var dictionary: [String: any Sendable] = [:]

@@ -29,7 +29,8 @@ public struct SuccessfulTokenResponse: Sendable, CustomStringConvertible {
     public var description: String {
         let parts = [
             "accessToken: *****", tokenType.map { "tokenType: \($0)" }, expiresIn.map { "expiresIn: \($0)" },
-            refreshToken.map { _ in "refreshToken: *****" }, idToken.map { _ in "idToken: *****" }, scope.map { "scope: \($0)" },
+            refreshToken.map { _ in "refreshToken: *****" }, idToken.map { _ in "idToken: *****" },
+            scope.map { "scope: \($0)" },
         ]
         return "SuccessfulTokenResponse(" + parts.compactMap { $0 }.joined(separator: ", ") + ")"
     }

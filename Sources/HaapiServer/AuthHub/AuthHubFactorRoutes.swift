@@ -8,7 +8,9 @@ extension DevServer {
     /// the tenant says so). A field that does not open ends the flow: it was changed, or sealed for another flow.
     func passwordFactor(_ call: AuthHubCall) async -> Response {
         await withAuthHubFlow(call, allowed: ["PASSWORD_AUTH"]) { flow in
-            guard let sent = call.string("password"), !sent.isEmpty else { return .retry(code: "3001036", message: "Invalid request: password is required") }
+            guard let sent = call.string("password"), !sent.isEmpty else {
+                return .retry(code: "3001036", message: "Invalid request: password is required")
+            }
             let password: String
             switch await readProtectedField(sent, name: "password", tenant: call.tenant, exchange: flow.exchange) {
             case .success(let opened): password = opened
@@ -37,23 +39,29 @@ extension DevServer {
             // Int.random uses the system CSPRNG.
             let code = String(format: "%06d", Int.random(in: 0..<1_000_000))
             flow.otp = (TokenHash.of(code), clock().addingTimeInterval(TimeInterval(configuration.lifetimes.emailCode)))
-            await outbox.send(.init(to: email, username: username, subject: "Your Authentication Hub code",
-                                    body: "Your code is \(code). It expires in \(configuration.lifetimes.emailCode / 60) minutes.",
-                                    code: code, sentAt: clock()))
-            return .next("EMAIL_OTP_AUTH", ["data": .object(["credId": .string(credId), "message": "A code was sent"])])
+            await outbox.send(
+                .init(
+                    to: email, username: username, subject: "Your Authentication Hub code",
+                    body: "Your code is \(code). It expires in \(configuration.lifetimes.emailCode / 60) minutes.",
+                    code: code, sentAt: clock()))
+            return .next(
+                "EMAIL_OTP_AUTH", ["data": .object(["credId": .string(credId), "message": "A code was sent"])])
         }
     }
 
     /// POST /factor/v1/OTPVerifier at EMAIL_OTP_AUTH.
     func otpVerifier(_ call: AuthHubCall) async -> Response {
         await withAuthHubFlow(call, allowed: ["EMAIL_OTP_AUTH"]) { flow in
-            guard let credId = flow.emailCredential, call.string("credId") == credId, let otp = call.string("otp") else {
+            guard let credId = flow.emailCredential, call.string("credId") == credId, let otp = call.string("otp")
+            else {
                 return .retry(code: "3001036", message: "Invalid request: credId and otp are required")
             }
             guard let pending = flow.otp, pending.expiresAt > clock() else {
                 return .retry(code: "3001033", message: "The code has expired; generate a new one")
             }
-            guard ConstantTime.equals(TokenHash.of(otp), pending.codeHash) else { return .retry(code: "3001033", message: "Invalid credentials") }
+            guard ConstantTime.equals(TokenHash.of(otp), pending.codeHash) else {
+                return .retry(code: "3001033", message: "Invalid credentials")
+            }
             flow.otp = nil
             flow.methods.append("otp")
             return .allowed

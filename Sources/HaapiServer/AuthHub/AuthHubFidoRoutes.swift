@@ -9,7 +9,9 @@ extension DevServer {
     private func checkDocumentDomain(_ call: AuthHubCall, _ flow: AuthHubFlow) -> String? {
         let domain = (call.string("documentDomain") ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         guard domain == issuer else { return "Invalid request: documentDomain must be \(issuer)" }
-        guard call.string("userName") == flow.username else { return "Invalid request: userName is not the flow's user" }
+        guard call.string("userName") == flow.username else {
+            return "Invalid request: userName is not the flow's user"
+        }
         return nil
     }
 
@@ -17,12 +19,15 @@ extension DevServer {
     func fidoRegistrationChallenge(_ call: AuthHubCall) async -> Response {
         await withAuthHubFlow(call, allowed: ["FIDO_REGISTER_GENERATE_CHALLENGE"]) { flow in
             if let problem = checkDocumentDomain(call, flow) { return .retry(code: "3001036", message: problem) }
-            guard let username = flow.username, flow.methods.contains("pwd") else { return .fail(code: "0000011", message: "Not an intended action") }
+            guard let username = flow.username, flow.methods.contains("pwd") else {
+                return .fail(code: "0000011", message: "Not an intended action")
+            }
             let existing = (try? store.passkeys(username: username)) ?? []
             let userHandle = existing.first?.userHandle ?? Data(SecureRandom.bytes(16))
             let challenge = Data(SecureRandom.bytes(32))
             var options = PublicKeyCredentialCreationOptions(
-                rpId: relyingPartyId, rpName: "swift-haapi dev server", userId: userHandle, userName: username, userDisplayName: username,
+                rpId: relyingPartyId, rpName: "swift-haapi dev server", userId: userHandle, userName: username,
+                userDisplayName: username,
                 challenge: challenge, residentKey: "preferred", userVerification: "required", attestation: "none")
             options.excludeCredentials = existing.compactMap { Base64URL.decode($0.credentialId).map { Data($0) } }
             flow.fidoChallenge = challenge
@@ -39,16 +44,19 @@ extension DevServer {
             flow.fidoChallenge = nil
             flow.nextAction = "FIDO_REGISTER_GENERATE_CHALLENGE"
             if call.body["response"]?["getTransports"]?.arrayValue != nil {
-                return .retry(code: "3001036", message: "Invalid request: getTransports must be an object", nested: true)
+                return .retry(
+                    code: "3001036", message: "Invalid request: getTransports must be an object", nested: true)
             }
             guard let challenge, let username = flow.username, let userHandle = flow.fidoUserHandle else {
                 return .retry(code: "3001036", message: "Invalid request: no registration challenge", nested: true)
             }
             do throws(WebAuthnError) {
                 // Only after this flow proved the password (checked when the challenge was made) is the account's owner known.
-                let stored = try registerPasskey(try RegistrationResponse(json: call.body), challenge: challenge, owner: .existingAccount(username),
-                                                 userHandle: userHandle)
-                return .next("FIDO_AUTH_GENERATE_CHALLENGE", ["data": .object(["fidoIdentifier": .string(stored.credentialId)])])
+                let stored = try registerPasskey(
+                    try RegistrationResponse(json: call.body), challenge: challenge, owner: .existingAccount(username),
+                    userHandle: userHandle)
+                return .next(
+                    "FIDO_AUTH_GENERATE_CHALLENGE", ["data": .object(["fidoIdentifier": .string(stored.credentialId)])])
             } catch {
                 return .retry(code: "3001036", message: "FIDO registration failed: \(error)", nested: true)
             }
@@ -61,13 +69,16 @@ extension DevServer {
             if let problem = checkDocumentDomain(call, flow) { return .retry(code: "3001036", message: problem) }
             let existing = flow.username.flatMap { try? store.passkeys(username: $0) } ?? []
             guard !existing.isEmpty else {
-                return flow.methods.contains("pwd") ? .next("FIDO_REGISTER_GENERATE_CHALLENGE") : .fail(code: "3001035", message: "No active FIDO credential")
+                return flow.methods.contains("pwd")
+                    ? .next("FIDO_REGISTER_GENERATE_CHALLENGE")
+                    : .fail(code: "3001035", message: "No active FIDO credential")
             }
             let challenge = Data(SecureRandom.bytes(32))
             flow.fidoChallenge = challenge
-            let options = PublicKeyCredentialRequestOptions(challenge: challenge, rpId: relyingPartyId,
-                                                            allowCredentials: existing.compactMap { Base64URL.decode($0.credentialId).map { Data($0) } },
-                                                            userVerification: "required")
+            let options = PublicKeyCredentialRequestOptions(
+                challenge: challenge, rpId: relyingPartyId,
+                allowCredentials: existing.compactMap { Base64URL.decode($0.credentialId).map { Data($0) } },
+                userVerification: "required")
             return .next("FIDO_AUTH_VERIFY_CHALLENGE", ["data": options.json])
         }
     }
@@ -78,16 +89,24 @@ extension DevServer {
             let challenge = flow.fidoChallenge
             flow.fidoChallenge = nil
             flow.nextAction = "FIDO_AUTH_GENERATE_CHALLENGE"
-            guard let challenge else { return .retry(code: "3001036", message: "Invalid request: no sign-in challenge", nested: true) }
+            guard let challenge else {
+                return .retry(code: "3001036", message: "Invalid request: no sign-in challenge", nested: true)
+            }
             do throws(WebAuthnError) {
                 let parsed = try AuthenticationResponse(json: call.body)
                 // The hub's clients send "" when the authenticator gives no user handle.
-                let response = parsed.userHandle?.isEmpty == true
-                    ? AuthenticationResponse(credentialId: parsed.credentialId, clientDataJSON: parsed.clientDataJSON, authenticatorData: parsed.authenticatorData,
-                                             signature: parsed.signature, userHandle: nil, authenticatorAttachment: parsed.authenticatorAttachment)
+                let response =
+                    parsed.userHandle?.isEmpty == true
+                    ? AuthenticationResponse(
+                        credentialId: parsed.credentialId, clientDataJSON: parsed.clientDataJSON,
+                        authenticatorData: parsed.authenticatorData,
+                        signature: parsed.signature, userHandle: nil,
+                        authenticatorAttachment: parsed.authenticatorAttachment)
                     : parsed
                 let stored = try verifyPasskeyAssertion(response, challenge: challenge)
-                guard stored.username == flow.username else { return .retry(code: "3001033", message: "Invalid credentials: another user's passkey", nested: true) }
+                guard stored.username == flow.username else {
+                    return .retry(code: "3001033", message: "Invalid credentials: another user's passkey", nested: true)
+                }
                 flow.methods.append("fido")
                 return .allowed
             } catch {

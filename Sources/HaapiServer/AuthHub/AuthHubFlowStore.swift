@@ -60,13 +60,17 @@ actor AuthHubFlowStore {
 
     /// Checks a presented state and spends it: the flow gets a new state id, so the same value is refused
     /// next time. `allowed` lists the `nextaction` values the called endpoint answers.
-    func take(_ state: String, tenant: String, allowed: Set<String>, now: Date) throws(AuthHubFlowStateError) -> AuthHubFlow {
+    func take(
+        _ state: String, tenant: String, allowed: Set<String>, now: Date
+    ) throws(AuthHubFlowStateError) -> AuthHubFlow {
         guard let bytes = Base64URL.decode(state), let box = try? AES.GCM.SealedBox(combined: Data(bytes)),
             let opened = try? AES.GCM.open(box, using: key, authenticating: Self.aad),
             let fields = (try? JSONSerialization.jsonObject(with: opened)) as? [String: String],
             let flowID = fields["f"], let stateID = fields["s"], fields["t"] == tenant
         else { throw .invalid }
-        guard var flow = flows.value(for: flowID, now: now), flow.currentStateID == stateID, allowed.contains(flow.nextAction) else {
+        guard var flow = flows.value(for: flowID, now: now), flow.currentStateID == stateID,
+            allowed.contains(flow.nextAction)
+        else {
             throw .notIntended
         }
         flow.currentStateID = UUID().uuidString

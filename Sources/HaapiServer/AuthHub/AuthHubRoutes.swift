@@ -36,7 +36,9 @@ extension DevServer {
     func addAuthHubRoutes(to router: Router<ServerRequestContext>) {
         guard configuration.authHub != nil else { return }
         router.post(":tenant/oauth2/v1/token") { request, context in
-            guard self.authHubTenant(context) != nil else { return Self.authHubError("8000014", "Unknown tenant", status: .notFound) }
+            guard self.authHubTenant(context) != nil else {
+                return Self.authHubError("8000014", "Unknown tenant", status: .notFound)
+            }
             return await self.token(request)
         }
         let routes: [(String, AuthHubEndpoint.Path, @Sendable (AuthHubCall) async -> Response)] = [
@@ -67,11 +69,15 @@ extension DevServer {
     }
 
     /// Resolves the tenant, checks the bearer token (client credentials with the hub scope), reads the body.
-    private func authHubCall(_ incoming: Request, _ context: ServerRequestContext, _ handler: (AuthHubCall) async -> Response) async -> Response {
+    private func authHubCall(
+        _ incoming: Request, _ context: ServerRequestContext, _ handler: (AuthHubCall) async -> Response
+    ) async -> Response {
         guard let settings = configuration.authHub, let tenant = authHubTenant(context) else {
             return Self.authHubError("8000014", "Unknown tenant", status: .notFound)
         }
-        guard let clientID = bearerClient(incoming, scope: settings.scope) else { return Self.authHubError("8910004", "Invalid token", status: .unauthorized) }
+        guard let clientID = bearerClient(incoming, scope: settings.scope) else {
+            return Self.authHubError("8910004", "Invalid token", status: .unauthorized)
+        }
         var request = incoming
         var body = JSONValue.object(JSONObject())
         if request.method == .post {
@@ -99,8 +105,10 @@ extension DevServer {
 
     /// `{"errorCode": …, "errorMessage": …}`, nested in `data` where the FIDO verifiers put it, plus the new flow
     /// state when the step may be retried.
-    static func authHubError(_ code: String, _ message: String, status: HTTPResponse.Status = .badRequest, flowState: String? = nil,
-                             nested: Bool = false) -> Response {
+    static func authHubError(
+        _ code: String, _ message: String, status: HTTPResponse.Status = .badRequest, flowState: String? = nil,
+        nested: Bool = false
+    ) -> Response {
         let error: JSONObject = ["errorCode": .string(code), "errorMessage": .string(message)]
         var body: JSONObject = nested ? ["data": .object(error)] : error
         if let flowState { body["flowState"] = .string(flowState) }
@@ -109,7 +117,9 @@ extension DevServer {
 
     /// Runs one step of a flow: spends the presented `X-Flow-State`, lets `step` change the flow, and answers
     /// with the next state, or ends the flow.
-    func withAuthHubFlow(_ call: AuthHubCall, allowed: Set<String>, _ step: (inout AuthHubFlow) async -> AuthHubStep) async -> Response {
+    func withAuthHubFlow(
+        _ call: AuthHubCall, allowed: Set<String>, _ step: (inout AuthHubFlow) async -> AuthHubStep
+    ) async -> Response {
         guard let state = call.header("X-Flow-State"), !state.isEmpty else {
             return Self.authHubError("0000011", "Not an intended action, proper x-flow-state header must be used")
         }
@@ -119,7 +129,8 @@ extension DevServer {
         } catch {
             switch error {
             case .invalid: return Self.authHubError("0000010", "Invalid X-Flow-State header")
-            case .notIntended: return Self.authHubError("0000011", "Not an intended action, proper x-flow-state header must be used")
+            case .notIntended:
+                return Self.authHubError("0000011", "Not an intended action, proper x-flow-state header must be used")
             }
         }
         switch await step(&flow) {
@@ -149,14 +160,18 @@ extension DevServer {
     private func authHubAllowed(_ flow: AuthHubFlow) -> Response {
         let now = clock()
         let claims: JSONObject = [
-            "iss": .string(issuer + "/" + flow.tenant), "sub": .string(flow.username ?? flow.subject), "aud": .string(flow.clientID),
+            "iss": .string(issuer + "/" + flow.tenant), "sub": .string(flow.username ?? flow.subject),
+            "aud": .string(flow.clientID),
             "iat": .number(JSONNumber(Int(now.timeIntervalSince1970))),
             "exp": .number(JSONNumber(Int(now.timeIntervalSince1970) + configuration.lifetimes.idToken)),
             "amr": .array(flow.methods.map { .string($0) }),
         ]
-        guard let idToken = try? keys.sign(claims: claims) else { return Self.authHubError("8000014", "Failed to process request", status: .internalServerError) }
+        guard let idToken = try? keys.sign(claims: claims) else {
+            return Self.authHubError("8000014", "Failed to process request", status: .internalServerError)
+        }
         return Self.authHubJSON([
-            "nextaction": "AUTH_ALLOWED", "id_token": .string(idToken), "session_token": .string(SecureRandom.token(byteCount: 32)),
+            "nextaction": "AUTH_ALLOWED", "id_token": .string(idToken),
+            "session_token": .string(SecureRandom.token(byteCount: 32)),
         ])
     }
 }

@@ -18,7 +18,10 @@ public struct AuthHubSettings: Codable, Sendable, Equatable {
         /// A path that serves this tenant without naming it, as a proxy URL would (`/<proxyPath>/auth/v1/…`).
         public var proxyPath: String?
 
-        public init(name: String, fieldsToBeEncryptedInAuthFlow: [String] = [], secondFactors: [String] = ["EMAILOTP", "FIDO"], proxyPath: String? = nil) {
+        public init(
+            name: String, fieldsToBeEncryptedInAuthFlow: [String] = [], secondFactors: [String] = ["EMAILOTP", "FIDO"],
+            proxyPath: String? = nil
+        ) {
             self.name = name
             self.fieldsToBeEncryptedInAuthFlow = fieldsToBeEncryptedInAuthFlow
             self.secondFactors = secondFactors
@@ -28,7 +31,8 @@ public struct AuthHubSettings: Codable, Sendable, Equatable {
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             name = try c.decode(String.self, forKey: .name)
-            fieldsToBeEncryptedInAuthFlow = try c.decodeIfPresent([String].self, forKey: .fieldsToBeEncryptedInAuthFlow) ?? []
+            fieldsToBeEncryptedInAuthFlow =
+                try c.decodeIfPresent([String].self, forKey: .fieldsToBeEncryptedInAuthFlow) ?? []
             secondFactors = try c.decodeIfPresent([String].self, forKey: .secondFactors) ?? ["EMAILOTP", "FIDO"]
             proxyPath = try c.decodeIfPresent(String.self, forKey: .proxyPath)
         }
@@ -60,8 +64,10 @@ public struct AuthHubSettings: Codable, Sendable, Equatable {
         if let repeated = Dictionary(grouping: segments, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
             throw ConfigurationError.invalid("authHub: \"\(repeated)\" names two tenants or proxy paths")
         }
-        let reserved: Set<String> = ["oauth", "authn", "admin", "health", ".well-known", "registration_initialize", "registration_finalize",
-                                     "authentication_initialize", "authentication_finalize"]
+        let reserved: Set<String> = [
+            "oauth", "authn", "admin", "health", ".well-known", "registration_initialize", "registration_finalize",
+            "authentication_initialize", "authentication_finalize",
+        ]
         for tenant in tenants {
             for segment in [tenant.name] + (tenant.proxyPath.map { [$0] } ?? []) {
                 guard !segment.isEmpty, !segment.contains("/"), !reserved.contains(segment) else {
@@ -69,10 +75,12 @@ public struct AuthHubSettings: Codable, Sendable, Equatable {
                 }
             }
             if let field = tenant.fieldsToBeEncryptedInAuthFlow.first(where: { !Self.supportedFields.contains($0) }) {
-                throw ConfigurationError.invalid("authHub tenant \"\(tenant.name)\": unknown field \"\(field)\" (password, devicesignature)")
+                throw ConfigurationError.invalid(
+                    "authHub tenant \"\(tenant.name)\": unknown field \"\(field)\" (password, devicesignature)")
             }
             if let factor = tenant.secondFactors.first(where: { !Self.supportedFactors.contains($0) }) {
-                throw ConfigurationError.invalid("authHub tenant \"\(tenant.name)\": unknown factor \"\(factor)\" (EMAILOTP, FIDO)")
+                throw ConfigurationError.invalid(
+                    "authHub tenant \"\(tenant.name)\": unknown factor \"\(factor)\" (EMAILOTP, FIDO)")
             }
         }
         if flowSeconds < 1 { throw ConfigurationError.invalid("authHub.flowSeconds must be positive") }

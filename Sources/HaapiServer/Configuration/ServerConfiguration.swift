@@ -14,7 +14,8 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
 
     public init(
         clients: [ClientConfiguration], users: [UserConfiguration], authenticators: [AuthenticatorConfiguration],
-        lifetimes: Lifetimes = Lifetimes(), dpop: DPoPSettings = DPoPSettings(), security: SecuritySettings = SecuritySettings(),
+        lifetimes: Lifetimes = Lifetimes(), dpop: DPoPSettings = DPoPSettings(),
+        security: SecuritySettings = SecuritySettings(),
         authHub: AuthHubSettings? = nil
     ) {
         self.authHub = authHub
@@ -66,13 +67,16 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
             refreshToken = try c.decodeIfPresent(Int.self, forKey: .refreshToken) ?? d.refreshToken
             haapiAccessToken = try c.decodeIfPresent(Int.self, forKey: .haapiAccessToken) ?? d.haapiAccessToken
             authorizationCode = try c.decodeIfPresent(Int.self, forKey: .authorizationCode) ?? d.authorizationCode
-            attestationChallenge = try c.decodeIfPresent(Int.self, forKey: .attestationChallenge) ?? d.attestationChallenge
-            clientAttestationToken = try c.decodeIfPresent(Int.self, forKey: .clientAttestationToken) ?? d.clientAttestationToken
+            attestationChallenge =
+                try c.decodeIfPresent(Int.self, forKey: .attestationChallenge) ?? d.attestationChallenge
+            clientAttestationToken =
+                try c.decodeIfPresent(Int.self, forKey: .clientAttestationToken) ?? d.clientAttestationToken
             emailCode = try c.decodeIfPresent(Int.self, forKey: .emailCode) ?? d.emailCode
             flow = try c.decodeIfPresent(Int.self, forKey: .flow) ?? d.flow
             approvalWait = try c.decodeIfPresent(Int.self, forKey: .approvalWait) ?? d.approvalWait
             idToken = try c.decodeIfPresent(Int.self, forKey: .idToken) ?? d.idToken
-            refreshTokenReuseGrace = try c.decodeIfPresent(Int.self, forKey: .refreshTokenReuseGrace) ?? d.refreshTokenReuseGrace
+            refreshTokenReuseGrace =
+                try c.decodeIfPresent(Int.self, forKey: .refreshTokenReuseGrace) ?? d.refreshTokenReuseGrace
         }
     }
 
@@ -89,7 +93,8 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             let d = DPoPSettings()
             iatWindowSeconds = try c.decodeIfPresent(Int.self, forKey: .iatWindowSeconds) ?? d.iatWindowSeconds
-            nonceRotationSeconds = try c.decodeIfPresent(Int.self, forKey: .nonceRotationSeconds) ?? d.nonceRotationSeconds
+            nonceRotationSeconds =
+                try c.decodeIfPresent(Int.self, forKey: .nonceRotationSeconds) ?? d.nonceRotationSeconds
             algorithms = try c.decodeIfPresent([String].self, forKey: .algorithms) ?? d.algorithms
         }
     }
@@ -110,9 +115,11 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
             let d = SecuritySettings()
             maxFailedLogins = try c.decodeIfPresent(Int.self, forKey: .maxFailedLogins) ?? d.maxFailedLogins
             lockoutSeconds = try c.decodeIfPresent(Int.self, forKey: .lockoutSeconds) ?? d.lockoutSeconds
-            passwordHashIterations = try c.decodeIfPresent(Int.self, forKey: .passwordHashIterations) ?? d.passwordHashIterations
+            passwordHashIterations =
+                try c.decodeIfPresent(Int.self, forKey: .passwordHashIterations) ?? d.passwordHashIterations
             maxRequestBytes = try c.decodeIfPresent(Int.self, forKey: .maxRequestBytes) ?? d.maxRequestBytes
-            pollingIntervalMilliseconds = try c.decodeIfPresent(Int.self, forKey: .pollingIntervalMilliseconds) ?? d.pollingIntervalMilliseconds
+            pollingIntervalMilliseconds =
+                try c.decodeIfPresent(Int.self, forKey: .pollingIntervalMilliseconds) ?? d.pollingIntervalMilliseconds
         }
     }
 }
@@ -187,7 +194,9 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
         secret = try c.decodeIfPresent(String.self, forKey: .secret)
-        authenticationMethod = try c.decodeIfPresent(AuthenticationMethod.self, forKey: .authenticationMethod) ?? (secret == nil ? .none : .clientSecretBasic)
+        authenticationMethod =
+            try c.decodeIfPresent(AuthenticationMethod.self, forKey: .authenticationMethod)
+            ?? (secret == nil ? .none : .clientSecretBasic)
         jwks = try c.decodeIfPresent(String.self, forKey: .jwks)
         attestation = try c.decodeIfPresent(AttestationPolicy.self, forKey: .attestation)
         allowWithoutAttestation = try c.decodeIfPresent(Bool.self, forKey: .allowWithoutAttestation) ?? false
@@ -286,50 +295,68 @@ extension ServerConfiguration {
     }
 
     private static func path(_ codingPath: [any CodingKey]) -> String {
-        codingPath.isEmpty ? "(root)" : codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        codingPath.isEmpty
+            ? "(root)" : codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
     }
 
     public func validate() throws {
         func duplicates(_ values: [String]) -> [String] {
             Dictionary(grouping: values, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
         }
-        if let id = duplicates(clients.map(\.id)).first { throw ConfigurationError.invalid("client \"\(id)\" is defined twice") }
-        if let name = duplicates(users.map(\.username)).first { throw ConfigurationError.invalid("user \"\(name)\" is defined twice") }
+        if let id = duplicates(clients.map(\.id)).first {
+            throw ConfigurationError.invalid("client \"\(id)\" is defined twice")
+        }
+        if let name = duplicates(users.map(\.username)).first {
+            throw ConfigurationError.invalid("user \"\(name)\" is defined twice")
+        }
         for user in users {
             switch (user.password, user.passwordHash) {
-            case (nil, nil): throw ConfigurationError.invalid("user \"\(user.username)\" has neither password nor passwordHash")
-            case (_?, _?): throw ConfigurationError.invalid("user \"\(user.username)\" has both password and passwordHash; keep one")
+            case (nil, nil):
+                throw ConfigurationError.invalid("user \"\(user.username)\" has neither password nor passwordHash")
+            case (_?, _?):
+                throw ConfigurationError.invalid(
+                    "user \"\(user.username)\" has both password and passwordHash; keep one")
             case (nil, let hash?):
                 guard let rounds = PasswordHasher.iterations(of: hash) else {
-                    throw ConfigurationError.invalid("user \"\(user.username)\": passwordHash is not a pbkdf2-sha256$<iterations>$<salt>$<hash> value")
+                    throw ConfigurationError.invalid(
+                        "user \"\(user.username)\": passwordHash is not a pbkdf2-sha256$<iterations>$<salt>$<hash> value"
+                    )
                 }
                 guard rounds >= security.passwordHashIterations else {
                     throw ConfigurationError.invalid(
-                        "user \"\(user.username)\": passwordHash uses \(rounds) iterations, fewer than security.passwordHashIterations (\(security.passwordHashIterations))")
+                        "user \"\(user.username)\": passwordHash uses \(rounds) iterations, fewer than security.passwordHashIterations (\(security.passwordHashIterations))"
+                    )
                 }
             case (_?, nil): break
             }
         }
-        if let id = duplicates(authenticators.map(\.id)).first { throw ConfigurationError.invalid("authenticator \"\(id)\" is defined twice") }
+        if let id = duplicates(authenticators.map(\.id)).first {
+            throw ConfigurationError.invalid("authenticator \"\(id)\" is defined twice")
+        }
         guard !authenticators.isEmpty else { throw ConfigurationError.invalid("at least one authenticator is needed") }
         let authenticatorIDs = Set(authenticators.map(\.id))
         for client in clients {
             if client.isConfidential, client.authenticationMethod != .privateKeyJWT, (client.secret ?? "").isEmpty {
-                throw ConfigurationError.invalid("client \"\(client.id)\" uses \(client.authenticationMethod.rawValue) but has no secret")
+                throw ConfigurationError.invalid(
+                    "client \"\(client.id)\" uses \(client.authenticationMethod.rawValue) but has no secret")
             }
             if client.authenticationMethod == .privateKeyJWT, client.jwks == nil {
                 throw ConfigurationError.invalid("client \"\(client.id)\" uses private_key_jwt but has no jwks")
             }
             if client.tokenBoundCodes, !client.dpopNonce {
-                throw ConfigurationError.invalid("client \"\(client.id)\": tokenBoundCodes requires dpopNonce, as on the vendor's server")
+                throw ConfigurationError.invalid(
+                    "client \"\(client.id)\": tokenBoundCodes requires dpopNonce, as on the vendor's server")
             }
             if let unknown = client.authenticators.first(where: { !authenticatorIDs.contains($0) }) {
                 throw ConfigurationError.invalid("client \"\(client.id)\" names unknown authenticator \"\(unknown)\"")
             }
             if let template = client.dcrTemplate, !clients.contains(where: { $0.id == template.authenticateClientBy }) {
-                throw ConfigurationError.invalid("client \"\(client.id)\": dcrTemplate.authenticateClientBy names unknown client \"\(template.authenticateClientBy)\"")
+                throw ConfigurationError.invalid(
+                    "client \"\(client.id)\": dcrTemplate.authenticateClientBy names unknown client \"\(template.authenticateClientBy)\""
+                )
             }
-            for lifetime in [client.accessTokenLifetime, client.refreshTokenLifetime].compactMap({ $0 }) where lifetime < 1 {
+            for lifetime in [client.accessTokenLifetime, client.refreshTokenLifetime].compactMap({ $0 })
+            where lifetime < 1 {
                 throw ConfigurationError.invalid("client \"\(client.id)\": lifetimes must be positive, not \(lifetime)")
             }
             for uri in client.redirectURIs where URL(string: uri)?.scheme == nil {
@@ -338,17 +365,24 @@ extension ServerConfiguration {
         }
         guard (0...300).contains(lifetimes.refreshTokenReuseGrace) else {
             // Longer than a few minutes and reuse detection no longer catches a stolen refresh token in time.
-            throw ConfigurationError.invalid("lifetimes.refreshTokenReuseGrace must be 0…300 seconds, not \(lifetimes.refreshTokenReuseGrace)")
+            throw ConfigurationError.invalid(
+                "lifetimes.refreshTokenReuseGrace must be 0…300 seconds, not \(lifetimes.refreshTokenReuseGrace)")
         }
-        if let unknown = dpop.algorithms.first(where: { !["ES256", "ES384", "ES512", "PS256", "PS384", "PS512", "RS256", "RS384", "RS512"].contains($0) }) {
+        if let unknown = dpop.algorithms.first(where: {
+            !["ES256", "ES384", "ES512", "PS256", "PS384", "PS512", "RS256", "RS384", "RS512"].contains($0)
+        }) {
             throw ConfigurationError.invalid("dpop.algorithms: \"\(unknown)\" is not an asymmetric JWS algorithm")
         }
-        if security.maxRequestBytes < 1024 || security.maxFailedLogins < 1 || dpop.iatWindowSeconds < 1 || dpop.nonceRotationSeconds < 1 {
-            throw ConfigurationError.invalid("security and dpop limits must be positive (maxRequestBytes at least 1024)")
+        if security.maxRequestBytes < 1024 || security.maxFailedLogins < 1 || dpop.iatWindowSeconds < 1
+            || dpop.nonceRotationSeconds < 1
+        {
+            throw ConfigurationError.invalid(
+                "security and dpop limits must be positive (maxRequestBytes at least 1024)")
         }
         try authHub?.validate()
         if security.passwordHashIterations < 600_000 {
-            throw ConfigurationError.invalid("security.passwordHashIterations must be at least 600000 (OWASP 2023 for PBKDF2-HMAC-SHA256)")
+            throw ConfigurationError.invalid(
+                "security.passwordHashIterations must be at least 600000 (OWASP 2023 for PBKDF2-HMAC-SHA256)")
         }
     }
 }

@@ -24,7 +24,9 @@ actor DPoPNonceService {
     func isValid(_ nonce: String, now: Date) -> Bool {
         if now.timeIntervalSince(issuedAt) >= 2 * rotationInterval { return false }
         if ConstantTime.equals(nonce, current) { return true }
-        if let previous, ConstantTime.equals(nonce, previous) { return now.timeIntervalSince(issuedAt) < rotationInterval }
+        if let previous, ConstantTime.equals(nonce, previous) {
+            return now.timeIntervalSince(issuedAt) < rotationInterval
+        }
         return false
     }
 

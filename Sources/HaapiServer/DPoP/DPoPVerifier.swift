@@ -58,7 +58,8 @@ struct DPoPVerifier: Sendable {
         guard headerValues.count == 1 else { throw .multipleHeaders }
         let proof: DPoPProof
         do {
-            proof = try DPoPProof(parsing: HTTP.trimmingOWS(header), allowedAlgorithms: algorithms, resolveKey: keys.resolve)
+            proof = try DPoPProof(
+                parsing: HTTP.trimmingOWS(header), allowedAlgorithms: algorithms, resolveKey: keys.resolve)
         } catch {
             throw .malformed("\(error)")
         }
@@ -74,7 +75,9 @@ struct DPoPVerifier: Sendable {
             guard ConstantTime.equals(ath, Dpop.accessTokenHash(accessToken)) else { throw .athMismatch }
         }
         if let boundJKT, !ConstantTime.equals(proof.thumbprint, boundJKT) { throw .keyMismatch }
-        switch await replayCache.record(jti: proof.jti, jkt: proof.thumbprint, until: issued.addingTimeInterval(iatWindow + 1), now: now) {
+        switch await replayCache.record(
+            jti: proof.jti, jkt: proof.thumbprint, until: issued.addingTimeInterval(iatWindow + 1), now: now)
+        {
         case .accepted: break
         case .replayed: throw .replayed
         case .full: throw .replayCacheFull

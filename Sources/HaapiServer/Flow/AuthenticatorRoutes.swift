@@ -31,7 +31,9 @@ extension DevServer {
         var json: JSONValue? = nil
     }
 
-    private func authenticatorRequest(_ incoming: Request, _ context: ServerRequestContext, action: String?) async -> Response {
+    private func authenticatorRequest(
+        _ incoming: Request, _ context: ServerRequestContext, action: String?
+    ) async -> Response {
         var request = incoming
         let caller: HaapiCaller
         switch await haapiCaller(request, needsSession: true) {
@@ -40,26 +42,36 @@ extension DevServer {
         }
         guard let id = context.parameters.get("authenticator"),
             let authenticator = authenticators(for: caller.client).first(where: { $0.id == id })
-        else { return problem(caller, Representation.problem(.unexpectedProblem, title: "Unknown authenticator"), status: .notFound) }
+        else {
+            return problem(
+                caller, Representation.problem(.unexpectedProblem, title: "Unknown authenticator"), status: .notFound)
+        }
         var form: [String: String] = [:]
         var json: JSONValue?
-        if request.method == .post, request.headers[.contentType].map(HaapiMediaType.essence(of:)) == FormActionModel.jsonMediaType {
+        if request.method == .post,
+            request.headers[.contentType].map(HaapiMediaType.essence(of:)) == FormActionModel.jsonMediaType
+        {
             guard let body = try? await HTTP.bodyText(&request, limit: configuration.security.maxRequestBytes),
-                let parsed = try? JSONParser(limits: .init(maxBytes: 64 * 1024, maxDepth: 16)).parse(body), parsed.objectValue != nil
+                let parsed = try? JSONParser(limits: .init(maxBytes: 64 * 1024, maxDepth: 16)).parse(body),
+                parsed.objectValue != nil
             else { return problem(caller, Representation.problem(.invalidInputProblem, title: "Unreadable JSON body")) }
             json = parsed
         } else if request.method == .post {
             do throws(RequestFailure) {
                 form = try await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
             } catch {
-                if case .unsupportedMediaType = error, request.headers[.contentLength] == "0" || request.headers[.contentLength] == nil {
+                if case .unsupportedMediaType = error,
+                    request.headers[.contentLength] == "0" || request.headers[.contentLength] == nil
+                {
                     form = [:]
                 } else {
                     return problem(caller, Representation.problem(.invalidInputProblem, title: "Unreadable form"))
                 }
             }
         }
-        let input = AuthenticatorRequest(caller: caller, method: request.method.rawValue, action: action, form: form, query: HTTP.query(request), json: json)
+        let input = AuthenticatorRequest(
+            caller: caller, method: request.method.rawValue, action: action, form: form, query: HTTP.query(request),
+            json: json)
         switch authenticator.type {
         case .usernamePassword: return await passwordAuthenticator(authenticator, input)
         case .emailOTP: return await emailAuthenticator(authenticator, input)
@@ -85,11 +97,15 @@ extension DevServer {
     }
 
     /// `invalid-input` naming each required field that is empty.
-    func missingFields(_ names: [String], in form: [String: String]) -> [(name: String, reason: String, detail: String)] {
+    func missingFields(_ names: [String], in form: [String: String]) -> [(name: String, reason: String, detail: String)]
+    {
         names.filter { (form[$0] ?? "").isEmpty }.map { ($0, "missing", "This field is required") }
     }
 
-    enum PasswordCheck { case success(StoredUser), locked, incorrect, busy }
+    enum PasswordCheck {
+        case success(StoredUser)
+        case locked, incorrect, busy
+    }
 
     /// Verifies a password with lockout: N failures lock the name for a while. Accounts keep their counter
     /// in the database (a restart does not reset it); unknown names get a bounded in-memory counter that
@@ -118,13 +134,19 @@ extension DevServer {
         case .success(let user):
             return await completeAuthentication(caller, username: user.username)
         case .locked:
-            return problem(caller, Representation.problem(
-                .tooManyAttemptsProblem, title: "Too many failed attempts; the account is locked for a while"), status: .badRequest)
+            return problem(
+                caller,
+                Representation.problem(
+                    .tooManyAttemptsProblem, title: "Too many failed attempts; the account is locked for a while"),
+                status: .badRequest)
         case .incorrect:
-            return problem(caller, Representation.problem(.incorrectCredentialsProblem, title: "Incorrect credentials"), status: .badRequest)
+            return problem(
+                caller, Representation.problem(.incorrectCredentialsProblem, title: "Incorrect credentials"),
+                status: .badRequest)
         case .busy:
-            return problem(caller, Representation.problem(.unexpectedProblem, title: "The server is busy; try again in a moment"),
-                           status: .serviceUnavailable)
+            return problem(
+                caller, Representation.problem(.unexpectedProblem, title: "The server is busy; try again in a moment"),
+                status: .serviceUnavailable)
         }
     }
 }

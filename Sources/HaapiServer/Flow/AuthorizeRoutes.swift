@@ -9,13 +9,20 @@ extension DevServer {
         router.get(RouterPath(stringLiteral: Paths.authorizeResume)) { request, _ in await self.resume(request) }
         router.post(RouterPath(stringLiteral: Paths.consent)) { request, _ in await self.consent(request) }
         router.post(RouterPath(stringLiteral: Paths.consentCancel)) { request, _ in await self.cancelConsent(request) }
-        router.get(RouterPath(stringLiteral: Paths.authenticate)) { request, _ in await self.selectAuthenticator(request) }
+        router.get(RouterPath(stringLiteral: Paths.authenticate)) { request, _ in
+            await self.selectAuthenticator(request)
+        }
     }
 
     private func authorizationProblem(_ caller: HaapiCaller, error: String, description: String) -> Response {
-        problem(caller, Representation.problem(.errorAuthorizationResponseProblem, title: description, extra: [
-            "error": .string(error), "error_description": .string(description), "iss": .string(issuer), "code": .string(error),
-        ]))
+        problem(
+            caller,
+            Representation.problem(
+                .errorAuthorizationResponseProblem, title: description,
+                extra: [
+                    "error": .string(error), "error_description": .string(description), "iss": .string(issuer),
+                    "code": .string(error),
+                ]))
     }
 
     /// The authorize request starts a flow and answers with a redirection to authentication.
@@ -27,40 +34,53 @@ extension DevServer {
         }
         let query = HTTP.query(request)
         if let repeated = HTTP.repeatedQueryNames(request).first {
-            return authorizationProblem(caller, error: "invalid_request", description: "parameter \(repeated) is repeated")
+            return authorizationProblem(
+                caller, error: "invalid_request", description: "parameter \(repeated) is repeated")
         }
         guard query["client_id"] == caller.client.id else {
-            return authorizationProblem(caller, error: "invalid_client", description: "client_id must be the client the HAAPI token was issued to")
+            return authorizationProblem(
+                caller, error: "invalid_client",
+                description: "client_id must be the client the HAAPI token was issued to")
         }
-        guard let redirectURI = query["redirect_uri"], caller.client.configuration.redirectURIs.contains(redirectURI) else {
-            return authorizationProblem(caller, error: "invalid_redirect_uri", description: "redirect_uri is not registered for this client")
+        guard let redirectURI = query["redirect_uri"], caller.client.configuration.redirectURIs.contains(redirectURI)
+        else {
+            return authorizationProblem(
+                caller, error: "invalid_redirect_uri", description: "redirect_uri is not registered for this client")
         }
         guard query["response_type"] == "code" else {
-            return authorizationProblem(caller, error: "unsupported_response_type", description: "only response_type=code is supported")
+            return authorizationProblem(
+                caller, error: "unsupported_response_type", description: "only response_type=code is supported")
         }
-        let scope = query["scope"].map { $0.split(separator: " ").map(String.init) } ?? caller.client.configuration.scopes
+        let scope =
+            query["scope"].map { $0.split(separator: " ").map(String.init) } ?? caller.client.configuration.scopes
         if let unknown = scope.first(where: { !caller.client.configuration.scopes.contains($0) }) {
-            return authorizationProblem(caller, error: "invalid_scope", description: "scope \(unknown) is not allowed for this client")
+            return authorizationProblem(
+                caller, error: "invalid_scope", description: "scope \(unknown) is not allowed for this client")
         }
         // PKCE (RFC 9700 §2.1.1): S256 only (`plain` and a missing method are refused), and required of
         // public clients and of clients configured to need it.
         let challenge = query["code_challenge"]
         if let challenge {
             guard query["code_challenge_method"] == PKCE.method else {
-                return authorizationProblem(caller, error: "invalid_request", description: "code_challenge_method must be S256")
+                return authorizationProblem(
+                    caller, error: "invalid_request", description: "code_challenge_method must be S256")
             }
             guard challenge.utf8.count == 43, Base64URL.decode(challenge)?.count == 32 else {
-                return authorizationProblem(caller, error: "invalid_request", description: "code_challenge must be a base64url SHA-256 hash")
+                return authorizationProblem(
+                    caller, error: "invalid_request", description: "code_challenge must be a base64url SHA-256 hash")
             }
         } else if caller.client.configuration.requirePKCE || !caller.client.configuration.isConfidential {
-            return authorizationProblem(caller, error: "invalid_request", description: "this client must use PKCE (code_challenge with S256)")
+            return authorizationProblem(
+                caller, error: "invalid_request", description: "this client must use PKCE (code_challenge with S256)")
         }
         // What one request makes the server keep is bounded: state and nonce come back in the code's response.
         if (query["state"]?.utf8.count ?? 0) > 512 || (query["nonce"]?.utf8.count ?? 0) > 512 {
-            return authorizationProblem(caller, error: "invalid_request", description: "state and nonce may be at most 512 bytes")
+            return authorizationProblem(
+                caller, error: "invalid_request", description: "state and nonce may be at most 512 bytes")
         }
         let session = FlowSession(
-            id: SecureRandom.token(byteCount: 24), clientID: caller.client.id, jkt: caller.jkt, redirectURI: redirectURI, scope: scope,
+            id: SecureRandom.token(byteCount: 24), clientID: caller.client.id, jkt: caller.jkt,
+            redirectURI: redirectURI, scope: scope,
             state: query["state"], nonce: query["nonce"], codeChallenge: challenge,
             expiresAt: clock().addingTimeInterval(TimeInterval(configuration.lifetimes.flow)))
         await flows.insert(session, now: clock())
@@ -84,18 +104,29 @@ extension DevServer {
             return await startAuthenticator(only, caller: caller)
         }
         let options = available.map { authenticator in
-            Representation.form(kind: "select-authenticator", title: authenticator.title, href: url(Paths.authenticate + "/" + authenticator.id),
-                                method: "GET", properties: ["authenticatorType": .string(authenticator.type.rawValue)])
+            Representation.form(
+                kind: "select-authenticator", title: authenticator.title,
+                href: url(Paths.authenticate + "/" + authenticator.id),
+                method: "GET", properties: ["authenticatorType": .string(authenticator.type.rawValue)])
         }
-        return representation(caller, Representation.step(
-            "authentication-step", viewName: "views/select-authenticator/index",
-            actions: [["template": "selector", "kind": "authenticator-selector", "title": "Select Authentication Method",
-                       "model": ["options": .array(options)]]]))
+        return representation(
+            caller,
+            Representation.step(
+                "authentication-step", viewName: "views/select-authenticator/index",
+                actions: [
+                    [
+                        "template": "selector", "kind": "authenticator-selector",
+                        "title": "Select Authentication Method",
+                        "model": ["options": .array(options)],
+                    ]
+                ]))
     }
 
     /// Called by an authenticator once it knows who the user is.
     func completeAuthentication(_ caller: HaapiCaller, username: String) async -> Response {
-        guard let session = caller.session else { return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session")) }
+        guard let session = caller.session else {
+            return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session"))
+        }
         let now = clock()
         await flows.update(session.id) { flow in
             flow.username = username
@@ -112,7 +143,9 @@ extension DevServer {
         switch await haapiCaller(request, needsSession: true) {
         case .ok(let caller):
             guard let session = caller.session, session.username != nil else {
-                return .rejected(problem(caller, Representation.problem(.unexpectedProblem, title: "The user is not authenticated yet")))
+                return .rejected(
+                    problem(
+                        caller, Representation.problem(.unexpectedProblem, title: "The user is not authenticated yet")))
             }
             return .ok((caller, session))
         case .rejected(let response):
@@ -127,19 +160,26 @@ extension DevServer {
         case .ok(let checked): (caller, session) = checked
         case .rejected(let response): return response
         }
-        guard caller.client.configuration.consent else { return await issueCode(caller, session: session, scope: session.scope) }
-        let fields = session.scope.map { scope in
-            Representation.field("scope_" + scope, type: "checkbox", label: scope, value: scope,
-                                 extra: ["checked": true, "readonly": .bool(scope == "openid")])
+        guard caller.client.configuration.consent else {
+            return await issueCode(caller, session: session, scope: session.scope)
         }
-        return representation(caller, Representation.step(
-            "user-consent-step", viewName: "views/oauth/consent",
-            actions: [
-                Representation.form(kind: "user-consent", title: "Allow \(caller.client.id) access", href: url(Paths.consent),
-                                    fields: fields, actionTitle: "Accept"),
-                Representation.form(kind: "cancel", title: "Decline", href: url(Paths.consentCancel), actionTitle: "Decline"),
-            ],
-            messages: [Representation.message("\(caller.client.id) asks for access to your account", ["heading"])]))
+        let fields = session.scope.map { scope in
+            Representation.field(
+                "scope_" + scope, type: "checkbox", label: scope, value: scope,
+                extra: ["checked": true, "readonly": .bool(scope == "openid")])
+        }
+        return representation(
+            caller,
+            Representation.step(
+                "user-consent-step", viewName: "views/oauth/consent",
+                actions: [
+                    Representation.form(
+                        kind: "user-consent", title: "Allow \(caller.client.id) access", href: url(Paths.consent),
+                        fields: fields, actionTitle: "Accept"),
+                    Representation.form(
+                        kind: "cancel", title: "Decline", href: url(Paths.consentCancel), actionTitle: "Decline"),
+                ],
+                messages: [Representation.message("\(caller.client.id) asks for access to your account", ["heading"])]))
     }
 
     func consent(_ incoming: Request) async -> Response {
@@ -167,17 +207,25 @@ extension DevServer {
 
     /// Ends the flow with an authorization code, bound to the flow's key when the client asks for that.
     private func issueCode(_ caller: HaapiCaller, session: FlowSession, scope: [String]) async -> Response {
-        guard let username = session.username else { return problem(caller, Representation.problem(.unexpectedProblem, title: "Not authenticated")) }
+        guard let username = session.username else {
+            return problem(caller, Representation.problem(.unexpectedProblem, title: "Not authenticated"))
+        }
         let now = clock()
         let code = SecureRandom.token(byteCount: 32)
         do {
-            try store.storeCode(code, AuthorizationCodeRecord(
-                clientID: session.clientID, username: username, redirectURI: session.redirectURI, scope: scope.joined(separator: " "),
-                jkt: caller.client.configuration.tokenBoundCodes ? session.jkt : nil, codeChallenge: session.codeChallenge,
-                nonce: session.nonce, authTime: session.authTime ?? now,
-                expiresAt: now.addingTimeInterval(TimeInterval(configuration.lifetimes.authorizationCode))))
+            try store.storeCode(
+                code,
+                AuthorizationCodeRecord(
+                    clientID: session.clientID, username: username, redirectURI: session.redirectURI,
+                    scope: scope.joined(separator: " "),
+                    jkt: caller.client.configuration.tokenBoundCodes ? session.jkt : nil,
+                    codeChallenge: session.codeChallenge,
+                    nonce: session.nonce, authTime: session.authTime ?? now,
+                    expiresAt: now.addingTimeInterval(TimeInterval(configuration.lifetimes.authorizationCode))))
         } catch {
-            return problem(caller, Representation.problem(.unexpectedProblem, title: "Could not issue the code"), status: .internalServerError)
+            return problem(
+                caller, Representation.problem(.unexpectedProblem, title: "Could not issue the code"),
+                status: .internalServerError)
         }
         await flows.remove(session.id)
         var parameters: [(name: String, value: String)] = [("code", code)]
@@ -187,9 +235,15 @@ extension DevServer {
         if let state = session.state { properties["state"] = .string(state) }
         properties["iss"] = .string(issuer)
         let separator = session.redirectURI.contains("?") ? "&" : "?"
-        return representation(caller, Representation.step(
-            "oauth-authorization-response", viewName: "templates/oauth/success-authorization-response",
-            links: [Representation.link(session.redirectURI + separator + FormURLEncoding.encode(parameters), rel: "authorization-response")],
-            properties: .object(properties)))
+        return representation(
+            caller,
+            Representation.step(
+                "oauth-authorization-response", viewName: "templates/oauth/success-authorization-response",
+                links: [
+                    Representation.link(
+                        session.redirectURI + separator + FormURLEncoding.encode(parameters),
+                        rel: "authorization-response")
+                ],
+                properties: .object(properties)))
     }
 }

@@ -111,7 +111,8 @@ actor FlowStore {
     /// Approves the one pending request `approvalID` names; false when there is no such pending request.
     func approve(approvalID: String, now: Date) -> Bool {
         guard let flowID = approvals[approvalID], let session = sessions.value(for: flowID, now: now),
-            var approval = session.approval, approval.id == approvalID, approval.isAccount, approval.status == .pending, approval.deadline > now
+            var approval = session.approval, approval.id == approvalID, approval.isAccount, approval.status == .pending,
+            approval.deadline > now
         else { return false }
         approval.status = .approved
         sessions.update(flowID, now: now) { $0.approval = approval }
@@ -121,10 +122,13 @@ actor FlowStore {
     /// Pending requests of real accounts (of `username` when given), newest deadline first.
     func pendingApprovals(username: String?, now: Date) -> [PendingApproval] {
         approvals.compactMap { id, flowID -> PendingApproval? in
-            guard let session = sessions.value(for: flowID, now: now), let approval = session.approval, approval.id == id,
-                approval.isAccount, approval.status == .pending, approval.deadline > now, username == nil || approval.username == username
+            guard let session = sessions.value(for: flowID, now: now), let approval = session.approval,
+                approval.id == id,
+                approval.isAccount, approval.status == .pending, approval.deadline > now,
+                username == nil || approval.username == username
             else { return nil }
-            return PendingApproval(id: id, username: approval.username, clientID: session.clientID, deadline: approval.deadline)
+            return PendingApproval(
+                id: id, username: approval.username, clientID: session.clientID, deadline: approval.deadline)
         }.sorted { $0.deadline > $1.deadline }
     }
 

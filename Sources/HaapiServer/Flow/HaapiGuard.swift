@@ -20,15 +20,23 @@ extension DevServer {
     func haapiCaller(_ request: Request, needsSession: Bool) async -> Checked<HaapiCaller> {
         let now = clock()
         guard let accept = request.headers[.accept], accept.lowercased().contains(HaapiMediaType.representation) else {
-            return .rejected(HTTP.oauthError("invalid_request", "HAAPI requests must accept \(HaapiMediaType.representation)", status: .notAcceptable))
+            return .rejected(
+                HTTP.oauthError(
+                    "invalid_request", "HAAPI requests must accept \(HaapiMediaType.representation)",
+                    status: .notAcceptable))
         }
         guard let authorization = request.headers[.authorization], HTTP.hasAuthScheme(authorization, "dpop") else {
-            return .rejected(Self.tokenChallenge("invalid_token", "a HAAPI access token with the DPoP scheme is required"))
+            return .rejected(
+                Self.tokenChallenge("invalid_token", "a HAAPI access token with the DPoP scheme is required"))
         }
         let token = String(HTTP.trimmingOWS(authorization.dropFirst(5)))
-        guard let record = accessTokenRecord(token), !record.revoked, record.expiresAt > now, record.scope == Scopes.haapi,
+        guard let record = accessTokenRecord(token), !record.revoked, record.expiresAt > now,
+            record.scope == Scopes.haapi,
             let jkt = record.jkt, let client = clients.client(id: record.clientID)
-        else { return .rejected(Self.tokenChallenge("invalid_token", "the HAAPI access token is invalid, expired or revoked")) }
+        else {
+            return .rejected(
+                Self.tokenChallenge("invalid_token", "the HAAPI access token is invalid, expired or revoked"))
+        }
         let headers = await nonceHeaders(for: client)
         do throws(DPoPFailure) {
             _ = try await dpop.verify(
@@ -43,18 +51,26 @@ extension DevServer {
         var session: FlowSession?
         if let id = request.headers[.sessionID] {
             guard let found = await flows.session(id, now: now) else {
-                return .rejected(HTTP.problem(Representation.problem(.unexpectedProblem, title: "The flow has expired or does not exist; start again"),
-                                             status: .badRequest, headers: headers))
+                return .rejected(
+                    HTTP.problem(
+                        Representation.problem(
+                            .unexpectedProblem, title: "The flow has expired or does not exist; start again"),
+                        status: .badRequest, headers: headers))
             }
             guard found.jkt == jkt, found.clientID == client.id else {
-                return .rejected(HTTP.problem(Representation.problem(.sessionAndAccessTokenMismatchProblem,
-                                                                    title: "The session does not belong to this access token"),
-                                             status: .badRequest, headers: headers))
+                return .rejected(
+                    HTTP.problem(
+                        Representation.problem(
+                            .sessionAndAccessTokenMismatchProblem,
+                            title: "The session does not belong to this access token"),
+                        status: .badRequest, headers: headers))
             }
             session = found
         } else if needsSession {
-            return .rejected(HTTP.problem(Representation.problem(.unexpectedProblem, title: "No flow session; send the Session-Id header"),
-                                         status: .badRequest, headers: headers))
+            return .rejected(
+                HTTP.problem(
+                    Representation.problem(.unexpectedProblem, title: "No flow session; send the Session-Id header"),
+                    status: .badRequest, headers: headers))
         }
         return .ok(HaapiCaller(client: client, jkt: jkt, session: session, headers: headers))
     }
@@ -63,7 +79,8 @@ extension DevServer {
     static func tokenChallenge(_ error: String, _ description: String, headers: HTTPFields = [:]) -> Response {
         var fields = headers
         let escaped = description.replacingOccurrences(of: "\"", with: "'")
-        fields[.wwwAuthenticate] = "DPoP error=\"\(error)\", error_description=\"\(escaped)\", algs=\"ES256 ES384 ES512 PS256 RS256\""
+        fields[.wwwAuthenticate] =
+            "DPoP error=\"\(error)\", error_description=\"\(escaped)\", algs=\"ES256 ES384 ES512 PS256 RS256\""
         return HTTP.oauthError(error, description, status: .unauthorized, headers: fields)
     }
 

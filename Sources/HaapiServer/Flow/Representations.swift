@@ -4,7 +4,8 @@ import HaapiModel
 /// Builders for the representations the server sends, with the member names of the vendor's fixtures.
 enum Representation {
     static func step(
-        _ type: String, viewName: String, actions: [JSONValue] = [], links: [JSONValue] = [], messages: [JSONValue] = [],
+        _ type: String, viewName: String, actions: [JSONValue] = [], links: [JSONValue] = [],
+        messages: [JSONValue] = [],
         properties: JSONValue? = nil
     ) -> JSONValue {
         var object: JSONObject = ["type": .string(type), "metadata": ["viewName": .string(viewName)]]
@@ -54,10 +55,14 @@ enum Representation {
     }
 
     static func redirection(to href: String, method: String = "GET") -> JSONValue {
-        step("redirection-step", viewName: "/templates/redirect", actions: [form(kind: "redirect", href: href, method: method)])
+        step(
+            "redirection-step", viewName: "/templates/redirect",
+            actions: [form(kind: "redirect", href: href, method: method)])
     }
 
-    static func problem(_ type: ProblemType, title: String, extra: JSONObject = [:], messages: [JSONValue] = []) -> JSONValue {
+    static func problem(
+        _ type: ProblemType, title: String, extra: JSONObject = [:], messages: [JSONValue] = []
+    ) -> JSONValue {
         var object: JSONObject = ["type": .string(type.rawValue), "title": .string(title)]
         if !messages.isEmpty { object["messages"] = .array(messages) }
         for (key, value) in extra { object[key] = value }
@@ -65,8 +70,13 @@ enum Representation {
     }
 
     static func invalidInput(_ fields: [(name: String, reason: String, detail: String)]) -> JSONValue {
-        problem(.invalidInputProblem, title: "Form errors", extra: [
-            "invalidFields": .array(fields.map { ["name": .string($0.name), "reason": .string($0.reason), "detail": .string($0.detail)] }),
-        ])
+        problem(
+            .invalidInputProblem, title: "Form errors",
+            extra: [
+                "invalidFields": .array(
+                    fields.map {
+                        ["name": .string($0.name), "reason": .string($0.reason), "detail": .string($0.detail)]
+                    })
+            ])
     }
 }

@@ -21,7 +21,9 @@ actor AttestationChallenges {
         let challenge = SecureRandom.token(byteCount: 32)
         let expiry = now.addingTimeInterval(lifetime)
         // Kept a moment past expiry, so a late answer is told "expired" rather than "unknown".
-        pending.set(Pending(clientID: clientID, expiresAt: expiry), for: challenge, expiresAt: expiry.addingTimeInterval(60), now: now)
+        pending.set(
+            Pending(clientID: clientID, expiresAt: expiry), for: challenge, expiresAt: expiry.addingTimeInterval(60),
+            now: now)
         return challenge
     }
 
@@ -40,14 +42,21 @@ actor AttestationChallenges {
 
 /// The software attestation format of the `software` policy (docs/ATTESTATION.md): a compact ES256 JWS with
 /// header `{"alg":"ES256","typ":"haapi-attestation+jwt","jwk":…}` and payload `{"challenge","client_id","iat"}`.
-enum AttestationVerdict { case attested(thumbprint: String), refused(String) }
+enum AttestationVerdict {
+    case attested(thumbprint: String)
+    case refused(String)
+}
 
 enum SoftwareAttestation {
     static let type = "haapi-attestation+jwt"
 
     /// The attested key's thumbprint, or why the response is refused.
-    static func verify(_ response: String, challenge: String, clientID: String, now: Date, window: TimeInterval) -> AttestationVerdict {
-        guard let jws = try? CompactJWS(parsing: response) else { return .refused("the challenge response is not a compact JWS") }
+    static func verify(
+        _ response: String, challenge: String, clientID: String, now: Date, window: TimeInterval
+    ) -> AttestationVerdict {
+        guard let jws = try? CompactJWS(parsing: response) else {
+            return .refused("the challenge response is not a compact JWS")
+        }
         guard jws.header["typ"]?.stringValue == type else { return .refused("typ must be \(type)") }
         guard let jwkValue = jws.header["jwk"], let jwk = try? JWK(json: jwkValue), !jwk.hasPrivateMembers,
             jwk.keyType == "EC", jwk.curve == "P-256"
@@ -61,8 +70,11 @@ enum SoftwareAttestation {
         guard let signed = claims["challenge"]?.stringValue, ConstantTime.equals(signed, challenge) else {
             return .refused("the signed challenge does not match")
         }
-        guard claims["client_id"]?.stringValue == clientID else { return .refused("the signed client_id does not match") }
-        guard let iat = claims["iat"]?.numberValue?.intValue, abs(Double(iat) - now.timeIntervalSince1970) <= window else {
+        guard claims["client_id"]?.stringValue == clientID else {
+            return .refused("the signed client_id does not match")
+        }
+        guard let iat = claims["iat"]?.numberValue?.intValue, abs(Double(iat) - now.timeIntervalSince1970) <= window
+        else {
             return .refused("iat is missing or outside the accepted window")
         }
         return .attested(thumbprint: jwk.thumbprint())
@@ -86,7 +98,9 @@ extension DevServer {
     private func attestedClient(_ id: String?) -> Checked<ResolvedClient> {
         guard let id, !id.isEmpty else { return .rejected(HTTP.oauthError("invalid_request", "client_id is required")) }
         guard let client = clients.client(id: id), !client.isDynamic, client.configuration.attestation != nil else {
-            return .rejected(HTTP.oauthError("invalid_client", "unknown client or a client without attestation", status: .unauthorized))
+            return .rejected(
+                HTTP.oauthError(
+                    "invalid_client", "unknown client or a client without attestation", status: .unauthorized))
         }
         return .ok(client)
     }
@@ -121,16 +135,21 @@ extension DevServer {
         let now = clock()
         switch await challenges.consume(challenge, clientID: client.id, now: now) {
         case .valid: break
-        case .unknownOrUsed: return HTTP.oauthError("invalid_request", "unknown or already used challenge", headers: headers)
+        case .unknownOrUsed:
+            return HTTP.oauthError("invalid_request", "unknown or already used challenge", headers: headers)
         case .expired: return HTTP.oauthError("invalid_request", "the challenge has expired", headers: headers)
-        case .otherClient: return HTTP.oauthError("invalid_client", "the challenge was issued to another client", status: .unauthorized, headers: headers)
+        case .otherClient:
+            return HTTP.oauthError(
+                "invalid_client", "the challenge was issued to another client", status: .unauthorized, headers: headers)
         }
         // The attested key: verified under `software`; under `disabled`, taken from the DPoP proof if any.
         var jkt: String?
         switch client.configuration.attestation {
         case .software?:
-            switch SoftwareAttestation.verify(response, challenge: challenge, clientID: client.id, now: now,
-                                              window: TimeInterval(configuration.dpop.iatWindowSeconds)) {
+            switch SoftwareAttestation.verify(
+                response, challenge: challenge, clientID: client.id, now: now,
+                window: TimeInterval(configuration.dpop.iatWindowSeconds))
+            {
             case .attested(let thumbprint): jkt = thumbprint
             case .refused(let reason): return HTTP.oauthError("unsupported_device", reason, headers: headers)
             }
@@ -142,7 +161,8 @@ extension DevServer {
                 return HTTP.oauthError("invalid_dpop_proof", "malformed DPoP proof", headers: headers)
             }
             if let attested = jkt, proof.thumbprint != attested {
-                return HTTP.oauthError("unsupported_device", "the DPoP key differs from the attested key", headers: headers)
+                return HTTP.oauthError(
+                    "unsupported_device", "the DPoP key differs from the attested key", headers: headers)
             }
             jkt = jkt ?? proof.thumbprint
         }
@@ -155,7 +175,8 @@ extension DevServer {
         ]
         if let jkt { claims["cnf"] = ["jkt": .string(jkt)] }
         guard let cat = try? keys.sign(claims: claims, type: Self.catType) else {
-            return HTTP.oauthError("server_error", "could not sign the client attestation token", status: .internalServerError)
+            return HTTP.oauthError(
+                "server_error", "could not sign the client attestation token", status: .internalServerError)
         }
         return HTTP.json(["cat": .string(cat)], headers: headers)
     }

@@ -21,8 +21,12 @@ struct ClientRegistry: Sendable {
     }
 
     func client(id: String) -> ResolvedClient? {
-        if let configuration = staticClients[id] { return ResolvedClient(configuration: configuration, dynamicSecretHash: nil) }
-        guard let dynamic = try? store.dynamicClient(id: id), var template = staticClients[dynamic.templateID] else { return nil }
+        if let configuration = staticClients[id] {
+            return ResolvedClient(configuration: configuration, dynamicSecretHash: nil)
+        }
+        guard let dynamic = try? store.dynamicClient(id: id), var template = staticClients[dynamic.templateID] else {
+            return nil
+        }
         template.id = dynamic.id
         template.secret = nil
         template.authenticationMethod = .clientSecretBasic
@@ -60,7 +64,9 @@ struct ClientAuthenticator: Sendable {
             guard client.configuration.authenticationMethod == .clientSecretPost || client.isDynamic else {
                 throw ClientAuthenticationFailure(description: "client_secret_post is not allowed for this client")
             }
-            guard verifySecret(secret, of: client) else { throw ClientAuthenticationFailure(description: "wrong client secret") }
+            guard verifySecret(secret, of: client) else {
+                throw ClientAuthenticationFailure(description: "wrong client secret")
+            }
             return client
         }
         guard client.configuration.authenticationMethod == .none else {
@@ -69,7 +75,8 @@ struct ClientAuthenticator: Sendable {
         return client
     }
 
-    private func basic(_ encoded: String, form: [String: String]) throws(ClientAuthenticationFailure) -> ResolvedClient {
+    private func basic(_ encoded: String, form: [String: String]) throws(ClientAuthenticationFailure) -> ResolvedClient
+    {
         guard let data = Data(base64Encoded: HTTP.trimmingOWS(encoded)),
             let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":"),
             let clientID = FormURLEncoding.decode("a=" + text[..<colon])?.first?.value,
@@ -78,7 +85,9 @@ struct ClientAuthenticator: Sendable {
         if let formID = form["client_id"], formID != clientID {
             throw ClientAuthenticationFailure(description: "client_id does not match the Basic credentials")
         }
-        guard let client = registry.client(id: clientID), client.configuration.isConfidential, verifySecret(secret, of: client) else {
+        guard let client = registry.client(id: clientID), client.configuration.isConfidential,
+            verifySecret(secret, of: client)
+        else {
             throw ClientAuthenticationFailure(description: "wrong client credentials")
         }
         guard [.clientSecretBasic, .clientSecretPost].contains(client.configuration.authenticationMethod) else {
@@ -94,12 +103,19 @@ struct ClientAuthenticator: Sendable {
     }
 
     /// RFC 7523 client assertions: `iss` = `sub` = client id, `aud` the token endpoint, a fresh `exp`, a unique `jti`.
-    private func assertion(_ form: [String: String], audiences: Set<String>, now: Date) async throws(ClientAuthenticationFailure) -> ResolvedClient {
-        guard let token = form["client_assertion"], let jws = try? CompactJWS(parsing: token), let claims = try? jws.payloadObject(),
+    private func assertion(
+        _ form: [String: String], audiences: Set<String>, now: Date
+    ) async throws(ClientAuthenticationFailure) -> ResolvedClient {
+        guard let token = form["client_assertion"], let jws = try? CompactJWS(parsing: token),
+            let claims = try? jws.payloadObject(),
             let issuer = claims["iss"]?.stringValue, claims["sub"]?.stringValue == issuer
         else { throw ClientAuthenticationFailure(description: "malformed client assertion") }
-        if let formID = form["client_id"], formID != issuer { throw ClientAuthenticationFailure(description: "client_id does not match the assertion") }
-        guard let client = registry.client(id: issuer), !client.isDynamic else { throw ClientAuthenticationFailure(description: "unknown client") }
+        if let formID = form["client_id"], formID != issuer {
+            throw ClientAuthenticationFailure(description: "client_id does not match the assertion")
+        }
+        guard let client = registry.client(id: issuer), !client.isDynamic else {
+            throw ClientAuthenticationFailure(description: "unknown client")
+        }
         let key: JWK
         let allowed: Set<JWSAlgorithm>
         switch client.configuration.authenticationMethod {
@@ -129,12 +145,15 @@ struct ClientAuthenticator: Sendable {
         case .array(let many)?: audience = many.compactMap(\.stringValue)
         default: audience = []
         }
-        guard audience.contains(where: audiences.contains) else { throw ClientAuthenticationFailure(description: "client assertion has the wrong aud") }
+        guard audience.contains(where: audiences.contains) else {
+            throw ClientAuthenticationFailure(description: "client assertion has the wrong aud")
+        }
         guard let expiry = claims["exp"]?.numberValue?.intValue, Double(expiry) > now.timeIntervalSince1970,
             Double(expiry) < now.timeIntervalSince1970 + 600
         else { throw ClientAuthenticationFailure(description: "client assertion expired or lives too long") }
         guard let jti = claims["jti"]?.stringValue,
-            await assertionReplay.register(jti: jti, jkt: "assertion:" + issuer, until: Date(timeIntervalSince1970: Double(expiry)), now: now)
+            await assertionReplay.register(
+                jti: jti, jkt: "assertion:" + issuer, until: Date(timeIntervalSince1970: Double(expiry)), now: now)
         else { throw ClientAuthenticationFailure(description: "client assertion replayed or without jti") }
         return client
     }
@@ -142,7 +161,9 @@ struct ClientAuthenticator: Sendable {
     private static func key(in jwksText: String, for jws: CompactJWS) -> JWK? {
         guard let jwks = try? JSONParser().parse(jwksText), case .array(let keys)? = jwks["keys"] else { return nil }
         let candidates = keys.compactMap { try? JWK(json: $0) }
-        if let kid = jws.header["kid"]?.stringValue, let match = candidates.first(where: { $0.keyID == kid }) { return match }
+        if let kid = jws.header["kid"]?.stringValue, let match = candidates.first(where: { $0.keyID == kid }) {
+            return match
+        }
         return candidates.first { $0.keyType == jws.algorithm?.keyType }
     }
 }

@@ -13,27 +13,32 @@ extension DevServer {
         var request = incoming
         let now = clock()
         guard let authorization = request.headers[.authorization], let space = authorization.firstIndex(of: " ") else {
-            return HTTP.oauthError("invalid_token", "a dcr-scoped access token is required", status: .unauthorized,
-                                   headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
+            return HTTP.oauthError(
+                "invalid_token", "a dcr-scoped access token is required", status: .unauthorized,
+                headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
         }
         let scheme = authorization[..<space].lowercased()
         let token = String(HTTP.trimmingOWS(authorization[authorization.index(after: space)...]))
         guard scheme == "bearer" || scheme == "dpop", let record = accessTokenRecord(token), !record.revoked,
             record.expiresAt > now, record.scope.split(separator: " ").contains(Substring(Scopes.dcr))
         else {
-            return HTTP.oauthError("invalid_token", "the access token is not valid for registration", status: .unauthorized,
-                                   headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
+            return HTTP.oauthError(
+                "invalid_token", "the access token is not valid for registration", status: .unauthorized,
+                headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
         }
         if let jkt = record.jkt {
             guard scheme == "dpop", let caller = clients.client(id: record.clientID) else {
-                return HTTP.oauthError("invalid_token", "a DPoP-bound token must be sent with the DPoP scheme", status: .unauthorized)
+                return HTTP.oauthError(
+                    "invalid_token", "a DPoP-bound token must be sent with the DPoP scheme", status: .unauthorized)
             }
             do throws(DPoPFailure) {
-                _ = try await dpop.verify(headerValues: HTTP.headerValues(request, .dpop), method: "POST",
-                                          requestURL: self.publicRequestURL(request), accessToken: token, boundJKT: jkt,
-                                          requireNonce: caller.configuration.dpopNonce, now: now)
+                _ = try await dpop.verify(
+                    headerValues: HTTP.headerValues(request, .dpop), method: "POST",
+                    requestURL: self.publicRequestURL(request), accessToken: token, boundJKT: jkt,
+                    requireNonce: caller.configuration.dpopNonce, now: now)
             } catch {
-                return HTTP.oauthError(error.errorCode, error.description, status: .unauthorized, headers: await nonceHeaders(for: caller))
+                return HTTP.oauthError(
+                    error.errorCode, error.description, status: .unauthorized, headers: await nonceHeaders(for: caller))
             }
         }
         let body: String
@@ -42,35 +47,42 @@ extension DevServer {
         } catch {
             return error.response
         }
-        guard let metadata = try? JSONParser(limits: .init(maxBytes: 16 * 1024, maxDepth: 8)).parse(body), metadata.objectValue != nil else {
+        guard let metadata = try? JSONParser(limits: .init(maxBytes: 16 * 1024, maxDepth: 8)).parse(body),
+            metadata.objectValue != nil
+        else {
             return HTTP.oauthError("invalid_client_metadata", "the body must be a JSON object")
         }
         guard let templateID = metadata["software_id"]?.stringValue else {
             return HTTP.oauthError("invalid_client_metadata", "software_id (the template client id) is required")
         }
-        guard let template = configuration.clients.first(where: { $0.id == templateID }), let rules = template.dcrTemplate else {
+        guard let template = configuration.clients.first(where: { $0.id == templateID }),
+            let rules = template.dcrTemplate
+        else {
             return HTTP.oauthError("invalid_software_statement", "\(templateID) is not a registration template")
         }
         guard rules.authenticateClientBy == record.clientID else {
-            return HTTP.oauthError("invalid_token", "this token's client may not register from \(templateID)", status: .forbidden)
+            return HTTP.oauthError(
+                "invalid_token", "this token's client may not register from \(templateID)", status: .forbidden)
         }
         let clientID = "dyn-" + SecureRandom.token(byteCount: 12)
         let secret = SecureRandom.token(byteCount: 32)
         do {
-            try store.insertDynamicClient(DynamicClient(id: clientID, secretHash: TokenHash.of(secret), templateID: templateID), now: now)
+            try store.insertDynamicClient(
+                DynamicClient(id: clientID, secretHash: TokenHash.of(secret), templateID: templateID), now: now)
         } catch {
             return HTTP.oauthError("server_error", "could not store the client", status: .internalServerError)
         }
-        return HTTP.json([
-            "client_id": .string(clientID),
-            "client_secret": .string(secret),
-            "client_id_issued_at": .number(JSONNumber(Int(now.timeIntervalSince1970))),
-            "client_secret_expires_at": 0,
-            "token_endpoint_auth_method": "client_secret_basic",
-            "grant_types": ["authorization_code", "refresh_token", "client_credentials"],
-            "redirect_uris": .array(template.redirectURIs.map(JSONValue.string)),
-            "scope": .string((template.scopes + [Scopes.haapi]).joined(separator: " ")),
-            "software_id": .string(templateID),
-        ], status: .created)
+        return HTTP.json(
+            [
+                "client_id": .string(clientID),
+                "client_secret": .string(secret),
+                "client_id_issued_at": .number(JSONNumber(Int(now.timeIntervalSince1970))),
+                "client_secret_expires_at": 0,
+                "token_endpoint_auth_method": "client_secret_basic",
+                "grant_types": ["authorization_code", "refresh_token", "client_credentials"],
+                "redirect_uris": .array(template.redirectURIs.map(JSONValue.string)),
+                "scope": .string((template.scopes + [Scopes.haapi]).joined(separator: " ")),
+                "software_id": .string(templateID),
+            ], status: .created)
     }
 }

@@ -37,16 +37,20 @@ struct SealedAccessTokens: Sendable {
     /// The record and `jti` of a token this server sealed; nil for anything else (other tokens, forgeries,
     /// tampering). Expiry and revocation are the caller's to check.
     func open(_ token: String) -> (record: AccessTokenRecord, jti: String)? {
-        guard token.utf8.count <= 4096, token.hasPrefix(Self.prefix), let dot = token.utf8.lastIndex(of: UInt8(ascii: ".")),
+        guard token.utf8.count <= 4096, token.hasPrefix(Self.prefix),
+            let dot = token.utf8.lastIndex(of: UInt8(ascii: ".")),
             let mac = Base64URL.decode(utf8: token.utf8[token.utf8.index(after: dot)...]),
             HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Data(token.utf8[..<dot]), using: key),
-            let json = Base64URL.decode(utf8: token.utf8[token.utf8.index(token.utf8.startIndex, offsetBy: Self.prefix.utf8.count)..<dot]),
+            let json = Base64URL.decode(
+                utf8: token.utf8[token.utf8.index(token.utf8.startIndex, offsetBy: Self.prefix.utf8.count)..<dot]),
             case .object(let claims)? = try? JSONParser(limits: .init(maxBytes: 4096, maxDepth: 2)).parse(Data(json)),
-            let jti = claims["jti"]?.stringValue, let clientID = claims["cid"]?.stringValue, let scope = claims["scope"]?.stringValue,
+            let jti = claims["jti"]?.stringValue, let clientID = claims["cid"]?.stringValue,
+            let scope = claims["scope"]?.stringValue,
             let issued = claims["iat"]?.numberValue?.intValue, let expires = claims["exp"]?.numberValue?.intValue
         else { return nil }
         let record = AccessTokenRecord(
-            familyID: claims["fam"]?.stringValue, clientID: clientID, username: claims["sub"]?.stringValue, scope: scope,
+            familyID: claims["fam"]?.stringValue, clientID: clientID, username: claims["sub"]?.stringValue,
+            scope: scope,
             jkt: claims["jkt"]?.stringValue, issuedAt: Date(timeIntervalSince1970: TimeInterval(issued)),
             expiresAt: Date(timeIntervalSince1970: TimeInterval(expires)), revoked: false)
         return (record, jti)
@@ -60,7 +64,8 @@ extension DevServer {
         guard let (record, jti) = accessTokens.open(token) else { return try? store.accessToken(token) }
         let revoked = (try? store.isSealedTokenRevoked(jti: jti, familyID: record.familyID)) ?? true
         return AccessTokenRecord(
-            familyID: record.familyID, clientID: record.clientID, username: record.username, scope: record.scope, jkt: record.jkt,
+            familyID: record.familyID, clientID: record.clientID, username: record.username, scope: record.scope,
+            jkt: record.jkt,
             issuedAt: record.issuedAt, expiresAt: record.expiresAt, revoked: revoked)
     }
 }

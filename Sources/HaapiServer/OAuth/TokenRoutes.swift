@@ -23,7 +23,9 @@ extension DevServer {
         }
         switch form["grant_type"] {
         case "client_credentials"?:
-            if form["client_assertion_type"] == AssertionTypes.attestation { return await haapiTokenFromAttestation(request, form) }
+            if form["client_assertion_type"] == AssertionTypes.attestation {
+                return await haapiTokenFromAttestation(request, form)
+            }
             return await clientCredentials(request, form)
         case "authorization_code"?: return await authorizationCode(request, form)
         case "refresh_token"?: return await refresh(request, form)
@@ -42,7 +44,9 @@ extension DevServer {
     }
 
     /// The form of a token, revocation or introspection request and the client it authenticates.
-    func authenticatedForm(_ incoming: Request) async -> Checked<(request: Request, form: [String: String], client: ResolvedClient)> {
+    func authenticatedForm(
+        _ incoming: Request
+    ) async -> Checked<(request: Request, form: [String: String], client: ResolvedClient)> {
         var request = incoming
         let form: [String: String]
         switch await readForm(&request) {
@@ -57,18 +61,24 @@ extension DevServer {
 
     func authenticateClient(_ request: Request, _ form: [String: String]) async -> Checked<ResolvedClient> {
         do throws(ClientAuthenticationFailure) {
-            return .ok(try await clientAuthenticator.authenticate(
-                authorization: request.headers[.authorization], form: form, audiences: assertionAudiences, now: clock()))
+            return .ok(
+                try await clientAuthenticator.authenticate(
+                    authorization: request.headers[.authorization], form: form, audiences: assertionAudiences,
+                    now: clock()))
         } catch {
             var headers: HTTPFields = [:]
-            if request.headers[.authorization]?.lowercased().hasPrefix("basic ") == true { headers[.wwwAuthenticate] = "Basic realm=\"token\"" }
-            return .rejected(HTTP.oauthError("invalid_client", error.description, status: .unauthorized, headers: headers))
+            if request.headers[.authorization]?.lowercased().hasPrefix("basic ") == true {
+                headers[.wwwAuthenticate] = "Basic realm=\"token\""
+            }
+            return .rejected(
+                HTTP.oauthError("invalid_client", error.description, status: .unauthorized, headers: headers))
         }
     }
 
     /// Checks the DPoP proof of a token request. `required` or a `boundJKT` make a missing proof an error.
     func tokenRequestProof(
-        _ request: Request, client: ResolvedClient, boundJKT: String?, required: Bool, bindingFailure: String = "the DPoP key does not match the token binding"
+        _ request: Request, client: ResolvedClient, boundJKT: String?, required: Bool,
+        bindingFailure: String = "the DPoP key does not match the token binding"
     ) async -> Checked<DPoPProof?> {
         let values = HTTP.headerValues(request, .dpop)
         let headers = await nonceHeaders(for: client)
@@ -77,9 +87,10 @@ extension DevServer {
             return .rejected(HTTP.oauthError("invalid_dpop_proof", "Missing DPoP Proof Token", headers: headers))
         }
         do throws(DPoPFailure) {
-            return .ok(try await dpop.verify(
-                headerValues: values, method: "POST", requestURL: publicRequestURL(request), boundJKT: boundJKT,
-                requireNonce: client.configuration.dpopNonce, now: clock()))
+            return .ok(
+                try await dpop.verify(
+                    headerValues: values, method: "POST", requestURL: publicRequestURL(request), boundJKT: boundJKT,
+                    requireNonce: client.configuration.dpopNonce, now: clock()))
         } catch {
             let description = error == .keyMismatch ? bindingFailure : error.description
             var failureHeaders = headers
@@ -94,8 +105,12 @@ extension DevServer {
         let now = clock()
         guard let cat = form["client_assertion"], let claims = keys.verify(cat, type: Self.catType, now: now),
             claims["purpose"]?.stringValue == "cat", claims["aud"]?.stringValue == url(Paths.token),
-            let clientID = claims["sub"]?.stringValue, let client = clients.client(id: clientID), let jti = claims["jti"]?.stringValue
-        else { return HTTP.oauthError("invalid_client", "invalid or expired client attestation token", status: .unauthorized) }
+            let clientID = claims["sub"]?.stringValue, let client = clients.client(id: clientID),
+            let jti = claims["jti"]?.stringValue
+        else {
+            return HTTP.oauthError(
+                "invalid_client", "invalid or expired client attestation token", status: .unauthorized)
+        }
         if let formID = form["client_id"], formID != clientID {
             return HTTP.oauthError("invalid_client", "client_id does not match the attestation", status: .unauthorized)
         }
@@ -104,14 +119,22 @@ extension DevServer {
         }
         let attestedJKT = claims["cnf"]?["jkt"]?.stringValue
         let proof: DPoPProof?
-        switch await tokenRequestProof(request, client: client, boundJKT: attestedJKT, required: true,
-                                       bindingFailure: "the DPoP key differs from the attested key") {
+        switch await tokenRequestProof(
+            request, client: client, boundJKT: attestedJKT, required: true,
+            bindingFailure: "the DPoP key differs from the attested key")
+        {
         case .ok(let verified): proof = verified
         case .rejected(let response): return response
         }
         guard let jkt = proof?.thumbprint,
-            await singleUse.register(jti: jti, jkt: "cat", until: now.addingTimeInterval(TimeInterval(configuration.lifetimes.clientAttestationToken) + 60), now: now)
-        else { return HTTP.oauthError("invalid_client", "the client attestation token was already used", status: .unauthorized) }
+            await singleUse.register(
+                jti: jti, jkt: "cat",
+                until: now.addingTimeInterval(TimeInterval(configuration.lifetimes.clientAttestationToken) + 60),
+                now: now)
+        else {
+            return HTTP.oauthError(
+                "invalid_client", "the client attestation token was already used", status: .unauthorized)
+        }
         return await haapiAccessTokenResponse(client: client, jkt: jkt, now: now)
     }
 
@@ -127,13 +150,16 @@ extension DevServer {
         ]
         do {
             let token = try keys.sign(claims: claims, type: Self.haapiTokenType)
-            try store.storeAccessToken(token, AccessTokenRecord(
-                familyID: nil, clientID: client.id, username: nil, scope: Scopes.haapi, jkt: jkt, issuedAt: now,
-                expiresAt: now.addingTimeInterval(TimeInterval(lifetime)), revoked: false))
-            return HTTP.json([
-                "access_token": .string(token), "token_type": "DPoP", "expires_in": .number(JSONNumber(lifetime)),
-                "scope": .string(Scopes.haapi),
-            ], headers: await nonceHeaders(for: client))
+            try store.storeAccessToken(
+                token,
+                AccessTokenRecord(
+                    familyID: nil, clientID: client.id, username: nil, scope: Scopes.haapi, jkt: jkt, issuedAt: now,
+                    expiresAt: now.addingTimeInterval(TimeInterval(lifetime)), revoked: false))
+            return HTTP.json(
+                [
+                    "access_token": .string(token), "token_type": "DPoP", "expires_in": .number(JSONNumber(lifetime)),
+                    "scope": .string(Scopes.haapi),
+                ], headers: await nonceHeaders(for: client))
         } catch {
             return HTTP.oauthError("server_error", "could not issue the token", status: .internalServerError)
         }
@@ -150,7 +176,9 @@ extension DevServer {
         }
         let requested = form["scope"].map { $0.split(separator: " ").map(String.init) } ?? client.configuration.scopes
         let wantsHaapi = requested.contains(Scopes.haapi)
-        if wantsHaapi, requested.count > 1 { return HTTP.oauthError("invalid_scope", "\(Scopes.haapi) must be requested alone") }
+        if wantsHaapi, requested.count > 1 {
+            return HTTP.oauthError("invalid_scope", "\(Scopes.haapi) must be requested alone")
+        }
         if wantsHaapi, !client.configuration.allowWithoutAttestation {
             return HTTP.oauthError("unauthorized_client", "this client must use attestation to obtain a HAAPI token")
         }
@@ -163,8 +191,11 @@ extension DevServer {
         case .rejected(let response): return response
         }
         let now = clock()
-        if wantsHaapi, let jkt = proof?.thumbprint { return await haapiAccessTokenResponse(client: client, jkt: jkt, now: now) }
-        return await tokenResponse(client: client, username: nil, scope: requested, jkt: proof?.thumbprint, refresh: .none, now: now)
+        if wantsHaapi, let jkt = proof?.thumbprint {
+            return await haapiAccessTokenResponse(client: client, jkt: jkt, now: now)
+        }
+        return await tokenResponse(
+            client: client, username: nil, scope: requested, jkt: proof?.thumbprint, refresh: .none, now: now)
     }
 
     private func authorizationCode(_ request: Request, _ form: [String: String]) async -> Response {
@@ -180,29 +211,42 @@ extension DevServer {
         let (record, used) = peeked
         guard !used else {
             _ = try? store.redeemCode(code, family: "")  // revokes what the first redemption issued
-            return HTTP.oauthError("invalid_grant", "the authorization code was already used; the tokens issued for it are revoked")
+            return HTTP.oauthError(
+                "invalid_grant", "the authorization code was already used; the tokens issued for it are revoked")
         }
-        guard record.clientID == client.id else { return HTTP.oauthError("invalid_grant", "the code was issued to another client") }
-        guard record.expiresAt > now else { return HTTP.oauthError("invalid_grant", "the authorization code has expired") }
-        guard form["redirect_uri"] == record.redirectURI else { return HTTP.oauthError("invalid_grant", "redirect_uri does not match") }
+        guard record.clientID == client.id else {
+            return HTTP.oauthError("invalid_grant", "the code was issued to another client")
+        }
+        guard record.expiresAt > now else {
+            return HTTP.oauthError("invalid_grant", "the authorization code has expired")
+        }
+        guard form["redirect_uri"] == record.redirectURI else {
+            return HTTP.oauthError("invalid_grant", "redirect_uri does not match")
+        }
         if let challenge = record.codeChallenge {
-            guard let verifier = form["code_verifier"] else { return HTTP.oauthError("invalid_grant", "code_verifier is required for this code") }
+            guard let verifier = form["code_verifier"] else {
+                return HTTP.oauthError("invalid_grant", "code_verifier is required for this code")
+            }
             guard PKCE.isValidVerifier(verifier), ConstantTime.equals(PKCE.challenge(for: verifier), challenge) else {
                 return HTTP.oauthError("invalid_grant", "PKCE verification failed")
             }
         } else if form["code_verifier"] != nil {
             // A verifier for a code issued without a challenge: a downgrade or a mix-up (RFC 9700 §2.1.1).
-            return HTTP.oauthError("invalid_grant", "the code was issued without code_challenge; code_verifier is not expected")
+            return HTTP.oauthError(
+                "invalid_grant", "the code was issued without code_challenge; code_verifier is not expected")
         }
         let proof: DPoPProof?
-        switch await tokenRequestProof(request, client: client, boundJKT: record.jkt, required: false,
-                                       bindingFailure: "the DPoP key differs from the key the code is bound to") {
+        switch await tokenRequestProof(
+            request, client: client, boundJKT: record.jkt, required: false,
+            bindingFailure: "the DPoP key differs from the key the code is bound to")
+        {
         case .ok(let verified): proof = verified
         case .rejected(let response): return response
         }
         let family = SecureRandom.token(byteCount: 16)
         guard case .fresh? = try? store.redeemCode(code, family: family) else {
-            return HTTP.oauthError("invalid_grant", "the authorization code was already used; the tokens issued for it are revoked")
+            return HTTP.oauthError(
+                "invalid_grant", "the authorization code was already used; the tokens issued for it are revoked")
         }
         return await tokenResponse(
             client: client, username: record.username, scope: record.scope.split(separator: " ").map(String.init),
@@ -215,36 +259,48 @@ extension DevServer {
         case .ok(let authenticated): client = authenticated
         case .rejected(let response): return response
         }
-        guard let token = form["refresh_token"], let record = try? store.refreshToken(token), record.clientID == client.id else {
+        guard let token = form["refresh_token"], let record = try? store.refreshToken(token),
+            record.clientID == client.id
+        else {
             return HTTP.oauthError("invalid_grant", "unknown refresh token")
         }
-        switch await tokenRequestProof(request, client: client, boundJKT: record.jkt, required: false,
-                                       bindingFailure: "the DPoP key differs from the key the refresh token is bound to") {
+        switch await tokenRequestProof(
+            request, client: client, boundJKT: record.jkt, required: false,
+            bindingFailure: "the DPoP key differs from the key the refresh token is bound to")
+        {
         case .ok: break
         case .rejected(let response): return response
         }
         let now = clock()
         let replacement = SecureRandom.token(byteCount: 32)
-        let expiry = now.addingTimeInterval(TimeInterval(client.configuration.refreshTokenLifetime ?? configuration.lifetimes.refreshToken))
+        let expiry = now.addingTimeInterval(
+            TimeInterval(client.configuration.refreshTokenLifetime ?? configuration.lifetimes.refreshToken))
         let rotation: ServerStore.Rotation
         do {
-            rotation = try store.rotateRefreshToken(token, replacement: replacement, expiresAt: expiry,
-                                                    reuseGrace: TimeInterval(configuration.lifetimes.refreshTokenReuseGrace), now: now)
+            rotation = try store.rotateRefreshToken(
+                token, replacement: replacement, expiresAt: expiry,
+                reuseGrace: TimeInterval(configuration.lifetimes.refreshTokenReuseGrace), now: now)
         } catch {
             return HTTP.oauthError("server_error", "could not rotate the refresh token", status: .internalServerError)
         }
         switch rotation {
         case .unknown: return HTTP.oauthError("invalid_grant", "unknown refresh token")
         case .inactive: return HTTP.oauthError("invalid_grant", "the refresh token is revoked or expired")
-        case .reused: return HTTP.oauthError("invalid_grant", "refresh token reuse detected; the whole token family is revoked")
+        case .reused:
+            return HTTP.oauthError("invalid_grant", "refresh token reuse detected; the whole token family is revoked")
         case .rotated(let old):
             return await tokenResponse(
-                client: client, username: old.username, scope: old.scope.split(separator: " ").map(String.init), jkt: old.jkt,
+                client: client, username: old.username, scope: old.scope.split(separator: " ").map(String.init),
+                jkt: old.jkt,
                 refresh: .rotated(replacement, family: old.familyID), now: now)
         }
     }
 
-    enum RefreshIssue { case none, newFamily(String), rotated(String, family: String) }
+    enum RefreshIssue {
+        case none
+        case newFamily(String)
+        case rotated(String, family: String)
+    }
 
     /// Issues an access token (bound to `jkt` when given), a refresh token and, for `openid`, an ID token.
     func tokenResponse(
@@ -264,9 +320,12 @@ extension DevServer {
                 break
             case .newFamily(let family):
                 let token = SecureRandom.token(byteCount: 32)
-                try store.storeRefreshToken(token, RefreshTokenRecord(
-                    familyID: family, clientID: client.id, username: username, scope: scope.joined(separator: " "), jkt: jkt,
-                    expiresAt: now.addingTimeInterval(TimeInterval(refreshLifetime)), status: .active), now: now)
+                try store.storeRefreshToken(
+                    token,
+                    RefreshTokenRecord(
+                        familyID: family, clientID: client.id, username: username, scope: scope.joined(separator: " "),
+                        jkt: jkt,
+                        expiresAt: now.addingTimeInterval(TimeInterval(refreshLifetime)), status: .active), now: now)
                 familyID = family
                 body["refresh_token"] = .string(token)
             case .rotated(let token, let family):
@@ -274,13 +333,18 @@ extension DevServer {
                 body["refresh_token"] = .string(token)
             }
             // Sealed, not stored: issuing an access token writes nothing (SealedAccessTokens).
-            body["access_token"] = .string(accessTokens.seal(AccessTokenRecord(
-                familyID: familyID, clientID: client.id, username: username, scope: scope.joined(separator: " "), jkt: jkt,
-                issuedAt: now, expiresAt: now.addingTimeInterval(TimeInterval(accessLifetime)), revoked: false),
-                jti: SecureRandom.token(byteCount: 16)))
+            body["access_token"] = .string(
+                accessTokens.seal(
+                    AccessTokenRecord(
+                        familyID: familyID, clientID: client.id, username: username,
+                        scope: scope.joined(separator: " "), jkt: jkt,
+                        issuedAt: now, expiresAt: now.addingTimeInterval(TimeInterval(accessLifetime)), revoked: false),
+                    jti: SecureRandom.token(byteCount: 16)))
             if let idToken, let username, scope.contains("openid") {
-                body["id_token"] = .string(try makeIDToken(client: client, username: username, scope: scope, nonce: idToken.nonce,
-                                                           authTime: idToken.authTime, now: now))
+                body["id_token"] = .string(
+                    try makeIDToken(
+                        client: client, username: username, scope: scope, nonce: idToken.nonce,
+                        authTime: idToken.authTime, now: now))
             }
         } catch {
             return HTTP.oauthError("server_error", "could not issue tokens", status: .internalServerError)
@@ -288,7 +352,9 @@ extension DevServer {
         return HTTP.json(.object(body), headers: await nonceHeaders(for: client))
     }
 
-    private func makeIDToken(client: ResolvedClient, username: String, scope: [String], nonce: String?, authTime: Date, now: Date) throws -> String {
+    private func makeIDToken(
+        client: ResolvedClient, username: String, scope: [String], nonce: String?, authTime: Date, now: Date
+    ) throws -> String {
         var claims: JSONObject = [
             "iss": .string(issuer), "sub": .string(username), "aud": .string(client.id),
             "iat": .number(JSONNumber(Int(now.timeIntervalSince1970))),
@@ -313,7 +379,9 @@ extension DevServer {
         case .ok(let checked): (form, client) = (checked.form, checked.client)
         case .rejected(let response): return response
         }
-        guard let token = form["token"], !token.isEmpty else { return HTTP.oauthError("invalid_request", "token is required") }
+        guard let token = form["token"], !token.isEmpty else {
+            return HTTP.oauthError("invalid_request", "token is required")
+        }
         // Unknown tokens and tokens of other clients get the same answer: nothing to learn from it.
         if let (record, jti) = accessTokens.open(token) {
             if record.clientID == client.id { try? store.revokeSealedToken(jti: jti, expiresAt: record.expiresAt) }
@@ -334,12 +402,16 @@ extension DevServer {
         case .ok(let checked): (request, form, caller) = (checked.request, checked.form, checked.client)
         case .rejected(let response): return response
         }
-        guard let token = form["token"], !token.isEmpty else { return HTTP.oauthError("invalid_request", "token is required") }
+        guard let token = form["token"], !token.isEmpty else {
+            return HTTP.oauthError("invalid_request", "token is required")
+        }
         var proofKey: String?
         if !caller.configuration.isConfidential {
             guard !HTTP.headerValues(request, .dpop).isEmpty else {
-                return HTTP.oauthError("invalid_client", "introspection requires client authentication: a public client sends a DPoP proof of the token's key",
-                                       status: .unauthorized)
+                return HTTP.oauthError(
+                    "invalid_client",
+                    "introspection requires client authentication: a public client sends a DPoP proof of the token's key",
+                    status: .unauthorized)
             }
             switch await tokenRequestProof(request, client: caller, boundJKT: nil, required: true) {
             case .ok(let proof): proofKey = proof?.thumbprint
@@ -355,22 +427,36 @@ extension DevServer {
         var body: JSONObject
         if let record = accessTokenRecord(token) {
             let familyRevoked = record.familyID.map { (try? store.isFamilyRevoked($0)) ?? true } ?? false
-            guard !record.revoked, !familyRevoked, record.expiresAt > now, visible(clientID: record.clientID, jkt: record.jkt) else {
+            guard !record.revoked, !familyRevoked, record.expiresAt > now,
+                visible(clientID: record.clientID, jkt: record.jkt)
+            else {
                 return HTTP.json(inactive)
             }
-            body = ["active": true, "client_id": .string(record.clientID), "scope": .string(record.scope),
-                    "token_type": .string(record.jkt == nil ? "Bearer" : "DPoP"),
-                    "iat": .number(JSONNumber(Int(record.issuedAt.timeIntervalSince1970))),
-                    "exp": .number(JSONNumber(Int(record.expiresAt.timeIntervalSince1970)))]
-            if let username = record.username { body["sub"] = .string(username); body["username"] = .string(username) }
+            body = [
+                "active": true, "client_id": .string(record.clientID), "scope": .string(record.scope),
+                "token_type": .string(record.jkt == nil ? "Bearer" : "DPoP"),
+                "iat": .number(JSONNumber(Int(record.issuedAt.timeIntervalSince1970))),
+                "exp": .number(JSONNumber(Int(record.expiresAt.timeIntervalSince1970))),
+            ]
+            if let username = record.username {
+                body["sub"] = .string(username)
+                body["username"] = .string(username)
+            }
             if let jkt = record.jkt { body["cnf"] = ["jkt": .string(jkt)] }
         } else if let record = try? store.refreshToken(token) {
-            guard record.status == .active, record.expiresAt > now, visible(clientID: record.clientID, jkt: record.jkt) else {
+            guard record.status == .active, record.expiresAt > now, visible(clientID: record.clientID, jkt: record.jkt)
+            else {
                 return HTTP.json(inactive)
             }
-            body = ["active": true, "client_id": .string(record.clientID), "scope": .string(record.scope), "token_type": "refresh_token",
-                    "exp": .number(JSONNumber(Int(record.expiresAt.timeIntervalSince1970)))]
-            if let username = record.username { body["sub"] = .string(username); body["username"] = .string(username) }
+            body = [
+                "active": true, "client_id": .string(record.clientID), "scope": .string(record.scope),
+                "token_type": "refresh_token",
+                "exp": .number(JSONNumber(Int(record.expiresAt.timeIntervalSince1970))),
+            ]
+            if let username = record.username {
+                body["sub"] = .string(username)
+                body["username"] = .string(username)
+            }
             if let jkt = record.jkt { body["cnf"] = ["jkt": .string(jkt)] }
         } else {
             return HTTP.json(inactive)

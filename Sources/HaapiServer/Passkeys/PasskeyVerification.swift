@@ -14,22 +14,30 @@ extension DevServer {
     /// Verifies a registration and stores the credential for `owner`. Used by the web-app RP, the HAAPI
     /// passkeys authenticator and the Authentication Hub alike; none of them can attach a credential to an
     /// account whose owner did not prove themselves first.
-    func registerPasskey(_ response: RegistrationResponse, challenge: Data, owner: PasskeyOwner, userHandle: Data) throws(WebAuthnError) -> StoredPasskey {
+    func registerPasskey(
+        _ response: RegistrationResponse, challenge: Data, owner: PasskeyOwner, userHandle: Data
+    ) throws(WebAuthnError) -> StoredPasskey {
         let verified = try relyingPartyVerifier.verifyRegistration(response, expectedChallenge: challenge)
         let id = Base64URL.encode(verified.credentialId)
-        guard (try? store.passkey(id: id)) == nil else { throw .verificationFailed("the credential is already registered") }
+        guard (try? store.passkey(id: id)) == nil else {
+            throw .verificationFailed("the credential is already registered")
+        }
         let username: String
         switch owner {
         case .existingAccount(let name), .newAccount(let name): username = name
         }
-        let passkey = StoredPasskey(credentialId: id, username: username, userHandle: userHandle, publicKey: verified.publicKey.encoded,
-                                    signCount: verified.signCount)
+        let passkey = StoredPasskey(
+            credentialId: id, username: username, userHandle: userHandle, publicKey: verified.publicKey.encoded,
+            signCount: verified.signCount)
         do {
             switch owner {
             case .existingAccount:
-                guard try store.insertPasskey(passkey, now: clock()) else { throw WebAuthnError.verificationFailed("the account does not exist") }
+                guard try store.insertPasskey(passkey, now: clock()) else {
+                    throw WebAuthnError.verificationFailed("the account does not exist")
+                }
             case .newAccount:
-                let account = StoredUser(username: username, passwordHash: PasswordHasher.noPassword, email: nil, name: nil)
+                let account = StoredUser(
+                    username: username, passwordHash: PasswordHasher.noPassword, email: nil, name: nil)
                 guard case .success = try store.insertUser(account, withPasskey: passkey, now: clock()) else {
                     throw WebAuthnError.verificationFailed("User already registered")
                 }
@@ -45,15 +53,23 @@ extension DevServer {
     /// Verifies a sign-in: a known credential whose account it may sign in to, the account it names (a
     /// `userHandle`, when sent, must be the credential's own), the signature, and a counter that moves
     /// forward (stored with compare-and-set).
-    func verifyPasskeyAssertion(_ response: AuthenticationResponse, challenge: Data) throws(WebAuthnError) -> StoredPasskey {
-        guard let stored = try? store.passkey(id: Base64URL.encode(response.credentialId)) else { throw .verificationFailed("unknown credential") }
-        if let handle = response.userHandle, handle != stored.userHandle { throw .verificationFailed("the credential belongs to another user") }
+    func verifyPasskeyAssertion(
+        _ response: AuthenticationResponse, challenge: Data
+    ) throws(WebAuthnError) -> StoredPasskey {
+        guard let stored = try? store.passkey(id: Base64URL.encode(response.credentialId)) else {
+            throw .verificationFailed("unknown credential")
+        }
+        if let handle = response.userHandle, handle != stored.userHandle {
+            throw .verificationFailed("the credential belongs to another user")
+        }
         guard (try? store.passkeyOwnsAccount(stored)) == true else { throw .verificationFailed("unknown credential") }
         let keyCBOR: CBORValue
         do { keyCBOR = try CBORDecoder().decode(stored.publicKey) } catch { throw .cbor(error) }
-        let count = try relyingPartyVerifier.verifyAuthentication(response, expectedChallenge: challenge, publicKey: try COSEKey(cbor: keyCBOR),
-                                                                  storedSignCount: stored.signCount)
-        guard (try? store.advancePasskeyCounter(id: stored.credentialId, from: stored.signCount, to: count)) == true else {
+        let count = try relyingPartyVerifier.verifyAuthentication(
+            response, expectedChallenge: challenge, publicKey: try COSEKey(cbor: keyCBOR),
+            storedSignCount: stored.signCount)
+        guard (try? store.advancePasskeyCounter(id: stored.credentialId, from: stored.signCount, to: count)) == true
+        else {
             throw .verificationFailed("the signature counter did not advance")
         }
         return stored

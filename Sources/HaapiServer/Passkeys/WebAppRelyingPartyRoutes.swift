@@ -21,9 +21,15 @@ extension DevServer {
 
     /// The account a ceremony confirmed; after a sign-in also the RP session that may add passkeys to it.
     static func accountJSON(_ passkey: StoredPasskey, session: String? = nil) -> Response {
-        var body: JSONObject = ["credential": ["id": .string(passkey.credentialId), "user": [
-            "id": .string(Base64URL.encode(passkey.userHandle)), "name": .string(passkey.username), "displayName": .string(passkey.username),
-        ]]]
+        var body: JSONObject = [
+            "credential": [
+                "id": .string(passkey.credentialId),
+                "user": [
+                    "id": .string(Base64URL.encode(passkey.userHandle)), "name": .string(passkey.username),
+                    "displayName": .string(passkey.username),
+                ],
+            ]
+        ]
         if let session { body["session"] = .string(session) }
         return HTTP.json(.object(body))
     }
@@ -41,28 +47,36 @@ extension DevServer {
         let sessionUser = await relyingPartySessionUser(request, now: now)
         if case .rejected(let response) = sessionUser { return response }
         let signedIn: String? = if case .ok(let name) = sessionUser { name } else { nil }
-        guard let name = request.uri.queryParameters.get("user_name") ?? signedIn, !name.isEmpty, name.count <= 64 else {
+        guard let name = request.uri.queryParameters.get("user_name") ?? signedIn, !name.isEmpty, name.count <= 64
+        else {
             return Self.rpError("user name not provided")
         }
         let ceremony: PasskeyChallenges.Pending.Ceremony
         let userHandle: Data
         if let signedIn {
-            guard signedIn == name else { return Self.rpError("a signed-in user can add passkeys only to its own account", status: .forbidden) }
+            guard signedIn == name else {
+                return Self.rpError("a signed-in user can add passkeys only to its own account", status: .forbidden)
+            }
             ceremony = .addToAccount
             userHandle = (try? store.passkeys(username: name).first?.userHandle) ?? Data(SecureRandom.bytes(16))
         } else {
             guard (try? store.accountExists(identifier: name)) == false else {
-                return Self.rpError("User already registered; sign in with a passkey of this account to add another", status: .conflict)
+                return Self.rpError(
+                    "User already registered; sign in with a passkey of this account to add another", status: .conflict)
             }
             ceremony = .newAccount
             userHandle = Data(SecureRandom.bytes(16))
         }
         let challenge = Data(SecureRandom.bytes(32))
-        let existing = ((try? store.passkeys(username: name)) ?? []).compactMap { Base64URL.decode($0.credentialId).map { Data($0) } }
+        let existing = ((try? store.passkeys(username: name)) ?? []).compactMap {
+            Base64URL.decode($0.credentialId).map { Data($0) }
+        }
         let options = PublicKeyCredentialCreationOptions(
-            rpId: relyingPartyId, rpName: "swift-haapi dev server", userId: userHandle, userName: name, userDisplayName: name, challenge: challenge,
+            rpId: relyingPartyId, rpName: "swift-haapi dev server", userId: userHandle, userName: name,
+            userDisplayName: name, challenge: challenge,
             excludeCredentials: existing, residentKey: "required", userVerification: "required", attestation: "none")
-        let pending = PasskeyChallenges.Pending(ceremony: ceremony, username: name, userHandle: userHandle, expiresAt: now.addingTimeInterval(300))
+        let pending = PasskeyChallenges.Pending(
+            ceremony: ceremony, username: name, userHandle: userHandle, expiresAt: now.addingTimeInterval(300))
         await passkeyChallenges.issue(challenge, pending, now: now)
         var publicKey = options.json.objectValue ?? [:]
         if case .object(var selection)? = publicKey["authenticatorSelection"] {
@@ -76,17 +90,21 @@ extension DevServer {
     /// The account of the RP session the request presents: `.ok(nil)` without one, a 401 for a dead one.
     private func relyingPartySessionUser(_ request: Request, now: Date) async -> Checked<String?> {
         guard let authorization = request.headers[.authorization] else { return .ok(nil) }
-        guard authorization.lowercased().hasPrefix("bearer ") else { return .rejected(Self.rpError("use Authorization: Bearer", status: .unauthorized)) }
+        guard authorization.lowercased().hasPrefix("bearer ") else {
+            return .rejected(Self.rpError("use Authorization: Bearer", status: .unauthorized))
+        }
         let token = String(HTTP.trimmingOWS(authorization.dropFirst(7)))
         guard let username = await relyingPartySessions.username(for: token, now: now) else {
-            return .rejected(Self.rpError("the session has expired or does not exist; sign in again", status: .unauthorized))
+            return .rejected(
+                Self.rpError("the session has expired or does not exist; sign in again", status: .unauthorized))
         }
         return .ok(username)
     }
 
     func registrationFinalize(_ incoming: Request) async -> Response {
         var request = incoming
-        guard let body = try? await HTTP.bodyText(&request, limit: 64 * 1024), let json = try? JSONParser().parse(body) else {
+        guard let body = try? await HTTP.bodyText(&request, limit: 64 * 1024), let json = try? JSONParser().parse(body)
+        else {
             return Self.rpError("the body must be a registration credential (JSON)")
         }
         do throws(WebAuthnError) {
@@ -101,7 +119,8 @@ extension DevServer {
             case .addToAccount: owner = .existingAccount(username)
             case .authentication: return Self.rpError("Stored challenge and received challenge do not match")
             }
-            let stored = try registerPasskey(response, challenge: clientData.challenge, owner: owner, userHandle: userHandle)
+            let stored = try registerPasskey(
+                response, challenge: clientData.challenge, owner: owner, userHandle: userHandle)
             return Self.accountJSON(stored)
         } catch {
             return Self.rpError("\(error)")
@@ -110,25 +129,34 @@ extension DevServer {
 
     func authenticationInitialize() async -> Response {
         let challenge = Data(SecureRandom.bytes(32))
-        await passkeyChallenges.issue(challenge, .init(ceremony: .authentication, username: nil, userHandle: nil,
-                                                       expiresAt: clock().addingTimeInterval(300)), now: clock())
-        let options = PublicKeyCredentialRequestOptions(challenge: challenge, rpId: relyingPartyId, userVerification: "required")
+        await passkeyChallenges.issue(
+            challenge,
+            .init(
+                ceremony: .authentication, username: nil, userHandle: nil,
+                expiresAt: clock().addingTimeInterval(300)), now: clock())
+        let options = PublicKeyCredentialRequestOptions(
+            challenge: challenge, rpId: relyingPartyId, userVerification: "required")
         return HTTP.json(["publicKey": options.json])
     }
 
     func authenticationFinalize(_ incoming: Request) async -> Response {
         var request = incoming
-        guard let body = try? await HTTP.bodyText(&request, limit: 64 * 1024), let json = try? JSONParser().parse(body) else {
+        guard let body = try? await HTTP.bodyText(&request, limit: 64 * 1024), let json = try? JSONParser().parse(body)
+        else {
             return Self.rpError("the body must be an assertion credential (JSON)")
         }
         do throws(WebAuthnError) {
             let response = try AuthenticationResponse(json: json)
             let clientData = try CollectedClientData(parsing: response.clientDataJSON)
-            guard let pending = await passkeyChallenges.take(clientData.challenge, now: clock()), pending.ceremony == .authentication else {
+            guard let pending = await passkeyChallenges.take(clientData.challenge, now: clock()),
+                pending.ceremony == .authentication
+            else {
                 return Self.rpError("Stored challenge and received challenge do not match", status: .unauthorized)
             }
             // A discoverable sign-in names its account only by userHandle: it is required here.
-            guard response.userHandle != nil else { return Self.rpError("the assertion has no userHandle", status: .unauthorized) }
+            guard response.userHandle != nil else {
+                return Self.rpError("the assertion has no userHandle", status: .unauthorized)
+            }
             let stored = try verifyPasskeyAssertion(response, challenge: clientData.challenge)
             let session = await relyingPartySessions.open(for: stored.username, now: clock())
             return Self.accountJSON(stored, session: session)

@@ -14,9 +14,13 @@ extension DevServer {
         router.get(RouterPath(stringLiteral: Paths.adminApprovals)) { request, context in
             if let refusal = self.adminRefusal(request, context) { return refusal }
             let user = HTTP.query(request)["user"]
-            let pending = await self.flows.pendingApprovals(username: user, now: self.clock()).map { approval -> JSONValue in
-                ["id": .string(approval.id), "user": .string(approval.username), "clientId": .string(approval.clientID),
-                 "expiresAt": .number(JSONNumber(Int(approval.deadline.timeIntervalSince1970)))]
+            let pending = await self.flows.pendingApprovals(username: user, now: self.clock()).map {
+                approval -> JSONValue in
+                [
+                    "id": .string(approval.id), "user": .string(approval.username),
+                    "clientId": .string(approval.clientID),
+                    "expiresAt": .number(JSONNumber(Int(approval.deadline.timeIntervalSince1970))),
+                ]
             }
             return HTTP.json(["approvals": .array(pending)])
         }
@@ -24,7 +28,9 @@ extension DevServer {
             if let refusal = self.adminRefusal(incoming, context) { return refusal }
             var request = incoming
             guard let form = try? await HTTP.form(&request, limit: 4096), let id = form["approval"], !id.isEmpty else {
-                return HTTP.oauthError("invalid_request", "form parameter approval is required: the id of one pending request (GET \(Paths.adminApprovals))")
+                return HTTP.oauthError(
+                    "invalid_request",
+                    "form parameter approval is required: the id of one pending request (GET \(Paths.adminApprovals))")
             }
             guard await self.flows.approve(approvalID: id, now: self.clock()) else {
                 return HTTP.oauthError("not_found", "no pending request has this id", status: .notFound)
@@ -34,8 +40,10 @@ extension DevServer {
         router.get(RouterPath(stringLiteral: Paths.adminOutbox)) { request, context in
             if let refusal = self.adminRefusal(request, context) { return refusal }
             let messages = await self.outbox.messages.map { message -> JSONValue in
-                var object: JSONObject = ["to": .string(message.to), "subject": .string(message.subject), "body": .string(message.body),
-                                          "sentAt": .number(JSONNumber(Int(message.sentAt.timeIntervalSince1970)))]
+                var object: JSONObject = [
+                    "to": .string(message.to), "subject": .string(message.subject), "body": .string(message.body),
+                    "sentAt": .number(JSONNumber(Int(message.sentAt.timeIntervalSince1970))),
+                ]
                 if let username = message.username { object["username"] = .string(username) }
                 if let code = message.code { object["code"] = .string(code) }
                 return .object(object)
@@ -57,9 +65,13 @@ extension DevServer {
 
     /// Why an admin request is refused, or nil when it comes from a local tool.
     func adminRefusal(_ request: Request, _ context: ServerRequestContext) -> Response? {
-        guard context.isFromLoopback else { return HTTP.oauthError("access_denied", "admin endpoints answer loopback only", status: .forbidden) }
+        guard context.isFromLoopback else {
+            return HTTP.oauthError("access_denied", "admin endpoints answer loopback only", status: .forbidden)
+        }
         guard let host = request.head.authority?.lowercased(), adminAuthorities.contains(host) else {
-            return HTTP.oauthError("access_denied", "admin endpoints answer requests addressed to this server's own host only", status: .forbidden)
+            return HTTP.oauthError(
+                "access_denied", "admin endpoints answer requests addressed to this server's own host only",
+                status: .forbidden)
         }
         if let origin = request.headers[.origin], !adminOrigins.contains(origin.lowercased()) {
             return HTTP.oauthError("access_denied", "admin endpoints refuse cross-origin requests", status: .forbidden)

@@ -17,7 +17,9 @@ enum HTTP {
         body(value.serialized(), contentType: "application/json", status: status, headers: headers)
     }
 
-    static func body(_ text: String, contentType: String, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+    static func body(
+        _ text: String, contentType: String, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]
+    ) -> Response {
         var fields = headers
         fields[.contentType] = contentType
         fields[.cacheControl] = "no-store"
@@ -31,7 +33,9 @@ enum HTTP {
         json(["error": .string(error), "error_description": .string(description)], status: status, headers: headers)
     }
 
-    static func representation(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+    static func representation(
+        _ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]
+    ) -> Response {
         body(value.serialized(), contentType: HaapiMediaType.representation, status: status, headers: headers)
     }
 
@@ -49,7 +53,9 @@ enum HTTP {
             HaapiMediaType.essence(of: contentType) == "application/x-www-form-urlencoded"
         else { throw .unsupportedMediaType }
         let text = try await bodyText(&request, limit: limit)
-        guard let pairs = FormURLEncoding.decode(text) else { throw .malformed("the form body is not valid URL encoding") }
+        guard let pairs = FormURLEncoding.decode(text) else {
+            throw .malformed("the form body is not valid URL encoding")
+        }
         var values: [String: String] = [:]
         for (name, value) in pairs {
             guard values[name] == nil else { throw .malformed("parameter \(name) is repeated") }
@@ -65,7 +71,9 @@ enum HTTP {
         } catch {
             throw .tooLarge
         }
-        guard let text = String(bytes: buffer.readableBytesView, encoding: .utf8) else { throw .malformed("the body is not UTF-8") }
+        guard let text = String(bytes: buffer.readableBytesView, encoding: .utf8) else {
+            throw .malformed("the body is not UTF-8")
+        }
         return text
     }
 
@@ -126,7 +134,8 @@ enum RequestFailure: Error {
     var response: Response {
         switch self {
         case .unsupportedMediaType:
-            HTTP.oauthError("invalid_request", "expected application/x-www-form-urlencoded", status: .unsupportedMediaType)
+            HTTP.oauthError(
+                "invalid_request", "expected application/x-www-form-urlencoded", status: .unsupportedMediaType)
         case .tooLarge:
             HTTP.oauthError("invalid_request", "request body too large", status: .contentTooLarge)
         case .malformed(let detail):

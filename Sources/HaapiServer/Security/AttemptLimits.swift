@@ -61,11 +61,14 @@ extension DevServer {
         let now = clock()
         let failures: Int
         if isAccount {
-            failures = (try? store.recordFailedLogin(purpose.key(name), maxFailures: limits.maxFailedLogins,
-                                                     lockFor: limits.lockoutSeconds, now: now)) ?? limits.maxFailedLogins
+            failures =
+                (try? store.recordFailedLogin(
+                    purpose.key(name), maxFailures: limits.maxFailedLogins,
+                    lockFor: limits.lockoutSeconds, now: now)) ?? limits.maxFailedLogins
         } else {
-            failures = await unknownNameAttempts.recordFailure(purpose.key(name.lowercased()), maxFailures: limits.maxFailedLogins,
-                                                               lockFor: TimeInterval(limits.lockoutSeconds), now: now)
+            failures = await unknownNameAttempts.recordFailure(
+                purpose.key(name.lowercased()), maxFailures: limits.maxFailedLogins,
+                lockFor: TimeInterval(limits.lockoutSeconds), now: now)
         }
         return failures >= limits.maxFailedLogins
     }

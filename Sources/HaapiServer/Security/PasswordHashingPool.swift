@@ -1,23 +1,14 @@
 import Dispatch
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Runs password hashing (a tenth of a second of PBKDF2 each, more in debug builds) on a few dedicated,
-/// lower-priority threads instead of the threads that serve requests, so logins cannot stall every other
-/// endpoint.
+/// Runs password hashing (a tenth of a second of PBKDF2 each, more in debug builds) on a few dedicated
+/// threads instead of the threads that serve requests, so logins cannot stall every other endpoint.
 ///
-/// Bounded three ways:
-/// - `workers` threads hash at once (two, or one fewer than the cores up to four);
-/// - the threads run at a lower priority (nice 5 on Linux, utility QoS on Apple), so a request thread that
-///   needs a core gets most of it, while hashing still progresses on a machine that is busy all the time
-///   (nice 10 starved logins in a loaded test run);
-/// - at most `maxWaiting` checks wait for a thread; beyond that a check fails at once with `busy`, which the
-///   routes turn into a retryable error.
+/// Bounded twice: `workers` threads hash at once (two, or one fewer than the cores up to four), and at
+/// most `maxWaiting` checks wait for a thread; beyond that a check fails at once with `busy`, which the
+/// routes turn into a retryable error. The threads keep the normal priority: at a lower one (nice 5),
+/// logins starved on a machine busy with other work, and the request threads already keep their share
+/// (scripts/bench.sh: `/health` at 0.7× its idle rate while two clients log in in a loop).
 ///
 /// The threads start on first use and end when the pool is released.
 final class PasswordHashingPool: Sendable {
@@ -67,7 +58,6 @@ final class PasswordHashingPool: Sendable {
         for _ in 0..<workers {
             let thread = Thread {
                 Thread.current.threadDictionary[Self.threadName] = true
-                Self.lowerPriority()
                 while let job = jobs.next() {
                     job.work()
                     jobs.finished()  // counted before the caller resumes, so it sees its own job counted
@@ -79,15 +69,6 @@ final class PasswordHashingPool: Sendable {
         }
     }
 
-    /// Lowers the calling thread's priority below the request threads'.
-    private static func lowerPriority() {
-        #if os(Linux)
-        // On Linux a nice value belongs to one thread, and `who` 0 names the calling thread.
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 5)
-        #else
-        Thread.current.qualityOfService = .utility
-        #endif
-    }
 }
 
 /// One result handed from a worker thread back to the waiting task.

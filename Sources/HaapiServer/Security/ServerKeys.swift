@@ -14,12 +14,17 @@ struct ServerKeys: Sendable {
 
     static func loadOrCreate(in store: ServerStore) throws -> ServerKeys {
         try store.database.write { db in
-            try db.execute(sql: "CREATE TABLE IF NOT EXISTS server_keys (kid TEXT PRIMARY KEY NOT NULL, private_jwk TEXT NOT NULL)")
-            try db.execute(sql: "CREATE TABLE IF NOT EXISTS server_secrets (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL)")
+            try db.execute(
+                sql: "CREATE TABLE IF NOT EXISTS server_keys (kid TEXT PRIMARY KEY NOT NULL, private_jwk TEXT NOT NULL)"
+            )
+            try db.execute(
+                sql: "CREATE TABLE IF NOT EXISTS server_secrets (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL)")
             var secret = try Data.fetchOne(db, sql: "SELECT value FROM server_secrets WHERE name = 'access-token-key'")
             if secret?.count != 32 {
                 secret = Data(SecureRandom.bytes(32))
-                try db.execute(sql: "INSERT OR REPLACE INTO server_secrets (name, value) VALUES ('access-token-key', ?)", arguments: [secret])
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO server_secrets (name, value) VALUES ('access-token-key', ?)",
+                    arguments: [secret])
             }
             let accessTokenKey = SymmetricKey(data: secret ?? Data())
             if let row = try Row.fetchOne(db, sql: "SELECT kid, private_jwk FROM server_keys LIMIT 1") {
@@ -28,7 +33,9 @@ struct ServerKeys: Sendable {
             }
             let key = SoftwareP256SigningKey()
             let kid = String(key.thumbprint.prefix(16))
-            try db.execute(sql: "INSERT INTO server_keys (kid, private_jwk) VALUES (?, ?)", arguments: [kid, key.privateJWK.jsonString])
+            try db.execute(
+                sql: "INSERT INTO server_keys (kid, private_jwk) VALUES (?, ?)",
+                arguments: [kid, key.privateJWK.jsonString])
             return ServerKeys(signingKey: key, keyID: kid, accessTokenKey: accessTokenKey)
         }
     }

@@ -30,11 +30,13 @@ extension ServerStore {
             result.revokedSealedTokens = db.changesCount
             try db.execute(sql: "DELETE FROM refresh_tokens WHERE expires_at <= ?", arguments: [seconds - retention])
             result.refreshTokens = db.changesCount
-            try db.execute(sql: "DELETE FROM authorization_codes WHERE expires_at <= ?", arguments: [seconds - retention])
+            try db.execute(
+                sql: "DELETE FROM authorization_codes WHERE expires_at <= ?", arguments: [seconds - retention])
             result.codes = db.changesCount
-            try db.execute(sql: """
-                DELETE FROM lockouts WHERE (locked_until IS NULL OR locked_until <= ?) AND (last_failure IS NULL OR last_failure <= ?)
-                """, arguments: [seconds, seconds - lockoutWindow])
+            try db.execute(
+                sql: """
+                    DELETE FROM lockouts WHERE (locked_until IS NULL OR locked_until <= ?) AND (last_failure IS NULL OR last_failure <= ?)
+                    """, arguments: [seconds, seconds - lockoutWindow])
             result.lockouts = db.changesCount
             return result
         }
@@ -57,8 +59,11 @@ extension DevServer {
     func sweepOnce() -> ServerStore.SweepResult {
         // Codes and refresh tokens are kept for as long as the access tokens they issued may live.
         let longestAccess = configuration.clients.compactMap(\.accessTokenLifetime).max() ?? 0
-        let retention = TimeInterval(max(configuration.lifetimes.accessToken, configuration.lifetimes.haapiAccessToken, longestAccess))
-        return (try? store.deleteExpired(now: clock(), retention: retention,
-                                         lockoutWindow: TimeInterval(configuration.security.lockoutSeconds))) ?? .init()
+        let retention = TimeInterval(
+            max(configuration.lifetimes.accessToken, configuration.lifetimes.haapiAccessToken, longestAccess))
+        return
+            (try? store.deleteExpired(
+                now: clock(), retention: retention,
+                lockoutWindow: TimeInterval(configuration.security.lockoutSeconds))) ?? .init()
     }
 }

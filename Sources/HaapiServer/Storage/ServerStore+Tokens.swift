@@ -41,11 +41,16 @@ struct AccessTokenRecord: Sendable {
 extension ServerStore {
     func storeCode(_ code: String, _ record: AuthorizationCodeRecord) throws {
         try database.write { db in
-            try db.execute(sql: """
-                INSERT INTO authorization_codes (code_hash, client_id, username, redirect_uri, scope, jkt, code_challenge, nonce, auth_time, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [TokenHash.of(code), record.clientID, record.username, record.redirectURI, record.scope, record.jkt,
-                                 record.codeChallenge, record.nonce, record.authTime.timeIntervalSince1970, record.expiresAt.timeIntervalSince1970])
+            try db.execute(
+                sql: """
+                    INSERT INTO authorization_codes (code_hash, client_id, username, redirect_uri, scope, jkt, code_challenge, nonce, auth_time, expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    TokenHash.of(code), record.clientID, record.username, record.redirectURI, record.scope, record.jkt,
+                    record.codeChallenge, record.nonce, record.authTime.timeIntervalSince1970,
+                    record.expiresAt.timeIntervalSince1970,
+                ])
         }
     }
 
@@ -53,46 +58,67 @@ extension ServerStore {
     /// DPoP nonce) can be retried with the same code.
     func peekCode(_ code: String) throws -> (record: AuthorizationCodeRecord, used: Bool)? {
         try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM authorization_codes WHERE code_hash = ?", arguments: [TokenHash.of(code)]).map { row in
-                (AuthorizationCodeRecord(
-                    clientID: row["client_id"], username: row["username"], redirectURI: row["redirect_uri"], scope: row["scope"],
-                    jkt: row["jkt"], codeChallenge: row["code_challenge"], nonce: row["nonce"],
-                    authTime: Date(timeIntervalSince1970: row["auth_time"]), expiresAt: Date(timeIntervalSince1970: row["expires_at"])),
-                 (row["used"] as Int) != 0)
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM authorization_codes WHERE code_hash = ?", arguments: [TokenHash.of(code)]
+            ).map { row in
+                (
+                    AuthorizationCodeRecord(
+                        clientID: row["client_id"], username: row["username"], redirectURI: row["redirect_uri"],
+                        scope: row["scope"],
+                        jkt: row["jkt"], codeChallenge: row["code_challenge"], nonce: row["nonce"],
+                        authTime: Date(timeIntervalSince1970: row["auth_time"]),
+                        expiresAt: Date(timeIntervalSince1970: row["expires_at"])),
+                    (row["used"] as Int) != 0
+                )
             }
         }
     }
 
-    enum CodeRedemption { case unknown, alreadyUsed(AuthorizationCodeRecord), fresh(AuthorizationCodeRecord) }
+    enum CodeRedemption {
+        case unknown
+        case alreadyUsed(AuthorizationCodeRecord)
+        case fresh(AuthorizationCodeRecord)
+    }
 
     /// Marks a code used in the same transaction that reads it, so two concurrent redemptions cannot both
     /// succeed, and records the token family its redemption starts. A second redemption is an attack on the
     /// code (RFC 6749 §4.1.2, RFC 9700 §4.5): it revokes that family, refresh and access tokens alike.
     func redeemCode(_ code: String, family: String) throws -> CodeRedemption {
         try database.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM authorization_codes WHERE code_hash = ?", arguments: [TokenHash.of(code)]) else {
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM authorization_codes WHERE code_hash = ?", arguments: [TokenHash.of(code)])
+            else {
                 return .unknown
             }
             let record = AuthorizationCodeRecord(
-                clientID: row["client_id"], username: row["username"], redirectURI: row["redirect_uri"], scope: row["scope"],
+                clientID: row["client_id"], username: row["username"], redirectURI: row["redirect_uri"],
+                scope: row["scope"],
                 jkt: row["jkt"], codeChallenge: row["code_challenge"], nonce: row["nonce"],
-                authTime: Date(timeIntervalSince1970: row["auth_time"]), expiresAt: Date(timeIntervalSince1970: row["expires_at"]))
+                authTime: Date(timeIntervalSince1970: row["auth_time"]),
+                expiresAt: Date(timeIntervalSince1970: row["expires_at"]))
             if (row["used"] as Int) != 0 {
                 if let issued: String = row["family_id"] { try Self.revokeFamily(db, issued) }
                 return .alreadyUsed(record)
             }
-            try db.execute(sql: "UPDATE authorization_codes SET used = 1, family_id = ? WHERE code_hash = ?", arguments: [family, TokenHash.of(code)])
+            try db.execute(
+                sql: "UPDATE authorization_codes SET used = 1, family_id = ? WHERE code_hash = ?",
+                arguments: [family, TokenHash.of(code)])
             return .fresh(record)
         }
     }
 
     func storeRefreshToken(_ token: String, _ record: RefreshTokenRecord, now: Date) throws {
         try database.write { db in
-            try db.execute(sql: """
-                INSERT INTO refresh_tokens (token_hash, family_id, client_id, username, scope, jkt, expires_at, status, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [TokenHash.of(token), record.familyID, record.clientID, record.username, record.scope, record.jkt,
-                                 record.expiresAt.timeIntervalSince1970, record.status.rawValue, now.timeIntervalSince1970])
+            try db.execute(
+                sql: """
+                    INSERT INTO refresh_tokens (token_hash, family_id, client_id, username, scope, jkt, expires_at, status, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    TokenHash.of(token), record.familyID, record.clientID, record.username, record.scope, record.jkt,
+                    record.expiresAt.timeIntervalSince1970, record.status.rawValue, now.timeIntervalSince1970,
+                ])
         }
     }
 
@@ -103,14 +129,20 @@ extension ServerStore {
     private static func refreshRecord(_ db: Database, hash: String) throws -> RefreshTokenRecord? {
         try Row.fetchOne(db, sql: "SELECT * FROM refresh_tokens WHERE token_hash = ?", arguments: [hash]).map {
             RefreshTokenRecord(
-                familyID: $0["family_id"], clientID: $0["client_id"], username: $0["username"], scope: $0["scope"], jkt: $0["jkt"],
+                familyID: $0["family_id"], clientID: $0["client_id"], username: $0["username"], scope: $0["scope"],
+                jkt: $0["jkt"],
                 expiresAt: Date(timeIntervalSince1970: $0["expires_at"]),
                 status: RefreshTokenRecord.Status(rawValue: $0["status"]) ?? .revoked,
                 rotatedAt: ($0["rotated_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
         }
     }
 
-    enum Rotation { case unknown, reused(RefreshTokenRecord), inactive(RefreshTokenRecord), rotated(RefreshTokenRecord) }
+    enum Rotation {
+        case unknown
+        case reused(RefreshTokenRecord)
+        case inactive(RefreshTokenRecord)
+        case rotated(RefreshTokenRecord)
+    }
 
     /// Retires `token` and stores `replacement` in its family, atomically. Presenting a token that was
     /// already rotated is theft or a replay: the whole family (and its access tokens) is revoked, unless it
@@ -118,13 +150,17 @@ extension ServerStore {
     /// between the server's answer and its own write of the new token: it still holds only the old one.
     /// A token presented within the leeway is rotated again (into the same family); the leeway never
     /// restarts, and it never revives a revoked or expired token.
-    func rotateRefreshToken(_ token: String, replacement: String, expiresAt: Date, reuseGrace: TimeInterval, now: Date) throws -> Rotation {
+    func rotateRefreshToken(
+        _ token: String, replacement: String, expiresAt: Date, reuseGrace: TimeInterval, now: Date
+    ) throws -> Rotation {
         try database.write { db in
             let hash = TokenHash.of(token)
             guard let record = try Self.refreshRecord(db, hash: hash) else { return .unknown }
             switch record.status {
             case .rotated:
-                if let rotatedAt = record.rotatedAt, now.timeIntervalSince(rotatedAt) <= reuseGrace, record.expiresAt > now {
+                if let rotatedAt = record.rotatedAt, now.timeIntervalSince(rotatedAt) <= reuseGrace,
+                    record.expiresAt > now
+                {
                     try Self.insertReplacement(db, replacement, of: record, expiresAt: expiresAt, now: now)
                     return .rotated(record)
                 }
@@ -134,20 +170,27 @@ extension ServerStore {
                 return .inactive(record)
             case .active:
                 guard record.expiresAt > now else { return .inactive(record) }
-                try db.execute(sql: "UPDATE refresh_tokens SET status = 'rotated', rotated_at = ? WHERE token_hash = ?",
-                               arguments: [now.timeIntervalSince1970, hash])
+                try db.execute(
+                    sql: "UPDATE refresh_tokens SET status = 'rotated', rotated_at = ? WHERE token_hash = ?",
+                    arguments: [now.timeIntervalSince1970, hash])
                 try Self.insertReplacement(db, replacement, of: record, expiresAt: expiresAt, now: now)
                 return .rotated(record)
             }
         }
     }
 
-    private static func insertReplacement(_ db: Database, _ replacement: String, of record: RefreshTokenRecord, expiresAt: Date, now: Date) throws {
-        try db.execute(sql: """
-            INSERT INTO refresh_tokens (token_hash, family_id, client_id, username, scope, jkt, expires_at, status, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?)
-            """, arguments: [TokenHash.of(replacement), record.familyID, record.clientID, record.username, record.scope, record.jkt,
-                             expiresAt.timeIntervalSince1970, now.timeIntervalSince1970])
+    private static func insertReplacement(
+        _ db: Database, _ replacement: String, of record: RefreshTokenRecord, expiresAt: Date, now: Date
+    ) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO refresh_tokens (token_hash, family_id, client_id, username, scope, jkt, expires_at, status, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?)
+                """,
+            arguments: [
+                TokenHash.of(replacement), record.familyID, record.clientID, record.username, record.scope, record.jkt,
+                expiresAt.timeIntervalSince1970, now.timeIntervalSince1970,
+            ])
     }
 
     private static func revokeFamily(_ db: Database, _ familyID: String) throws {
@@ -158,26 +201,36 @@ extension ServerStore {
     /// Whether the family was revoked (reuse of a rotated refresh token or of a code, or RFC 7009 revocation).
     func isFamilyRevoked(_ familyID: String) throws -> Bool {
         try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT 1 FROM refresh_tokens WHERE family_id = ? AND status = 'revoked' LIMIT 1", arguments: [familyID]) != nil
+            try Row.fetchOne(
+                db, sql: "SELECT 1 FROM refresh_tokens WHERE family_id = ? AND status = 'revoked' LIMIT 1",
+                arguments: [familyID]) != nil
         }
     }
 
     func storeAccessToken(_ token: String, _ record: AccessTokenRecord) throws {
         try database.write { db in
-            try db.execute(sql: """
-                INSERT INTO access_tokens (token_hash, family_id, client_id, username, scope, jkt, issued_at, expires_at, revoked)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)
-                """, arguments: [TokenHash.of(token), record.familyID, record.clientID, record.username, record.scope, record.jkt,
-                                 record.issuedAt.timeIntervalSince1970, record.expiresAt.timeIntervalSince1970])
+            try db.execute(
+                sql: """
+                    INSERT INTO access_tokens (token_hash, family_id, client_id, username, scope, jkt, issued_at, expires_at, revoked)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)
+                    """,
+                arguments: [
+                    TokenHash.of(token), record.familyID, record.clientID, record.username, record.scope, record.jkt,
+                    record.issuedAt.timeIntervalSince1970, record.expiresAt.timeIntervalSince1970,
+                ])
         }
     }
 
     func accessToken(_ token: String) throws -> AccessTokenRecord? {
         try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM access_tokens WHERE token_hash = ?", arguments: [TokenHash.of(token)]).map {
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM access_tokens WHERE token_hash = ?", arguments: [TokenHash.of(token)]
+            ).map {
                 AccessTokenRecord(
-                    familyID: $0["family_id"], clientID: $0["client_id"], username: $0["username"], scope: $0["scope"], jkt: $0["jkt"],
-                    issuedAt: Date(timeIntervalSince1970: $0["issued_at"]), expiresAt: Date(timeIntervalSince1970: $0["expires_at"]),
+                    familyID: $0["family_id"], clientID: $0["client_id"], username: $0["username"], scope: $0["scope"],
+                    jkt: $0["jkt"],
+                    issuedAt: Date(timeIntervalSince1970: $0["issued_at"]),
+                    expiresAt: Date(timeIntervalSince1970: $0["expires_at"]),
                     revoked: ($0["revoked"] as Int) != 0)
             }
         }
@@ -186,18 +239,22 @@ extension ServerStore {
     /// Whether a sealed access token was revoked, itself or through its refresh-token family.
     func isSealedTokenRevoked(jti: String, familyID: String?) throws -> Bool {
         try database.read { db in
-            if try Row.fetchOne(db, sql: "SELECT 1 FROM revoked_access_tokens WHERE jti = ?", arguments: [jti]) != nil { return true }
+            if try Row.fetchOne(db, sql: "SELECT 1 FROM revoked_access_tokens WHERE jti = ?", arguments: [jti]) != nil {
+                return true
+            }
             guard let familyID else { return false }
-            return try Row.fetchOne(db, sql: "SELECT 1 FROM refresh_tokens WHERE family_id = ? AND status = 'revoked' LIMIT 1",
-                                    arguments: [familyID]) != nil
+            return try Row.fetchOne(
+                db, sql: "SELECT 1 FROM refresh_tokens WHERE family_id = ? AND status = 'revoked' LIMIT 1",
+                arguments: [familyID]) != nil
         }
     }
 
     /// Revokes one sealed access token until it expires (RFC 7009).
     func revokeSealedToken(jti: String, expiresAt: Date) throws {
         try database.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO revoked_access_tokens (jti, expires_at) VALUES (?, ?)",
-                           arguments: [jti, expiresAt.timeIntervalSince1970])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO revoked_access_tokens (jti, expires_at) VALUES (?, ?)",
+                arguments: [jti, expiresAt.timeIntervalSince1970])
         }
     }
 
@@ -211,7 +268,8 @@ extension ServerStore {
                 try Self.revokeFamily(db, record.familyID)
                 return true
             }
-            if let owner = try String.fetchOne(db, sql: "SELECT client_id FROM access_tokens WHERE token_hash = ?", arguments: [hash]),
+            if let owner = try String.fetchOne(
+                db, sql: "SELECT client_id FROM access_tokens WHERE token_hash = ?", arguments: [hash]),
                 owner == clientID
             {
                 try db.execute(sql: "UPDATE access_tokens SET revoked = 1 WHERE token_hash = ?", arguments: [hash])

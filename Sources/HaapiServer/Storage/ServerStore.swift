@@ -42,29 +42,30 @@ public final class ServerStore: Sendable {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE users (
-                  username TEXT PRIMARY KEY NOT NULL, password_hash TEXT NOT NULL, email TEXT, name TEXT, created_at REAL NOT NULL);
-                CREATE TABLE lockouts (
-                  username TEXT PRIMARY KEY NOT NULL, failures INTEGER NOT NULL, locked_until REAL);
-                CREATE TABLE dynamic_clients (
-                  id TEXT PRIMARY KEY NOT NULL, secret_hash TEXT NOT NULL, template_id TEXT NOT NULL, created_at REAL NOT NULL);
-                CREATE TABLE authorization_codes (
-                  code_hash TEXT PRIMARY KEY NOT NULL, client_id TEXT NOT NULL, username TEXT NOT NULL, redirect_uri TEXT NOT NULL,
-                  scope TEXT NOT NULL, jkt TEXT, code_challenge TEXT, nonce TEXT, auth_time REAL NOT NULL,
-                  expires_at REAL NOT NULL, used INTEGER NOT NULL DEFAULT 0);
-                CREATE TABLE refresh_tokens (
-                  token_hash TEXT PRIMARY KEY NOT NULL, family_id TEXT NOT NULL, client_id TEXT NOT NULL, username TEXT,
-                  scope TEXT NOT NULL, jkt TEXT, expires_at REAL NOT NULL, status TEXT NOT NULL, created_at REAL NOT NULL);
-                CREATE INDEX refresh_tokens_family ON refresh_tokens(family_id);
-                CREATE TABLE access_tokens (
-                  token_hash TEXT PRIMARY KEY NOT NULL, family_id TEXT, client_id TEXT NOT NULL, username TEXT, scope TEXT NOT NULL,
-                  jkt TEXT, issued_at REAL NOT NULL, expires_at REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0);
-                CREATE INDEX access_tokens_family ON access_tokens(family_id);
-                CREATE TABLE passkey_credentials (
-                  credential_id TEXT PRIMARY KEY NOT NULL, username TEXT NOT NULL, public_key BLOB NOT NULL,
-                  sign_count INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE users (
+                      username TEXT PRIMARY KEY NOT NULL, password_hash TEXT NOT NULL, email TEXT, name TEXT, created_at REAL NOT NULL);
+                    CREATE TABLE lockouts (
+                      username TEXT PRIMARY KEY NOT NULL, failures INTEGER NOT NULL, locked_until REAL);
+                    CREATE TABLE dynamic_clients (
+                      id TEXT PRIMARY KEY NOT NULL, secret_hash TEXT NOT NULL, template_id TEXT NOT NULL, created_at REAL NOT NULL);
+                    CREATE TABLE authorization_codes (
+                      code_hash TEXT PRIMARY KEY NOT NULL, client_id TEXT NOT NULL, username TEXT NOT NULL, redirect_uri TEXT NOT NULL,
+                      scope TEXT NOT NULL, jkt TEXT, code_challenge TEXT, nonce TEXT, auth_time REAL NOT NULL,
+                      expires_at REAL NOT NULL, used INTEGER NOT NULL DEFAULT 0);
+                    CREATE TABLE refresh_tokens (
+                      token_hash TEXT PRIMARY KEY NOT NULL, family_id TEXT NOT NULL, client_id TEXT NOT NULL, username TEXT,
+                      scope TEXT NOT NULL, jkt TEXT, expires_at REAL NOT NULL, status TEXT NOT NULL, created_at REAL NOT NULL);
+                    CREATE INDEX refresh_tokens_family ON refresh_tokens(family_id);
+                    CREATE TABLE access_tokens (
+                      token_hash TEXT PRIMARY KEY NOT NULL, family_id TEXT, client_id TEXT NOT NULL, username TEXT, scope TEXT NOT NULL,
+                      jkt TEXT, issued_at REAL NOT NULL, expires_at REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0);
+                    CREATE INDEX access_tokens_family ON access_tokens(family_id);
+                    CREATE TABLE passkey_credentials (
+                      credential_id TEXT PRIMARY KEY NOT NULL, username TEXT NOT NULL, public_key BLOB NOT NULL,
+                      sign_count INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL);
+                    """)
         }
         migrator.registerMigration("v2-passkey-user-handle") { db in
             // The web-app RP maps a discoverable sign-in's userHandle back to the account.
@@ -86,7 +87,8 @@ public final class ServerStore: Sendable {
         }
         migrator.registerMigration("v6-revoked-sealed-tokens") { db in
             // Sealed access tokens are not stored; the ones revoked before they expire are (RFC 7009).
-            try db.execute(sql: "CREATE TABLE revoked_access_tokens (jti TEXT PRIMARY KEY NOT NULL, expires_at REAL NOT NULL)")
+            try db.execute(
+                sql: "CREATE TABLE revoked_access_tokens (jti TEXT PRIMARY KEY NOT NULL, expires_at REAL NOT NULL)")
         }
         return migrator
     }
@@ -94,7 +96,11 @@ public final class ServerStore: Sendable {
     /// The names of the tables, for tests and diagnostics.
     public func tableNames() throws -> [String] {
         try database.read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'grdb_%' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            try String.fetchAll(
+                db,
+                sql:
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'grdb_%' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            )
         }
     }
 }
@@ -112,7 +118,8 @@ extension ServerStore {
     func user(named username: String) throws -> StoredUser? {
         try database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM users WHERE username = ?", arguments: [username]).map {
-                StoredUser(username: $0["username"], passwordHash: $0["password_hash"], email: $0["email"], name: $0["name"])
+                StoredUser(
+                    username: $0["username"], passwordHash: $0["password_hash"], email: $0["email"], name: $0["name"])
             }
         }
     }
@@ -120,7 +127,8 @@ extension ServerStore {
     func user(withEmail email: String) throws -> StoredUser? {
         try database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM users WHERE lower(email) = lower(?)", arguments: [email]).map {
-                StoredUser(username: $0["username"], passwordHash: $0["password_hash"], email: $0["email"], name: $0["name"])
+                StoredUser(
+                    username: $0["username"], passwordHash: $0["password_hash"], email: $0["email"], name: $0["name"])
             }
         }
     }
@@ -128,8 +136,9 @@ extension ServerStore {
     /// Whether `identifier` is any account's username or e-mail address (compared without case).
     func accountExists(identifier: String) throws -> Bool {
         try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT 1 FROM users WHERE lower(username) = lower(?) OR lower(email) = lower(?)",
-                             arguments: [identifier, identifier]) != nil
+            try Row.fetchOne(
+                db, sql: "SELECT 1 FROM users WHERE lower(username) = lower(?) OR lower(email) = lower(?)",
+                arguments: [identifier, identifier]) != nil
         }
     }
 
@@ -154,7 +163,9 @@ extension ServerStore {
 
     /// Creates a passkey-only account and its first credential in one transaction, so a sign-up either
     /// owns a new account or changes nothing.
-    func insertUser(_ user: StoredUser, withPasskey passkey: StoredPasskey, now: Date) throws -> Result<Void, NewAccountConflict> {
+    func insertUser(
+        _ user: StoredUser, withPasskey passkey: StoredPasskey, now: Date
+    ) throws -> Result<Void, NewAccountConflict> {
         try database.write { db in
             if let conflict = try Self.conflict(db, for: user) { return .failure(conflict) }
             try Self.insert(db, user, now: now)
@@ -165,8 +176,12 @@ extension ServerStore {
 
     private static func conflict(_ db: Database, for user: StoredUser) throws -> NewAccountConflict? {
         let identifiers = "SELECT 1 FROM users WHERE lower(username) = lower(?) OR lower(email) = lower(?)"
-        if try Row.fetchOne(db, sql: identifiers, arguments: [user.username, user.username]) != nil { return .usernameTaken }
-        if let email = user.email, try Row.fetchOne(db, sql: identifiers, arguments: [email, email]) != nil { return .emailTaken }
+        if try Row.fetchOne(db, sql: identifiers, arguments: [user.username, user.username]) != nil {
+            return .usernameTaken
+        }
+        if let email = user.email, try Row.fetchOne(db, sql: identifiers, arguments: [email, email]) != nil {
+            return .emailTaken
+        }
         return nil
     }
 
@@ -174,14 +189,17 @@ extension ServerStore {
         // Credentials left under this name by an earlier database (before sign-ups created accounts) belong
         // to whoever registered them, not to the new account: they go (pre-hijacking, WebAuthn L3 §13.4.7).
         try db.execute(sql: "DELETE FROM passkey_credentials WHERE username = ?", arguments: [user.username])
-        try db.execute(sql: "INSERT INTO users (username, password_hash, email, name, created_at) VALUES (?, ?, ?, ?, ?)",
-                       arguments: [user.username, user.passwordHash, user.email, user.name, now.timeIntervalSince1970])
+        try db.execute(
+            sql: "INSERT INTO users (username, password_hash, email, name, created_at) VALUES (?, ?, ?, ?, ?)",
+            arguments: [user.username, user.passwordHash, user.email, user.name, now.timeIntervalSince1970])
     }
 
     /// When the account is locked, the time it unlocks.
     func lockedUntil(_ username: String, now: Date) throws -> Date? {
         try database.read { db in
-            guard let until = try Double.fetchOne(db, sql: "SELECT locked_until FROM lockouts WHERE username = ?", arguments: [username]),
+            guard
+                let until = try Double.fetchOne(
+                    db, sql: "SELECT locked_until FROM lockouts WHERE username = ?", arguments: [username]),
                 until > now.timeIntervalSince1970
             else { return nil }
             return Date(timeIntervalSince1970: until)
@@ -193,22 +211,25 @@ extension ServerStore {
     @discardableResult
     func recordFailedLogin(_ username: String, maxFailures: Int, lockFor seconds: Int, now: Date) throws -> Int {
         try database.write { db in
-            let row = try Row.fetchOne(db, sql: "SELECT failures, last_failure FROM lockouts WHERE username = ?", arguments: [username])
+            let row = try Row.fetchOne(
+                db, sql: "SELECT failures, last_failure FROM lockouts WHERE username = ?", arguments: [username])
             let previous: Int = row?["failures"] ?? 0
             let last: Double? = row?["last_failure"]
             let failures = (last.map { $0 > now.timeIntervalSince1970 - Double(seconds) } ?? false) ? previous + 1 : 1
             let lockedUntil: Double? = failures >= maxFailures ? now.timeIntervalSince1970 + Double(seconds) : nil
-            try db.execute(sql: """
-                INSERT INTO lockouts (username, failures, locked_until, last_failure) VALUES (?, ?, ?, ?)
-                ON CONFLICT(username) DO UPDATE SET failures = excluded.failures, locked_until = excluded.locked_until,
-                  last_failure = excluded.last_failure
-                """, arguments: [username, failures, lockedUntil, now.timeIntervalSince1970])
+            try db.execute(
+                sql: """
+                    INSERT INTO lockouts (username, failures, locked_until, last_failure) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(username) DO UPDATE SET failures = excluded.failures, locked_until = excluded.locked_until,
+                      last_failure = excluded.last_failure
+                    """, arguments: [username, failures, lockedUntil, now.timeIntervalSince1970])
             return failures
         }
     }
 
     func clearFailedLogins(_ username: String) throws {
-        try database.write { db in try db.execute(sql: "DELETE FROM lockouts WHERE username = ?", arguments: [username]) }
+        try database.write { db in try db.execute(sql: "DELETE FROM lockouts WHERE username = ?", arguments: [username])
+        }
     }
 }
 
@@ -223,8 +244,9 @@ struct DynamicClient: Sendable {
 extension ServerStore {
     func insertDynamicClient(_ client: DynamicClient, now: Date) throws {
         try database.write { db in
-            try db.execute(sql: "INSERT INTO dynamic_clients (id, secret_hash, template_id, created_at) VALUES (?, ?, ?, ?)",
-                           arguments: [client.id, client.secretHash, client.templateID, now.timeIntervalSince1970])
+            try db.execute(
+                sql: "INSERT INTO dynamic_clients (id, secret_hash, template_id, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [client.id, client.secretHash, client.templateID, now.timeIntervalSince1970])
         }
     }
 

@@ -8,13 +8,16 @@ import UIKit
 public enum HaapiFlow {
     /// Presents the flow from `parent` as the configuration's `presentationMode` says. The parent must
     /// implement `HaapiFlowResult`.
-    public static func start(from parent: UIViewController, haapiUIKitApplication: HaapiUIKitApplication,
-                             haapiDeepLinkManageable: any HaapiDeepLinkManageable) throws {
+    public static func start(
+        from parent: UIViewController, haapiUIKitApplication: HaapiUIKitApplication,
+        haapiDeepLinkManageable: any HaapiDeepLinkManageable
+    ) throws {
         guard let result = parent as? HaapiFlowResult else {
             throw HaapiError.illegalState(message: "the presenting view controller must implement HaapiFlowResult")
         }
-        let controller = HaapiFlowViewController(haapiUIKitApplication: haapiUIKitApplication, flowResult: result,
-                                                 deepLinks: haapiDeepLinkManageable)
+        let controller = HaapiFlowViewController(
+            haapiUIKitApplication: haapiUIKitApplication, flowResult: result,
+            deepLinks: haapiDeepLinkManageable)
         switch haapiUIKitApplication.haapiUIKitConfiguration.presentationMode {
         case .modal:
             parent.present(UINavigationController(rootViewController: controller), animated: true)
@@ -30,10 +33,13 @@ public enum HaapiFlow {
     }
 
     /// The SwiftUI form: a view that runs the flow and reports to `flowResult`.
-    public static func start(_ flowResult: HaapiFlowResult, haapiUIKitApplication: HaapiUIKitApplication,
-                             haapiDeepLinkManageable: any HaapiDeepLinkManageable) -> HaapiFlowViewControllerRepresentable {
-        HaapiFlowViewControllerRepresentable(haapiUIKitApplication: haapiUIKitApplication, flowResult: flowResult,
-                                             deepLinks: haapiDeepLinkManageable)
+    public static func start(
+        _ flowResult: HaapiFlowResult, haapiUIKitApplication: HaapiUIKitApplication,
+        haapiDeepLinkManageable: any HaapiDeepLinkManageable
+    ) -> HaapiFlowViewControllerRepresentable {
+        HaapiFlowViewControllerRepresentable(
+            haapiUIKitApplication: haapiUIKitApplication, flowResult: flowResult,
+            deepLinks: haapiDeepLinkManageable)
     }
 }
 
@@ -42,29 +48,41 @@ public enum HaapiFlow {
 public final class HaapiFlowViewController: UIHostingController<HaapiFlowView> {
     private let viewModel: HaapiFlowViewModel
 
-    public init(haapiUIKitApplication: HaapiUIKitApplication, flowResult: HaapiFlowResult, deepLinks: any HaapiDeepLinkManageable) {
+    public init(
+        haapiUIKitApplication: HaapiUIKitApplication, flowResult: HaapiFlowResult,
+        deepLinks: any HaapiDeepLinkManageable
+    ) {
         let forwarder = ClosingResultForwarder(flowResult)
         viewModel = HaapiFlowViewModel(haapiUIKitApplication: haapiUIKitApplication, flowResult: forwarder)
         super.init(rootView: HaapiFlowView(viewModel: viewModel, deepLinks: deepLinks))
         forwarder.onFinish = { [weak self] in self?.dismissFlow() }
-        let closeButton = UIBarButtonItem(systemItem: .close, primaryAction: UIAction { [weak self] _ in self?.closeTapped() })
+        let closeButton = UIBarButtonItem(
+            systemItem: .close, primaryAction: UIAction { [weak self] _ in self?.closeTapped() })
         // The theme's closeButtonTintColorName (hui_primary by default), as the app's asset catalog defines it.
         let theme = haapiUIKitApplication.theme
-        closeButton.tintColor = UIColor(named: theme.string("closeButtonTintColorName", in: "HaapiFlowViewController") ?? "hui_primary")
+        closeButton.tintColor = UIColor(
+            named: theme.string("closeButtonTintColorName", in: "HaapiFlowViewController") ?? "hui_primary")
         closeButton.accessibilityLabel = haapiUIKitApplication.haapiUIKitConfiguration.strings[.close]
         navigationItem.leftBarButtonItem = closeButton
-        HaapiLogger.debug(UIKitFollowUpTag.layout, "presenting HaapiFlowViewController; themable elements: HaapiFlowViewController, ActionableButton.*, TextField, MessageView.*, SelectorView, PollingView")
+        HaapiLogger.debug(
+            UIKitFollowUpTag.layout,
+            "presenting HaapiFlowViewController; themable elements: HaapiFlowViewController, ActionableButton.*, TextField, MessageView.*, SelectorView, PollingView"
+        )
     }
 
     @available(*, unavailable)
     required init?(coder: NSCoder) { nil }
 
     private func closeTapped() {
-        guard viewModel.haapiUIKitApplication.haapiUIKitConfiguration.shouldConfirmFlowInterruption else { return interrupt() }
+        guard viewModel.haapiUIKitApplication.haapiUIKitConfiguration.shouldConfirmFlowInterruption else {
+            return interrupt()
+        }
         let strings = viewModel.haapiUIKitApplication.haapiUIKitConfiguration.strings
         let alert = UIAlertController(title: strings[.cancelFlowTitle], message: nil, preferredStyle: .alert)
         alert.addAction(UIAlertAction(title: strings[.keepGoing], style: .cancel))
-        alert.addAction(UIAlertAction(title: strings[.cancelFlowConfirm], style: .destructive) { [weak self] _ in self?.interrupt() })
+        alert.addAction(
+            UIAlertAction(title: strings[.cancelFlowConfirm], style: .destructive) { [weak self] _ in self?.interrupt()
+            })
         present(alert, animated: true)
     }
 
@@ -104,15 +122,19 @@ public struct HaapiFlowViewControllerRepresentable: UIViewControllerRepresentabl
     let flowResult: HaapiFlowResult
     let deepLinks: any HaapiDeepLinkManageable
 
-    public init(haapiUIKitApplication: HaapiUIKitApplication, flowResult: HaapiFlowResult, deepLinks: any HaapiDeepLinkManageable) {
+    public init(
+        haapiUIKitApplication: HaapiUIKitApplication, flowResult: HaapiFlowResult,
+        deepLinks: any HaapiDeepLinkManageable
+    ) {
         self.haapiUIKitApplication = haapiUIKitApplication
         self.flowResult = flowResult
         self.deepLinks = deepLinks
     }
 
     public func makeUIViewController(context: Context) -> UINavigationController {
-        UINavigationController(rootViewController: HaapiFlowViewController(
-            haapiUIKitApplication: haapiUIKitApplication, flowResult: flowResult, deepLinks: deepLinks))
+        UINavigationController(
+            rootViewController: HaapiFlowViewController(
+                haapiUIKitApplication: haapiUIKitApplication, flowResult: flowResult, deepLinks: deepLinks))
     }
 
     public func updateUIViewController(_ controller: UINavigationController, context: Context) {}

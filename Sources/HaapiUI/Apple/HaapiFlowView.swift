@@ -12,22 +12,32 @@ public struct HaapiFlowView: View {
     public var body: some View {
         let theme = viewModel.haapiUIKitApplication.theme
         ZStack {
-            theme.color(theme.string("backgroundColorName", in: "HaapiFlowViewController") ?? "hui_background", fallback: Color(.systemBackground))
-                .ignoresSafeArea()
+            theme.color(
+                theme.string("backgroundColorName", in: "HaapiFlowViewController") ?? "hui_background",
+                fallback: Color(.systemBackground)
+            )
+            .ignoresSafeArea()
             ScrollView {
                 VStack(alignment: .leading, spacing: 16) {
                     if let tabs = viewModel.authenticatorTabs {
                         // `.tabs`: the authenticators as a segmented bar; the selected one's screen below.
-                        Picker("", selection: Binding(get: { tabs.selectedIndex },
-                                                      set: { index in Task { await viewModel.selectTab(index) } })) {
-                            ForEach(Array(tabs.options.enumerated()), id: \.offset) { index, option in Text(option.title).tag(index) }
+                        Picker(
+                            "",
+                            selection: Binding(
+                                get: { tabs.selectedIndex },
+                                set: { index in Task { await viewModel.selectTab(index) } })
+                        ) {
+                            ForEach(Array(tabs.options.enumerated()), id: \.offset) { index, option in
+                                Text(option.title).tag(index)
+                            }
                         }
                         .pickerStyle(.segmented)
                     }
                     if let model = viewModel.uiModel {
                         StepHeader(model: model, theme: theme)
                         StepContent(model: model, viewModel: viewModel, deepLinks: deepLinks)
-                        LinksView(links: model.links, theme: theme) { link in Task { await viewModel.followLink(link) } }
+                        LinksView(links: model.links, theme: theme) { link in Task { await viewModel.followLink(link) }
+                        }
                     }
                 }
                 .padding()
@@ -39,10 +49,13 @@ public struct HaapiFlowView: View {
             started = true
             await viewModel.start()
         }
-        .alert(viewModel.errorFeedback?.title ?? "", isPresented: Binding(
-            get: { viewModel.errorFeedback != nil },
-            set: { shown in if !shown { viewModel.acknowledgeErrorFeedback() } }
-        )) {
+        .alert(
+            viewModel.errorFeedback?.title ?? "",
+            isPresented: Binding(
+                get: { viewModel.errorFeedback != nil },
+                set: { shown in if !shown { viewModel.acknowledgeErrorFeedback() } }
+            )
+        ) {
             Button(viewModel.errorFeedback?.dismissTitle ?? "OK") { viewModel.acknowledgeErrorFeedback() }
         } message: {
             Text(viewModel.errorFeedback?.message ?? "")
@@ -56,7 +69,9 @@ struct StepHeader: View {
 
     var body: some View {
         VStack(alignment: .leading, spacing: 8) {
-            if let title = model.title { Text(title).themed(theme, "HaapiFlowViewController", key: "titleTextAppearance") }
+            if let title = model.title {
+                Text(title).themed(theme, "HaapiFlowViewController", key: "titleTextAppearance")
+            }
             ForEach(Array((model.messages + model.problemMessages).enumerated()), id: \.offset) { _, message in
                 Text(message.text).themed(theme, Self.style(for: message.kind))
             }
@@ -84,7 +99,9 @@ struct StepContent: View {
             SelectorView(options: options, theme: theme) { option in Task { await viewModel.select(option) } }
         case .forms(let forms), .consent(let forms):
             ForEach(Array(forms.enumerated()), id: \.offset) { index, form in
-                FormView(form: form, isPrimary: index == 0, theme: theme) { values in Task { await viewModel.submit(form, values: values) } }
+                FormView(form: form, isPrimary: index == 0, theme: theme) { values in
+                    Task { await viewModel.submit(form, values: values) }
+                }
             }
         case .polling(let polling):
             PollingView(polling: polling, theme: theme) { Task { await viewModel.cancelPolling() } }
@@ -104,9 +121,13 @@ struct SelectorView: View {
     var body: some View {
         VStack(spacing: CGFloat(theme.number("spacing", in: "SelectorView") ?? 12)) {
             ForEach(Array(options.enumerated()), id: \.offset) { _, option in
-                Button { choose(option) } label: {
-                    Label(option.title, image: theme.string("iconName", in: "SelectorView") ?? "hui_ic_authenticator_user")
-                        .frame(maxWidth: .infinity, alignment: .leading)
+                Button {
+                    choose(option)
+                } label: {
+                    Label(
+                        option.title, image: theme.string("iconName", in: "SelectorView") ?? "hui_ic_authenticator_user"
+                    )
+                    .frame(maxWidth: .infinity, alignment: .leading)
                 }
                 .buttonStyle(ThemedButtonStyle(theme: theme, style: "ActionableButton.Secondary"))
             }
@@ -136,7 +157,9 @@ struct FormView: View {
                 for (name, on) in checked where on { sent[name] = "on" }
                 submit(sent)
             }
-            .buttonStyle(ThemedButtonStyle(theme: theme, style: isPrimary ? "ActionableButton.Primary" : "ActionableButton.Secondary"))
+            .buttonStyle(
+                ThemedButtonStyle(
+                    theme: theme, style: isPrimary ? "ActionableButton.Primary" : "ActionableButton.Secondary"))
         }
     }
 
@@ -148,16 +171,22 @@ struct FormView: View {
         case .password:
             SecureField(label, text: binding).textContentType(.password).textFieldStyle(.roundedBorder)
         case .username:
-            TextField(label, text: binding).textContentType(.username).textInputAutocapitalization(.never).textFieldStyle(.roundedBorder)
+            TextField(label, text: binding).textContentType(.username).textInputAutocapitalization(.never)
+                .textFieldStyle(.roundedBorder)
         case .select(let options):
             Picker(label, selection: binding) {
                 ForEach(Array(options.enumerated()), id: \.offset) { _, option in Text(option.label).tag(option.value) }
             }
         case .checkbox(let isChecked, let readonly):
-            Toggle(label, isOn: Binding(get: { checked[field.name] ?? isChecked }, set: { checked[field.name] = $0 })).disabled(readonly)
+            Toggle(label, isOn: Binding(get: { checked[field.name] ?? isChecked }, set: { checked[field.name] = $0 }))
+                .disabled(readonly)
         case .text(let kind):
             TextField(field.placeholder ?? label, text: binding)
-                .keyboardType(kind == .email ? .emailAddress : kind == .number ? .numberPad : kind == .tel ? .phonePad : kind == .url ? .URL : .default)
+                .keyboardType(
+                    kind == .email
+                        ? .emailAddress
+                        : kind == .number ? .numberPad : kind == .tel ? .phonePad : kind == .url ? .URL : .default
+                )
                 .textInputAutocapitalization(.never)
                 .textFieldStyle(.roundedBorder)
         case .hidden, .context:
@@ -174,12 +203,15 @@ struct PollingView: View {
     var body: some View {
         VStack(spacing: 16) {
             ProgressView()
-                .tint(theme.color(theme.string("spinnerColorName", in: "PollingView") ?? "hui_primary", fallback: .accentColor))
+                .tint(
+                    theme.color(
+                        theme.string("spinnerColorName", in: "PollingView") ?? "hui_primary", fallback: .accentColor))
             if let deadline = polling.deadline {
                 Text(deadline, style: .timer).themed(theme, "PollingView")
             }
             if polling.cancelAction != nil {
-                Button("Cancel", action: cancel).buttonStyle(ThemedButtonStyle(theme: theme, style: "ActionableButton.Secondary"))
+                Button("Cancel", action: cancel).buttonStyle(
+                    ThemedButtonStyle(theme: theme, style: "ActionableButton.Secondary"))
             }
         }
         .frame(maxWidth: .infinity)
@@ -214,7 +246,9 @@ struct ClientOperationView: View {
                 Text("This device cannot run \(operation.name).").themed(theme, "MessageView.Error")
             }
             ForEach(Array(operation.errorForms.enumerated()), id: \.offset) { _, form in
-                FormView(form: form, isPrimary: false, theme: theme) { values in Task { await viewModel.submit(form, values: values) } }
+                FormView(form: form, isPrimary: false, theme: theme) { values in
+                    Task { await viewModel.submit(form, values: values) }
+                }
             }
         }
     }
@@ -250,7 +284,8 @@ struct LinksView: View {
                     Image(uiImage: image).interpolation(.none).resizable().scaledToFit().frame(maxWidth: 240)
                         .accessibilityLabel(link.title)
                 } else if !link.isDataImage {
-                    Button(link.title) { follow(link) }.buttonStyle(ThemedButtonStyle(theme: theme, style: "ActionableButton.Link"))
+                    Button(link.title) { follow(link) }.buttonStyle(
+                        ThemedButtonStyle(theme: theme, style: "ActionableButton.Link"))
                 }
             }
         }
@@ -270,7 +305,8 @@ private final class PresentationAnchor: NSObject, ASWebAuthenticationPresentatio
     static let shared = PresentationAnchor()
 
     func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor {
-        UIApplication.shared.connectedScenes.compactMap { ($0 as? UIWindowScene)?.keyWindow }.first ?? ASPresentationAnchor()
+        UIApplication.shared.connectedScenes.compactMap { ($0 as? UIWindowScene)?.keyWindow }.first
+            ?? ASPresentationAnchor()
     }
 }
 #endif

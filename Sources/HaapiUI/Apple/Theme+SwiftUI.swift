@@ -31,10 +31,13 @@ struct ThemedButtonStyle: ButtonStyle {
 
     func makeBody(configuration: Configuration) -> some View {
         let appearance = theme.textAppearance(of: style)
-        let background = theme.string("backgroundColorName", in: style).map { theme.color($0, fallback: .accentColor) } ?? .clear
+        let background =
+            theme.string("backgroundColorName", in: style).map { theme.color($0, fallback: .accentColor) } ?? .clear
         return configuration.label
             .font(theme.font(appearance))
-            .foregroundColor(theme.color(theme.string("textColorName", in: style) ?? appearance.colorName, fallback: .accentColor))
+            .foregroundColor(
+                theme.color(theme.string("textColorName", in: style) ?? appearance.colorName, fallback: .accentColor)
+            )
             .frame(maxWidth: .infinity, minHeight: CGFloat(theme.number("height", in: style) ?? 44))
             .background(background)
             .clipShape(RoundedRectangle(cornerRadius: CGFloat(theme.number("cornerRadius", in: style) ?? 8)))

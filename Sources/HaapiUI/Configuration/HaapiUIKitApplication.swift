@@ -20,14 +20,17 @@ public final class HaapiUIKitApplication: Sendable {
     /// Managers for one flow: attestation first, the DCR fallback when configured.
     func accessor() async throws(HaapiError) -> any HaapiAccessor {
         let dpopKey = try key.get()
-        let configuration = haapiUIKitConfiguration.haapiConfiguration(name: "haapi-ui-" + SecureRandom.token(byteCount: 6), dpopKey: dpopKey)
+        let configuration = haapiUIKitConfiguration.haapiConfiguration(
+            name: "haapi-ui-" + SecureRandom.token(byteCount: 6), dpopKey: dpopKey)
         let builder = HaapiAccessorBuilder(haapiConfiguration: configuration)
         if let dcr = haapiUIKitConfiguration.dcrConfiguration { builder.setDCRConfiguration(configuration: dcr) }
         return try await builder.build()
     }
 
     func oauthTokenManager(dpopKey: any SigningKey) -> OAuthTokenManager {
-        OAuthTokenManager(oauthTokenConfiguration: haapiUIKitConfiguration.haapiConfiguration(name: "haapi-ui-oauth", dpopKey: dpopKey))
+        OAuthTokenManager(
+            oauthTokenConfiguration: haapiUIKitConfiguration.haapiConfiguration(
+                name: "haapi-ui-oauth", dpopKey: dpopKey))
     }
 }
 
@@ -80,7 +83,9 @@ public final class HaapiUIKitApplicationBuilder: @unchecked Sendable {
         var overrides: URL? = themingPlistURL
         if overrides == nil, let name = themingPlistFileName {
             overrides = themingBundle.url(forResource: name, withExtension: "plist")
-            if overrides == nil { HaapiLogger.error(UIKitFollowUpTag.theming, "\(name).plist was not found; using the built-in theme") }
+            if overrides == nil {
+                HaapiLogger.error(UIKitFollowUpTag.theming, "\(name).plist was not found; using the built-in theme")
+            }
         }
         let theme = ThemeRegistry(overridesAt: overrides)
         let keyType = configuration.tokenBoundConfiguration.keyPairType
@@ -94,7 +99,9 @@ public final class HaapiUIKitApplicationBuilder: @unchecked Sendable {
         } else {
             key = Result { () throws(HaapiError) in try DeviceKeyStore.ephemeralKey(keyType) }
         }
-        if case .failure(let error) = key { HaapiLogger.error(UIKitFollowUpTag.component, "no DPoP key: \(error.errorDescription)") }
+        if case .failure(let error) = key {
+            HaapiLogger.error(UIKitFollowUpTag.component, "no DPoP key: \(error.errorDescription)")
+        }
         return HaapiUIKitApplication(configuration: configuration, theme: theme, key: key)
     }
 }

@@ -44,10 +44,14 @@ public struct HaapiUIKitConfiguration: Sendable {
         let scopes = scopes
         let acrValues = acrValues
         return HaapiConfiguration(
-            name: name, clientId: clientId, baseURL: baseUrl, tokenEndpointURL: tokenEndpointUrl, authorizationEndpointURL: authorizationEndpointUrl,
-            appRedirect: appRedirect, authorizationParametersProvider: { OAuthAuthorizationParameters(scopes: scopes, acrValues: acrValues) },
-            transport: transport, revocationEndpointURL: revocationEndpointUrl, attestationConfiguration: attestationConfiguration,
-            attester: attester, tokenBoundConfiguration: tokenBoundConfiguration, clientAuthenticationMethod: clientAuthenticationMethod,
+            name: name, clientId: clientId, baseURL: baseUrl, tokenEndpointURL: tokenEndpointUrl,
+            authorizationEndpointURL: authorizationEndpointUrl,
+            appRedirect: appRedirect,
+            authorizationParametersProvider: { OAuthAuthorizationParameters(scopes: scopes, acrValues: acrValues) },
+            transport: transport, revocationEndpointURL: revocationEndpointUrl,
+            attestationConfiguration: attestationConfiguration,
+            attester: attester, tokenBoundConfiguration: tokenBoundConfiguration,
+            clientAuthenticationMethod: clientAuthenticationMethod,
             dpopKey: dpopKey)
     }
 }
@@ -81,7 +85,9 @@ public final class HaapiUIKitConfigurationBuilder: @unchecked Sendable {
     private var strings = HaapiUIStrings()
     private var externalAppOpener: (any ExternalAppOpener)? = defaultExternalAppOpener()
 
-    public init(clientId: String, baseUrl: URL, tokenEndpointUrl: URL, authorizationEndpointUrl: URL, appRedirect: String) {
+    public init(
+        clientId: String, baseUrl: URL, tokenEndpointUrl: URL, authorizationEndpointUrl: URL, appRedirect: String
+    ) {
         self.clientId = clientId
         self.baseUrl = baseUrl
         self.tokenEndpointUrl = tokenEndpointUrl
@@ -89,26 +95,75 @@ public final class HaapiUIKitConfigurationBuilder: @unchecked Sendable {
         self.appRedirect = appRedirect
     }
 
-    @discardableResult public func setRevocationEndpointUrl(_ url: URL) -> Self { revocationEndpointUrl = url; return self }
-    @discardableResult public func setScopes(_ scopes: [String]) -> Self { self.scopes = scopes; return self }
-    @discardableResult public func setAcrValues(_ values: [String]) -> Self { acrValues = values; return self }
-    @discardableResult public func setAutoPollingDuration(_ seconds: TimeInterval) -> Self { autoPollingDuration = seconds; return self }
-    @discardableResult public func setPollingTimeout(_ seconds: TimeInterval) -> Self { pollingTimeout = seconds; return self }
-    @discardableResult public func setShouldAutoHandleFlowErrorFeedback(_ value: Bool) -> Self { shouldAutoHandleFlowErrorFeedback = value; return self }
-    @discardableResult public func setPresentationMode(_ mode: PresentationMode) -> Self { presentationMode = mode; return self }
-    @discardableResult public func setAuthenticationSelectionPresentation(_ value: AuthenticatorSelectionPresentation) -> Self {
+    @discardableResult public func setRevocationEndpointUrl(_ url: URL) -> Self {
+        revocationEndpointUrl = url
+        return self
+    }
+    @discardableResult public func setScopes(_ scopes: [String]) -> Self {
+        self.scopes = scopes
+        return self
+    }
+    @discardableResult public func setAcrValues(_ values: [String]) -> Self {
+        acrValues = values
+        return self
+    }
+    @discardableResult public func setAutoPollingDuration(_ seconds: TimeInterval) -> Self {
+        autoPollingDuration = seconds
+        return self
+    }
+    @discardableResult public func setPollingTimeout(_ seconds: TimeInterval) -> Self {
+        pollingTimeout = seconds
+        return self
+    }
+    @discardableResult public func setShouldAutoHandleFlowErrorFeedback(_ value: Bool) -> Self {
+        shouldAutoHandleFlowErrorFeedback = value
+        return self
+    }
+    @discardableResult public func setPresentationMode(_ mode: PresentationMode) -> Self {
+        presentationMode = mode
+        return self
+    }
+    @discardableResult public func setAuthenticationSelectionPresentation(
+        _ value: AuthenticatorSelectionPresentation
+    ) -> Self {
         authenticationSelectionPresentation = value
         return self
     }
-    @discardableResult public func setShouldConfirmFlowInterruption(_ value: Bool) -> Self { shouldConfirmFlowInterruption = value; return self }
-    @discardableResult public func setUseDefaultExternalBrowser(_ value: Bool) -> Self { useDefaultExternalBrowser = value; return self }
-    @discardableResult public func setAttestationConfiguration(_ value: AttestationConfiguration) -> Self { attestationConfiguration = value; return self }
-    @discardableResult public func setAttester(_ value: any Attester) -> Self { attester = value; return self }
-    @discardableResult public func setClientAuthenticationMethod(_ value: any ClientAuthenticationMethod) -> Self { clientAuthenticationMethod = value; return self }
-    @discardableResult public func setDCRConfiguration(_ value: DCRConfiguration) -> Self { dcrConfiguration = value; return self }
-    @discardableResult public func setTokenBoundConfiguration(_ value: any TokenBoundConfiguration) -> Self { tokenBoundConfiguration = value; return self }
-    @discardableResult public func setTransport(_ value: any HttpTransport) -> Self { transport = value; return self }
-    @discardableResult public func setPasskeyAuthenticator(_ value: any WebAuthnAuthenticator, origin: String? = nil) -> Self {
+    @discardableResult public func setShouldConfirmFlowInterruption(_ value: Bool) -> Self {
+        shouldConfirmFlowInterruption = value
+        return self
+    }
+    @discardableResult public func setUseDefaultExternalBrowser(_ value: Bool) -> Self {
+        useDefaultExternalBrowser = value
+        return self
+    }
+    @discardableResult public func setAttestationConfiguration(_ value: AttestationConfiguration) -> Self {
+        attestationConfiguration = value
+        return self
+    }
+    @discardableResult public func setAttester(_ value: any Attester) -> Self {
+        attester = value
+        return self
+    }
+    @discardableResult public func setClientAuthenticationMethod(_ value: any ClientAuthenticationMethod) -> Self {
+        clientAuthenticationMethod = value
+        return self
+    }
+    @discardableResult public func setDCRConfiguration(_ value: DCRConfiguration) -> Self {
+        dcrConfiguration = value
+        return self
+    }
+    @discardableResult public func setTokenBoundConfiguration(_ value: any TokenBoundConfiguration) -> Self {
+        tokenBoundConfiguration = value
+        return self
+    }
+    @discardableResult public func setTransport(_ value: any HttpTransport) -> Self {
+        transport = value
+        return self
+    }
+    @discardableResult public func setPasskeyAuthenticator(
+        _ value: any WebAuthnAuthenticator, origin: String? = nil
+    ) -> Self {
         passkeyAuthenticator = value
         passkeyOrigin = origin
         return self
@@ -129,14 +184,19 @@ public final class HaapiUIKitConfigurationBuilder: @unchecked Sendable {
 
     public func build() -> HaapiUIKitConfiguration {
         HaapiUIKitConfiguration(
-            clientId: clientId, baseUrl: baseUrl, tokenEndpointUrl: tokenEndpointUrl, authorizationEndpointUrl: authorizationEndpointUrl,
-            revocationEndpointUrl: revocationEndpointUrl, appRedirect: appRedirect, scopes: scopes, acrValues: acrValues,
+            clientId: clientId, baseUrl: baseUrl, tokenEndpointUrl: tokenEndpointUrl,
+            authorizationEndpointUrl: authorizationEndpointUrl,
+            revocationEndpointUrl: revocationEndpointUrl, appRedirect: appRedirect, scopes: scopes,
+            acrValues: acrValues,
             autoPollingDuration: autoPollingDuration, pollingTimeout: pollingTimeout,
             shouldAutoHandleFlowErrorFeedback: shouldAutoHandleFlowErrorFeedback, presentationMode: presentationMode,
-            authenticationSelectionPresentation: authenticationSelectionPresentation, shouldConfirmFlowInterruption: shouldConfirmFlowInterruption,
-            useDefaultExternalBrowser: useDefaultExternalBrowser, attestationConfiguration: attestationConfiguration, attester: attester,
+            authenticationSelectionPresentation: authenticationSelectionPresentation,
+            shouldConfirmFlowInterruption: shouldConfirmFlowInterruption,
+            useDefaultExternalBrowser: useDefaultExternalBrowser, attestationConfiguration: attestationConfiguration,
+            attester: attester,
             clientAuthenticationMethod: clientAuthenticationMethod, dcrConfiguration: dcrConfiguration,
-            tokenBoundConfiguration: tokenBoundConfiguration, transport: transport, passkeyAuthenticator: passkeyAuthenticator,
+            tokenBoundConfiguration: tokenBoundConfiguration, transport: transport,
+            passkeyAuthenticator: passkeyAuthenticator,
             passkeyOrigin: passkeyOrigin, strings: strings, externalAppOpener: externalAppOpener)
     }
 }

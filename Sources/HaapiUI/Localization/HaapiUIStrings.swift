@@ -29,13 +29,16 @@ public struct HaapiUIStrings: Sendable {
             .back: "Back", .close: "Close", .ok: "OK", .continueAction: "Continue",
             .errorTitle: "Sign-in failed", .cancelFlowTitle: "Cancel sign-in?", .cancelFlowConfirm: "Cancel sign-in",
             .keepGoing: "Keep signing in", .waiting: "Waiting…", .openApp: "Open the app",
-            .openAppFailed: "The app could not be opened. Is it installed?", .chooseAuthenticator: "Choose how to sign in",
+            .openAppFailed: "The app could not be opened. Is it installed?",
+            .chooseAuthenticator: "Choose how to sign in",
         ],
         "sv": [
             .back: "Tillbaka", .close: "Stäng", .ok: "OK", .continueAction: "Fortsätt",
-            .errorTitle: "Inloggningen misslyckades", .cancelFlowTitle: "Avbryta inloggningen?", .cancelFlowConfirm: "Avbryt inloggningen",
+            .errorTitle: "Inloggningen misslyckades", .cancelFlowTitle: "Avbryta inloggningen?",
+            .cancelFlowConfirm: "Avbryt inloggningen",
             .keepGoing: "Fortsätt logga in", .waiting: "Väntar…", .openApp: "Öppna appen",
-            .openAppFailed: "Appen kunde inte öppnas. Är den installerad?", .chooseAuthenticator: "Välj hur du vill logga in",
+            .openAppFailed: "Appen kunde inte öppnas. Är den installerad?",
+            .chooseAuthenticator: "Välj hur du vill logga in",
         ],
     ]
 

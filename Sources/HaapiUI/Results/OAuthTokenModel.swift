@@ -49,8 +49,10 @@ public protocol OAuthLifecycleResultListener {
 public enum OAuthLifecycle {
     /// Refreshes and tells `lifecycleResultListener` on the main actor.
     @MainActor
-    public static func refreshToken(refreshToken: String, haapiUIKitApplication: HaapiUIKitApplication,
-                                    lifecycleResultListener: any OAuthLifecycleResultListener) {
+    public static func refreshToken(
+        refreshToken: String, haapiUIKitApplication: HaapiUIKitApplication,
+        lifecycleResultListener: any OAuthLifecycleResultListener
+    ) {
         Task { @MainActor in
             switch await OAuthLifecycle.refreshToken(refreshToken, haapiUIKitApplication: haapiUIKitApplication) {
             case .success(let model): lifecycleResultListener.refreshTokenSucceeded(model)
@@ -60,19 +62,26 @@ public enum OAuthLifecycle {
     }
 
     /// The `async` form.
-    public static func refreshToken(_ refreshToken: String, haapiUIKitApplication: HaapiUIKitApplication) async -> Result<OAuthTokenModel, any Error> {
-        guard !refreshToken.isEmpty else { return .failure(HaapiError.illegalState(message: "the refresh token is empty")) }
+    public static func refreshToken(
+        _ refreshToken: String, haapiUIKitApplication: HaapiUIKitApplication
+    ) async -> Result<OAuthTokenModel, any Error> {
+        guard !refreshToken.isEmpty else {
+            return .failure(HaapiError.illegalState(message: "the refresh token is empty"))
+        }
         let key: any SigningKey
         switch haapiUIKitApplication.key {
         case .success(let loaded): key = loaded
         case .failure(let error): return .failure(error)
         }
         let manager = haapiUIKitApplication.oauthTokenManager(dpopKey: key)
-        let bound = !(haapiUIKitApplication.haapiUIKitConfiguration.tokenBoundConfiguration is UnboundedTokenConfiguration)
+        let bound =
+            !(haapiUIKitApplication.haapiUIKitConfiguration.tokenBoundConfiguration is UnboundedTokenConfiguration)
         switch await manager.refreshAccessToken(with: refreshToken, dpop: bound ? Dpop(key: key) : nil) {
         case .successfulToken(let token): return .success(OAuthTokenModel(token))
         case .errorToken(let error):
-            return .failure(HaapiError.serverError(error: error.error, errorDescription: error.errorDescription ?? "", statusCode: 400))
+            return .failure(
+                HaapiError.serverError(
+                    error: error.error, errorDescription: error.errorDescription ?? "", statusCode: 400))
         case .error(let error): return .failure(error)
         }
     }

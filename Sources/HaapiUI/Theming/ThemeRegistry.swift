@@ -73,7 +73,9 @@ public final class ThemeRegistry: Sendable {
         var data: Data?
         var problems: [String] = []
         if let url {
-            do { data = try Data(contentsOf: url) } catch { problems.append("cannot read \(url.lastPathComponent): \(error.localizedDescription)") }
+            do { data = try Data(contentsOf: url) } catch {
+                problems.append("cannot read \(url.lastPathComponent): \(error.localizedDescription)")
+            }
         }
         self.init(overrides: data, initialProblems: problems)
     }
@@ -108,20 +110,24 @@ public final class ThemeRegistry: Sendable {
         return members
     }
 
-    private static func merge(key: String, base: StyleValue?, override: StyleValue, problems: inout [String]) -> StyleValue? {
+    private static func merge(
+        key: String, base: StyleValue?, override: StyleValue, problems: inout [String]
+    ) -> StyleValue? {
         guard let base else { return override }
         switch (base, override) {
         case (.dictionary(let baseMembers), .dictionary(let overrideMembers)):
             var merged = baseMembers
             for member in overrideMembers.keys.sorted() {
                 guard let value = overrideMembers[member] else { continue }
-                merged[member] = merge(key: key + "." + member, base: baseMembers[member], override: value, problems: &problems)
+                merged[member] = merge(
+                    key: key + "." + member, base: baseMembers[member], override: value, problems: &problems)
             }
             return .dictionary(merged)
         case (.string, .string), (.number, .number), (.bool, .bool):
             return override
         default:
-            problems.append("\(key): expected a \(base.typeName), found a \(override.typeName); keeping the built-in value")
+            problems.append(
+                "\(key): expected a \(base.typeName), found a \(override.typeName); keeping the built-in value")
             return base
         }
     }
@@ -162,7 +168,9 @@ public final class ThemeRegistry: Sendable {
         let reference = string(key, in: style) ?? "TextAppearance.Body"
         var appearance = self.style(reference)
         if appearance.isEmpty {
-            HaapiLogger.error(UIKitFollowUpTag.theming, "\(style).\(key) names \(reference), which is not defined; using TextAppearance.Body")
+            HaapiLogger.error(
+                UIKitFollowUpTag.theming,
+                "\(style).\(key) names \(reference), which is not defined; using TextAppearance.Body")
             appearance = self.style("TextAppearance.Body")
         }
         // A custom appearance may name only what it changes; the rest comes from TextAppearance.Body.
@@ -178,7 +186,8 @@ public final class ThemeRegistry: Sendable {
             if case .string(let value)? = member(name) { return value }
             return fallback
         }
-        return TextAppearance(fontName: text("fontName", fontName), fontSize: size, symbolicTrait: text("fontSymbolicTrait", "none"),
-                              alignment: text("textAlignment", "natural"), colorName: text("textColorName", "hui_on_background"))
+        return TextAppearance(
+            fontName: text("fontName", fontName), fontSize: size, symbolicTrait: text("fontSymbolicTrait", "none"),
+            alignment: text("textAlignment", "natural"), colorName: text("textColorName", "hui_on_background"))
     }
 }

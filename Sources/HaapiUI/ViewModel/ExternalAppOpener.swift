@@ -38,7 +38,10 @@ enum ExternalAppLaunch {
         components.scheme = "bankid"
         components.host = ""
         components.path = "/"
-        components.queryItems = [URLQueryItem(name: "autostarttoken", value: token), URLQueryItem(name: "redirect", value: model.redirect ?? "null")]
+        components.queryItems = [
+            URLQueryItem(name: "autostarttoken", value: token),
+            URLQueryItem(name: "redirect", value: model.redirect ?? "null"),
+        ]
         return components.url
     }
 }

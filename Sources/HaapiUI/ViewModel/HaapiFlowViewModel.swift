@@ -29,8 +29,10 @@ public final class HaapiFlowViewModel: ObservableObject {
     /// answer is a new polling step, and the app is opened once.
     private var openedAppWhilePolling = false
 
-    public init(haapiUIKitApplication: HaapiUIKitApplication, flowResult: (any HaapiFlowResult)? = nil,
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        haapiUIKitApplication: HaapiUIKitApplication, flowResult: (any HaapiFlowResult)? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.haapiUIKitApplication = haapiUIKitApplication
         self.flowResult = flowResult
         self.clock = clock
@@ -96,13 +98,16 @@ public final class HaapiFlowViewModel: ObservableObject {
 
     /// Continues a client operation with the values it produced (a credential, a resume nonce, …).
     public func continueClientOperation(parameters: [String: any Sendable]) async {
-        guard case .clientOperation(let operation)? = uiModel?.content, let form = operation.continueForm else { return }
+        guard case .clientOperation(let operation)? = uiModel?.content, let form = operation.continueForm else {
+            return
+        }
         await send { await $0.submitForm(form, parameters: parameters) }
     }
 
     /// Continues an external-browser operation with the URL the browser came back to.
     public func resumeExternalBrowser(with url: URL) async -> Bool {
-        guard case .clientOperation(let operation)? = uiModel?.content, let browser = operation.step as? ExternalBrowserClientOperationStep,
+        guard case .clientOperation(let operation)? = uiModel?.content,
+            let browser = operation.step as? ExternalBrowserClientOperationStep,
             let parameters = browser.formattedParametersFromURL(url)
         else { return false }
         await continueClientOperation(parameters: parameters)
@@ -119,24 +124,33 @@ public final class HaapiFlowViewModel: ObservableObject {
         let contextFields = operation.continueForm?.fields.filter { $0.type == .context }.map(\.name) ?? []
         let origin = configuration.passkeyOrigin ?? Self.origin(of: configuration.baseUrl)
         do throws(WebAuthnError) {
-            guard let authenticator = configuration.passkeyAuthenticator else { throw .notAllowed("no passkey authenticator is configured") }
+            guard let authenticator = configuration.passkeyAuthenticator else {
+                throw .notAllowed("no passkey authenticator is configured")
+            }
             let arguments = operation.step.clientOperationAction.model.arguments
             if operation.step is WebAuthnRegistrationClientOperationStep {
                 // Passkeys mode answers in `credential`; the any-device mode answers in the field that matches the
                 // options used (platform first: this authenticator is a platform one).
                 let modes: [(options: String, field: String)] = [
-                    ("credentialCreationOptions", "credential"), ("platformCredentialCreationOptions", "platformCredential"),
+                    ("credentialCreationOptions", "credential"),
+                    ("platformCredentialCreationOptions", "platformCredential"),
                     ("crossPlatformCredentialCreationOptions", "crossPlatformCredential"),
                 ]
-                guard let mode = modes.first(where: { arguments?[$0.options] != nil }), let json = arguments?[mode.options] else {
+                guard let mode = modes.first(where: { arguments?[$0.options] != nil }),
+                    let json = arguments?[mode.options]
+                else {
                     throw .malformed("the step carries no creation options")
                 }
                 let field = contextFields.contains(mode.field) ? mode.field : contextFields.first ?? mode.field
-                let response = try await authenticator.register(try PublicKeyCredentialCreationOptions(json: json), origin: origin)
+                let response = try await authenticator.register(
+                    try PublicKeyCredentialCreationOptions(json: json), origin: origin)
                 await continueClientOperation(parameters: [field: response.json])
             } else if operation.step is WebAuthnAuthenticationClientOperationStep {
-                guard let json = arguments?["credentialRequestOptions"] else { throw .malformed("the step carries no request options") }
-                let response = try await authenticator.authenticate(try PublicKeyCredentialRequestOptions(json: json), origin: origin)
+                guard let json = arguments?["credentialRequestOptions"] else {
+                    throw .malformed("the step carries no request options")
+                }
+                let response = try await authenticator.authenticate(
+                    try PublicKeyCredentialRequestOptions(json: json), origin: origin)
                 await continueClientOperation(parameters: [contextFields.first ?? "credential": response.json])
             } else {
                 return false
@@ -229,7 +243,9 @@ public final class HaapiFlowViewModel: ObservableObject {
 
     // MARK: - Results
 
-    private func send(showLoading: Bool = true, _ operation: @escaping @Sendable (HaapiManager) async -> HaapiResult) async {
+    private func send(
+        showLoading: Bool = true, _ operation: @escaping @Sendable (HaapiManager) async -> HaapiResult
+    ) async {
         guard let manager = accessor?.haapiManager, !isFinished else { return }
         if showLoading { isLoading = true }
         await handle(await operation(manager))
@@ -263,7 +279,9 @@ public final class HaapiFlowViewModel: ObservableObject {
 
     private func show(_ step: any HaapiRepresentation) {
         if configuration.authenticationSelectionPresentation == .tabs, step is AuthenticatorSelectorStep,
-            case .selector(let options) = UIModelMapper.model(for: step, configuration: configuration, now: clock(), pollingDeadline: nil).content,
+            case .selector(let options) = UIModelMapper.model(
+                for: step, configuration: configuration, now: clock(), pollingDeadline: nil
+            ).content,
             let first = options.first
         {
             // Tabs: the pager shows the first authenticator's screen straight away.
@@ -273,9 +291,13 @@ public final class HaapiFlowViewModel: ObservableObject {
         }
         let isPollingStep = step is PollingStep
         if !isPollingStep { pollingDeadline = nil }
-        if isPollingStep, pollingDeadline == nil { pollingDeadline = clock().addingTimeInterval(configuration.pollingTimeout) }
-        let model = UIModelMapper.model(for: step, configuration: configuration, now: clock(), pollingDeadline: pollingDeadline)
-        HaapiLogger.debug(UIKitFollowUpTag.layout, "showing \(step.type.rawValue) (\(model.viewName ?? "no view name"))")
+        if isPollingStep, pollingDeadline == nil {
+            pollingDeadline = clock().addingTimeInterval(configuration.pollingTimeout)
+        }
+        let model = UIModelMapper.model(
+            for: step, configuration: configuration, now: clock(), pollingDeadline: pollingDeadline)
+        HaapiLogger.debug(
+            UIKitFollowUpTag.layout, "showing \(step.type.rawValue) (\(model.viewName ?? "no view name"))")
         uiModel = model
         revision += 1
         isLoading = false
@@ -338,7 +360,9 @@ public final class HaapiFlowViewModel: ObservableObject {
 
     private func pollingTimedOut() async {
         pollingTask = nil
-        if case .polling(let polling)? = uiModel?.content, let cancel = polling.cancelAction, let manager = accessor?.haapiManager {
+        if case .polling(let polling)? = uiModel?.content, let cancel = polling.cancelAction,
+            let manager = accessor?.haapiManager
+        {
             _ = await manager.submitForm(cancel)
         }
         fail(HaapiUIError.pollingTimedOut(after: configuration.pollingTimeout))
@@ -366,7 +390,9 @@ public final class HaapiFlowViewModel: ObservableObject {
             HaapiLogger.info(UIKitFollowUpTag.component, "flow finished: \(model)")
             flowResult?.didReceiveOAuthTokenModel(model)
         case .errorToken(let error):
-            fail(HaapiError.serverError(error: error.error, errorDescription: error.errorDescription ?? "", statusCode: 400))
+            fail(
+                HaapiError.serverError(
+                    error: error.error, errorDescription: error.errorDescription ?? "", statusCode: 400))
         case .error(let error):
             fail(error)
         }
@@ -382,7 +408,8 @@ public final class HaapiFlowViewModel: ObservableObject {
         if configuration.shouldAutoHandleFlowErrorFeedback, !Self.isCancellation(error) {
             unreportedError = error
             let strings = configuration.strings
-            errorFeedback = FlowErrorFeedback(title: strings[.errorTitle], message: error.localizedDescription, dismissTitle: strings[.ok])
+            errorFeedback = FlowErrorFeedback(
+                title: strings[.errorTitle], message: error.localizedDescription, dismissTitle: strings[.ok])
         } else {
             flowResult?.didReceiveError(error)
         }

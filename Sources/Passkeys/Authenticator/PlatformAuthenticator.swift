@@ -18,58 +18,90 @@ public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unch
         self.anchor = anchor
     }
 
-    public func register(_ options: PublicKeyCredentialCreationOptions, origin: String) async throws(WebAuthnError) -> RegistrationResponse {
+    public func register(
+        _ options: PublicKeyCredentialCreationOptions, origin: String
+    ) async throws(WebAuthnError) -> RegistrationResponse {
         try OriginPolicy.check(rpId: options.rpId, origin: origin)
         let request: ASAuthorizationRequest
         switch kind {
         case .platform:
             let provider = ASAuthorizationPlatformPublicKeyCredentialProvider(relyingPartyIdentifier: options.rpId)
-            let platform = provider.createCredentialRegistrationRequest(challenge: options.challenge, name: options.userName, userID: options.userId)
-            if let preference = options.userVerification { platform.userVerificationPreference = .init(rawValue: preference) }
+            let platform = provider.createCredentialRegistrationRequest(
+                challenge: options.challenge, name: options.userName, userID: options.userId)
+            if let preference = options.userVerification {
+                platform.userVerificationPreference = .init(rawValue: preference)
+            }
             request = platform
         case .securityKey:
             let provider = ASAuthorizationSecurityKeyPublicKeyCredentialProvider(relyingPartyIdentifier: options.rpId)
-            let key = provider.createCredentialRegistrationRequest(challenge: options.challenge, displayName: options.userDisplayName,
-                                                                   name: options.userName, userID: options.userId)
-            key.credentialParameters = options.algorithms.map { ASAuthorizationPublicKeyCredentialParameters(algorithm: ASCOSEAlgorithmIdentifier(rawValue: $0)) }
-            if let preference = options.userVerification { key.userVerificationPreference = .init(rawValue: preference) }
+            let key = provider.createCredentialRegistrationRequest(
+                challenge: options.challenge, displayName: options.userDisplayName,
+                name: options.userName, userID: options.userId)
+            key.credentialParameters = options.algorithms.map {
+                ASAuthorizationPublicKeyCredentialParameters(algorithm: ASCOSEAlgorithmIdentifier(rawValue: $0))
+            }
+            if let preference = options.userVerification {
+                key.userVerificationPreference = .init(rawValue: preference)
+            }
             key.excludedCredentials = options.excludeCredentials.map {
-                ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor(credentialID: $0, transports: ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor.Transport.allSupported)
+                ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor(
+                    credentialID: $0,
+                    transports: ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor.Transport.allSupported)
             }
             request = key
         }
         let credential = try await perform(request)
-        guard let registration = credential as? ASAuthorizationPublicKeyCredentialRegistration, let attestation = registration.rawAttestationObject else {
+        guard let registration = credential as? ASAuthorizationPublicKeyCredentialRegistration,
+            let attestation = registration.rawAttestationObject
+        else {
             throw .notAllowed("the system returned no attestation")
         }
-        return RegistrationResponse(credentialId: registration.credentialID, clientDataJSON: registration.rawClientDataJSON, attestationObject: attestation,
-                                    transports: kind == .platform ? ["internal", "hybrid"] : ["usb", "nfc"],
-                                    authenticatorAttachment: kind == .platform ? "platform" : "cross-platform")
+        return RegistrationResponse(
+            credentialId: registration.credentialID, clientDataJSON: registration.rawClientDataJSON,
+            attestationObject: attestation,
+            transports: kind == .platform ? ["internal", "hybrid"] : ["usb", "nfc"],
+            authenticatorAttachment: kind == .platform ? "platform" : "cross-platform")
     }
 
-    public func authenticate(_ options: PublicKeyCredentialRequestOptions, origin: String) async throws(WebAuthnError) -> AuthenticationResponse {
+    public func authenticate(
+        _ options: PublicKeyCredentialRequestOptions, origin: String
+    ) async throws(WebAuthnError) -> AuthenticationResponse {
         guard let rpId = options.rpId ?? URL(string: origin)?.host else { throw .notAllowed("no RP ID") }
         try OriginPolicy.check(rpId: rpId, origin: origin)
         let request: ASAuthorizationRequest
         switch kind {
         case .platform:
-            let assertion = ASAuthorizationPlatformPublicKeyCredentialProvider(relyingPartyIdentifier: rpId).createCredentialAssertionRequest(challenge: options.challenge)
-            assertion.allowedCredentials = options.allowCredentials.map { ASAuthorizationPlatformPublicKeyCredentialDescriptor(credentialID: $0) }
-            if let preference = options.userVerification { assertion.userVerificationPreference = .init(rawValue: preference) }
+            let assertion = ASAuthorizationPlatformPublicKeyCredentialProvider(relyingPartyIdentifier: rpId)
+                .createCredentialAssertionRequest(challenge: options.challenge)
+            assertion.allowedCredentials = options.allowCredentials.map {
+                ASAuthorizationPlatformPublicKeyCredentialDescriptor(credentialID: $0)
+            }
+            if let preference = options.userVerification {
+                assertion.userVerificationPreference = .init(rawValue: preference)
+            }
             request = assertion
         case .securityKey:
-            let assertion = ASAuthorizationSecurityKeyPublicKeyCredentialProvider(relyingPartyIdentifier: rpId).createCredentialAssertionRequest(challenge: options.challenge)
+            let assertion = ASAuthorizationSecurityKeyPublicKeyCredentialProvider(relyingPartyIdentifier: rpId)
+                .createCredentialAssertionRequest(challenge: options.challenge)
             assertion.allowedCredentials = options.allowCredentials.map {
-                ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor(credentialID: $0, transports: ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor.Transport.allSupported)
+                ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor(
+                    credentialID: $0,
+                    transports: ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor.Transport.allSupported)
             }
-            if let preference = options.userVerification { assertion.userVerificationPreference = .init(rawValue: preference) }
+            if let preference = options.userVerification {
+                assertion.userVerificationPreference = .init(rawValue: preference)
+            }
             request = assertion
         }
         let credential = try await perform(request)
-        guard let assertion = credential as? ASAuthorizationPublicKeyCredentialAssertion else { throw .notAllowed("the system returned no assertion") }
-        return AuthenticationResponse(credentialId: assertion.credentialID, clientDataJSON: assertion.rawClientDataJSON,
-                                      authenticatorData: assertion.rawAuthenticatorData, signature: assertion.signature, userHandle: assertion.userID,
-                                      authenticatorAttachment: kind == .platform ? "platform" : "cross-platform")
+        guard let assertion = credential as? ASAuthorizationPublicKeyCredentialAssertion else {
+            throw .notAllowed("the system returned no assertion")
+        }
+        return AuthenticationResponse(
+            credentialId: assertion.credentialID, clientDataJSON: assertion.rawClientDataJSON,
+            authenticatorData: assertion.rawAuthenticatorData, signature: assertion.signature,
+            userHandle: assertion.userID,
+            authenticatorAttachment: kind == .platform ? "platform" : "cross-platform")
     }
 
     /// Runs one ASAuthorization request and waits for its delegate callback.
@@ -90,17 +122,24 @@ public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unch
         }
     }
 
-    private final class Delegate: NSObject, ASAuthorizationControllerDelegate, ASAuthorizationControllerPresentationContextProviding {
+    private final class Delegate: NSObject, ASAuthorizationControllerDelegate,
+        ASAuthorizationControllerPresentationContextProviding
+    {
         nonisolated(unsafe) static var key = 0
         let continuation: CheckedContinuation<Result<ASAuthorizationCredential, Error>, Never>
         let anchor: ASPresentationAnchor
 
-        init(continuation: CheckedContinuation<Result<ASAuthorizationCredential, Error>, Never>, anchor: ASPresentationAnchor) {
+        init(
+            continuation: CheckedContinuation<Result<ASAuthorizationCredential, Error>, Never>,
+            anchor: ASPresentationAnchor
+        ) {
             self.continuation = continuation
             self.anchor = anchor
         }
 
-        func authorizationController(controller: ASAuthorizationController, didCompleteWithAuthorization authorization: ASAuthorization) {
+        func authorizationController(
+            controller: ASAuthorizationController, didCompleteWithAuthorization authorization: ASAuthorization
+        ) {
             continuation.resume(returning: .success(authorization.credential))
         }
 

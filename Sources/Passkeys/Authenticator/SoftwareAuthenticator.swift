@@ -13,7 +13,10 @@ public actor SoftwareAuthenticator: WebAuthnAuthenticator {
         public var userVerified = true
         public var backupEligible = false
         public var attestation = Attestation.none
-        public init(userPresent: Bool = true, userVerified: Bool = true, backupEligible: Bool = false, attestation: Attestation = .none) {
+        public init(
+            userPresent: Bool = true, userVerified: Bool = true, backupEligible: Bool = false,
+            attestation: Attestation = .none
+        ) {
             self.userPresent = userPresent
             self.userVerified = userVerified
             self.backupEligible = backupEligible
@@ -31,8 +34,12 @@ public actor SoftwareAuthenticator: WebAuthnAuthenticator {
         public internal(set) var signCount: UInt32
 
         var json: JSONValue {
-            ["id": .string(Base64URL.encode(id)), "rpId": .string(rpId), "userHandle": .string(Base64URL.encode(userHandle)),
-             "userName": .string(userName), "privateKey": .string(Base64URL.encode(privateKey)), "signCount": .number(JSONNumber(Int(signCount)))]
+            [
+                "id": .string(Base64URL.encode(id)), "rpId": .string(rpId),
+                "userHandle": .string(Base64URL.encode(userHandle)),
+                "userName": .string(userName), "privateKey": .string(Base64URL.encode(privateKey)),
+                "signCount": .number(JSONNumber(Int(signCount))),
+            ]
         }
 
         init(id: Data, rpId: String, userHandle: Data, userName: String, privateKey: Data, signCount: UInt32) {
@@ -45,11 +52,15 @@ public actor SoftwareAuthenticator: WebAuthnAuthenticator {
         }
 
         init?(json: JSONValue) {
-            guard let id = json["id"]?.stringValue.flatMap(Base64URL.decodeLenient), let rpId = json["rpId"]?.stringValue,
-                let handle = json["userHandle"]?.stringValue.flatMap(Base64URL.decodeLenient), let key = json["privateKey"]?.stringValue.flatMap(Base64URL.decodeLenient),
+            guard let id = json["id"]?.stringValue.flatMap(Base64URL.decodeLenient),
+                let rpId = json["rpId"]?.stringValue,
+                let handle = json["userHandle"]?.stringValue.flatMap(Base64URL.decodeLenient),
+                let key = json["privateKey"]?.stringValue.flatMap(Base64URL.decodeLenient),
                 let count = json["signCount"]?.numberValue?.intValue, count >= 0
             else { return nil }
-            self.init(id: id, rpId: rpId, userHandle: handle, userName: json["userName"]?.stringValue ?? "", privateKey: key, signCount: UInt32(clamping: count))
+            self.init(
+                id: id, rpId: rpId, userHandle: handle, userName: json["userName"]?.stringValue ?? "", privateKey: key,
+                signCount: UInt32(clamping: count))
         }
     }
 
@@ -70,12 +81,16 @@ public actor SoftwareAuthenticator: WebAuthnAuthenticator {
         let data: Data?
         do { data = try storage.read(key: storageKey) } catch { throw .storage("\(error)") }
         guard let data else { return [] }
-        guard let array = try? JSONParser().parse(data).arrayValue else { throw .storage("the credential store is not a JSON array") }
+        guard let array = try? JSONParser().parse(data).arrayValue else {
+            throw .storage("the credential store is not a JSON array")
+        }
         return array.compactMap(Credential.init(json:))
     }
 
     private func save(_ credentials: [Credential]) throws(WebAuthnError) {
-        do { try storage.write(Data(JSONValue.array(credentials.map(\.json)).serialized().utf8), key: storageKey) } catch {
+        do {
+            try storage.write(Data(JSONValue.array(credentials.map(\.json)).serialized().utf8), key: storageKey)
+        } catch {
             throw .storage("\(error)")
         }
     }
@@ -88,12 +103,16 @@ public actor SoftwareAuthenticator: WebAuthnAuthenticator {
         return flags
     }
 
-    public func register(_ options: PublicKeyCredentialCreationOptions, origin: String) throws(WebAuthnError) -> RegistrationResponse {
+    public func register(
+        _ options: PublicKeyCredentialCreationOptions, origin: String
+    ) throws(WebAuthnError) -> RegistrationResponse {
         try OriginPolicy.check(rpId: options.rpId, origin: origin)
         guard options.algorithms.isEmpty || options.algorithms.contains(COSEKey.Algorithm.es256) else {
             throw .notAllowed("the RP accepts none of this authenticator's algorithms (ES256)")
         }
-        if options.userVerification == "required", !policy.userVerified { throw .notAllowed("user verification is required") }
+        if options.userVerification == "required", !policy.userVerified {
+            throw .notAllowed("user verification is required")
+        }
         var stored = try credentials()
         if stored.contains(where: { $0.rpId == options.rpId && options.excludeCredentials.contains($0.id) }) {
             throw .notAllowed("a credential in excludeCredentials is already on this authenticator")
@@ -106,48 +125,71 @@ public actor SoftwareAuthenticator: WebAuthnAuthenticator {
             clientDataJSON: clientData, format: policy.attestation)
         // A discoverable credential replaces an older one for the same account at the same RP.
         stored.removeAll { $0.rpId == options.rpId && $0.userHandle == options.userId }
-        stored.append(Credential(id: credentialId, rpId: options.rpId, userHandle: options.userId, userName: options.userName,
-                                 privateKey: key.rawRepresentation, signCount: 0))
+        stored.append(
+            Credential(
+                id: credentialId, rpId: options.rpId, userHandle: options.userId, userName: options.userName,
+                privateKey: key.rawRepresentation, signCount: 0))
         try save(stored)
-        return RegistrationResponse(credentialId: credentialId, clientDataJSON: clientData, attestationObject: attestation.encoded)
+        return RegistrationResponse(
+            credentialId: credentialId, clientDataJSON: clientData, attestationObject: attestation.encoded)
     }
 
-    public func authenticate(_ options: PublicKeyCredentialRequestOptions, origin: String) throws(WebAuthnError) -> AuthenticationResponse {
+    public func authenticate(
+        _ options: PublicKeyCredentialRequestOptions, origin: String
+    ) throws(WebAuthnError) -> AuthenticationResponse {
         guard let rpId = options.rpId ?? URL(string: origin)?.host else { throw .notAllowed("no RP ID") }
         try OriginPolicy.check(rpId: rpId, origin: origin)
-        if options.userVerification == "required", !policy.userVerified { throw .notAllowed("user verification is required") }
+        if options.userVerification == "required", !policy.userVerified {
+            throw .notAllowed("user verification is required")
+        }
         var stored = try credentials()
-        let candidates = stored.indices.filter { stored[$0].rpId == rpId && (options.allowCredentials.isEmpty || options.allowCredentials.contains(stored[$0].id)) }
+        let candidates = stored.indices.filter {
+            stored[$0].rpId == rpId
+                && (options.allowCredentials.isEmpty || options.allowCredentials.contains(stored[$0].id))
+        }
         guard let index = candidates.last else { throw .notAllowed("no credential for \(rpId) on this authenticator") }
         stored[index].signCount += 1
         let credential = stored[index]
         try save(stored)
         let authenticatorData = AuthenticatorData(rpId: rpId, flags: flags, signCount: credential.signCount)
         let clientData = CollectedClientData(type: "webauthn.get", challenge: options.challenge, origin: origin).json
-        let signature = try Self.sign(authenticatorData.raw + Data(SHA256.hash(data: clientData)), with: credential.privateKey)
-        return AuthenticationResponse(credentialId: credential.id, clientDataJSON: clientData, authenticatorData: authenticatorData.raw,
-                                      signature: signature, userHandle: credential.userHandle)
+        let signature = try Self.sign(
+            authenticatorData.raw + Data(SHA256.hash(data: clientData)), with: credential.privateKey)
+        return AuthenticationResponse(
+            credentialId: credential.id, clientDataJSON: clientData, authenticatorData: authenticatorData.raw,
+            signature: signature, userHandle: credential.userHandle)
     }
 
     /// The attestation object for a new credential. Deterministic apart from the "packed" signature, so the
     /// W3C test vectors can check the bytes.
-    public static func attestationObject(rpId: String, privateKey: P256.Signing.PrivateKey, credentialId: Data, aaguid: Data,
-                                         flags: AuthenticatorData.Flags, clientDataJSON: Data, format: Attestation) throws(WebAuthnError) -> AttestationObject {
-        let credential = AuthenticatorData.AttestedCredential(aaguid: aaguid, credentialId: credentialId, publicKey: COSEKey(p256: privateKey.publicKey))
-        let authenticatorData = AuthenticatorData(rpId: rpId, flags: flags, signCount: 0, attestedCredential: credential)
+    public static func attestationObject(
+        rpId: String, privateKey: P256.Signing.PrivateKey, credentialId: Data, aaguid: Data,
+        flags: AuthenticatorData.Flags, clientDataJSON: Data, format: Attestation
+    ) throws(WebAuthnError) -> AttestationObject {
+        let credential = AuthenticatorData.AttestedCredential(
+            aaguid: aaguid, credentialId: credentialId, publicKey: COSEKey(p256: privateKey.publicKey))
+        let authenticatorData = AuthenticatorData(
+            rpId: rpId, flags: flags, signCount: 0, attestedCredential: credential)
         switch format {
         case .none:
             return AttestationObject(format: "none", statement: .map([]), authenticatorData: authenticatorData)
         case .packed:
             // Self attestation: the credential key signs authData ‖ SHA-256(clientDataJSON); no certificate chain.
-            let signature = try sign(authenticatorData.raw + Data(SHA256.hash(data: clientDataJSON)), with: privateKey.rawRepresentation)
-            return AttestationObject(format: "packed", statement: .map([CBORMapEntry("alg", .int(COSEKey.Algorithm.es256)), CBORMapEntry("sig", .bytes(signature))]),
-                                     authenticatorData: authenticatorData)
+            let signature = try sign(
+                authenticatorData.raw + Data(SHA256.hash(data: clientDataJSON)), with: privateKey.rawRepresentation)
+            return AttestationObject(
+                format: "packed",
+                statement: .map([
+                    CBORMapEntry("alg", .int(COSEKey.Algorithm.es256)), CBORMapEntry("sig", .bytes(signature)),
+                ]),
+                authenticatorData: authenticatorData)
         }
     }
 
     static func sign(_ data: Data, with rawKey: Data) throws(WebAuthnError) -> Data {
-        do { return try P256.Signing.PrivateKey(rawRepresentation: rawKey).signature(for: data).derRepresentation } catch {
+        do {
+            return try P256.Signing.PrivateKey(rawRepresentation: rawKey).signature(for: data).derRepresentation
+        } catch {
             throw .storage("a stored key cannot sign: \(error)")
         }
     }

@@ -48,7 +48,9 @@ public struct CBORDecoder: Sendable {
         guard data.count <= limits.maxBytes else { throw CBORDecodingError(reason: .tooLarge, offset: 0) }
         var reader = Reader(bytes: [UInt8](data), decoder: self)
         let value = try reader.item(depth: 0)
-        guard reader.position == reader.bytes.count else { throw CBORDecodingError(reason: .trailingBytes, offset: reader.position) }
+        guard reader.position == reader.bytes.count else {
+            throw CBORDecodingError(reason: .trailingBytes, offset: reader.position)
+        }
         return value
     }
 
@@ -89,14 +91,24 @@ public struct CBORDecoder: Sendable {
             let minimum: UInt64
             switch info {
             case 0..<24: return UInt64(info)
-            case 24: value = UInt64(try byte()); minimum = 24
-            case 25: value = try take(2).reduce(0) { $0 << 8 | UInt64($1) }; minimum = 0x100
-            case 26: value = try take(4).reduce(0) { $0 << 8 | UInt64($1) }; minimum = 0x10000
-            case 27: value = try take(8).reduce(0) { $0 << 8 | UInt64($1) }; minimum = 0x1_0000_0000
+            case 24:
+                value = UInt64(try byte())
+                minimum = 24
+            case 25:
+                value = try take(2).reduce(0) { $0 << 8 | UInt64($1) }
+                minimum = 0x100
+            case 26:
+                value = try take(4).reduce(0) { $0 << 8 | UInt64($1) }
+                minimum = 0x10000
+            case 27:
+                value = try take(8).reduce(0) { $0 << 8 | UInt64($1) }
+                minimum = 0x1_0000_0000
             case 31: throw fail(.indefiniteLength, at: start)
             default: throw fail(.reservedAdditionalInformation, at: start)
             }
-            if decoder.requireCanonical, value < minimum { throw fail(.nonCanonical("a longer encoding than needed"), at: start) }
+            if decoder.requireCanonical, value < minimum {
+                throw fail(.nonCanonical("a longer encoding than needed"), at: start)
+            }
             return value
         }
 
@@ -106,7 +118,8 @@ public struct CBORDecoder: Sendable {
             guard items <= decoder.limits.maxItems else { throw fail(.tooManyItems) }
             let start = position
             let initial = try byte()
-            let major = initial >> 5, info = initial & 0x1F
+            let major = initial >> 5
+            let info = initial & 0x1F
             switch major {
             case 0: return .unsigned(try argument(info, start: start))
             case 1: return .negative(try argument(info, start: start))
@@ -133,8 +146,12 @@ public struct CBORDecoder: Sendable {
                     let keyStart = position
                     let key = try item(depth: depth + 1)
                     let keyBytes = Array(bytes[keyStart..<position])
-                    guard seen.insert(CBOREncoder.encode(key)).inserted else { throw fail(.duplicateMapKey, at: keyStart) }
-                    if decoder.requireCanonical, let previousKey, !CBOREncoder.canonicalOrder(Data(previousKey), Data(keyBytes)) {
+                    guard seen.insert(CBOREncoder.encode(key)).inserted else {
+                        throw fail(.duplicateMapKey, at: keyStart)
+                    }
+                    if decoder.requireCanonical, let previousKey,
+                        !CBOREncoder.canonicalOrder(Data(previousKey), Data(keyBytes))
+                    {
                         throw fail(.nonCanonical("map keys out of canonical order"), at: keyStart)
                     }
                     previousKey = keyBytes
@@ -151,7 +168,8 @@ public struct CBORDecoder: Sendable {
                 case 22: return .null
                 case 23: return .undefined
                 case 25: return .float(doubleFromHalf(UInt16(try take(2).reduce(0) { $0 << 8 | UInt64($1) })))
-                case 26: return .float(Double(Float(bitPattern: UInt32(try take(4).reduce(0) { $0 << 8 | UInt64($1) }))))
+                case 26:
+                    return .float(Double(Float(bitPattern: UInt32(try take(4).reduce(0) { $0 << 8 | UInt64($1) }))))
                 case 27: return .float(Double(bitPattern: try take(8).reduce(0) { $0 << 8 | UInt64($1) }))
                 case 31: throw fail(.indefiniteLength, at: start)
                 case 24: throw fail(.unsupportedSimpleValue(try byte()), at: start)

@@ -42,7 +42,8 @@ public enum CBOREncoder {
 
     /// CTAP2 §8 canonical key order: lower major type first; within one, shorter encodings first, then bytewise.
     static func canonicalOrder(_ a: Data, _ b: Data) -> Bool {
-        let majorA = (a.first ?? 0) >> 5, majorB = (b.first ?? 0) >> 5
+        let majorA = (a.first ?? 0) >> 5
+        let majorB = (b.first ?? 0) >> 5
         if majorA != majorB { return majorA < majorB }
         if a.count != b.count { return a.count < b.count }
         return a.lexicographicallyPrecedes(b)
@@ -53,19 +54,27 @@ public enum CBOREncoder {
         switch argument {
         case 0..<24: output.append(type | UInt8(argument))
         case 24...0xFF: output.append(contentsOf: [type | 24, UInt8(argument)])
-        case 0x100...0xFFFF: output.append(type | 25); appendBigEndian(argument, bytes: 2, &output)
-        case 0x10000...0xFFFF_FFFF: output.append(type | 26); appendBigEndian(argument, bytes: 4, &output)
-        default: output.append(type | 27); appendBigEndian(argument, bytes: 8, &output)
+        case 0x100...0xFFFF:
+            output.append(type | 25)
+            appendBigEndian(argument, bytes: 2, &output)
+        case 0x10000...0xFFFF_FFFF:
+            output.append(type | 26)
+            appendBigEndian(argument, bytes: 4, &output)
+        default:
+            output.append(type | 27)
+            appendBigEndian(argument, bytes: 8, &output)
         }
     }
 
     static func appendBigEndian(_ value: UInt64, bytes: Int, _ output: inout Data) {
-        for shift in stride(from: (bytes - 1) * 8, through: 0, by: -8) { output.append(UInt8((value >> UInt64(shift)) & 0xFF)) }
+        for shift in stride(from: (bytes - 1) * 8, through: 0, by: -8) {
+            output.append(UInt8((value >> UInt64(shift)) & 0xFF))
+        }
     }
 
     /// The shortest float that keeps the value (RFC 8949 §4.2.2 preferred serialisation).
     static func writeFloat(_ number: Double, _ output: inout Data) {
-        if let half = Float16Bits(exactly: number) {
+        if let half = float16Bits(exactly: number) {
             output.append(0xF9)
             appendBigEndian(UInt64(half), bytes: 2, &output)
         } else if Double(Float(number)) == number || number.isNaN {
@@ -79,7 +88,7 @@ public enum CBOREncoder {
 }
 
 /// IEEE 754 half precision, written by hand because Float16 is not available on every platform Swift runs on.
-func Float16Bits(exactly value: Double) -> UInt16? {
+func float16Bits(exactly value: Double) -> UInt16? {
     if value.isNaN { return 0x7E00 }
     if value.isInfinite { return value > 0 ? 0x7C00 : 0xFC00 }
     let sign: UInt16 = value.sign == .minus ? 0x8000 : 0

@@ -31,25 +31,39 @@ public enum COSEKey: Sendable, Equatable {
     public var cbor: CBORValue {
         switch self {
         case .ec2P256(let x, let y):
-            .map([CBORMapEntry(1, 2), CBORMapEntry(3, .int(Algorithm.es256)), CBORMapEntry(-1, 1), CBORMapEntry(-2, .bytes(x)), CBORMapEntry(-3, .bytes(y))])
+            .map([
+                CBORMapEntry(1, 2), CBORMapEntry(3, .int(Algorithm.es256)), CBORMapEntry(-1, 1),
+                CBORMapEntry(-2, .bytes(x)), CBORMapEntry(-3, .bytes(y)),
+            ])
         case .rsa(let n, let e, let algorithm):
-            .map([CBORMapEntry(1, 3), CBORMapEntry(3, .int(algorithm)), CBORMapEntry(-1, .bytes(n)), CBORMapEntry(-2, .bytes(e))])
+            .map([
+                CBORMapEntry(1, 3), CBORMapEntry(3, .int(algorithm)), CBORMapEntry(-1, .bytes(n)),
+                CBORMapEntry(-2, .bytes(e)),
+            ])
         }
     }
 
     public var encoded: Data { CBOREncoder.encode(cbor) }
 
     public init(cbor: CBORValue) throws(WebAuthnError) {
-        guard let kty = cbor[1]?.intValue, let alg = cbor[3]?.intValue else { throw .malformed("COSE key without kty or alg") }
+        guard let kty = cbor[1]?.intValue, let alg = cbor[3]?.intValue else {
+            throw .malformed("COSE key without kty or alg")
+        }
         switch (kty, alg) {
         case (2, Algorithm.es256):
-            guard cbor[-1]?.intValue == 1, let x = cbor[-2]?.bytesValue, let y = cbor[-3]?.bytesValue, x.count == 32, y.count == 32 else {
+            guard cbor[-1]?.intValue == 1, let x = cbor[-2]?.bytesValue, let y = cbor[-3]?.bytesValue, x.count == 32,
+                y.count == 32
+            else {
                 throw .malformed("EC2 key is not P-256 with 32-byte coordinates")
             }
-            guard (try? P256.Signing.PublicKey(rawRepresentation: x + y)) != nil else { throw .malformed("EC2 point is not on P-256") }
+            guard (try? P256.Signing.PublicKey(rawRepresentation: x + y)) != nil else {
+                throw .malformed("EC2 point is not on P-256")
+            }
             self = .ec2P256(x: x, y: y)
         case (3, Algorithm.rs256), (3, Algorithm.ps256):
-            guard let n = cbor[-1]?.bytesValue, let e = cbor[-2]?.bytesValue, n.count >= 256 else { throw .malformed("RSA key shorter than 2048 bits") }
+            guard let n = cbor[-1]?.bytesValue, let e = cbor[-2]?.bytesValue, n.count >= 256 else {
+                throw .malformed("RSA key shorter than 2048 bits")
+            }
             self = .rsa(n: n, e: e, algorithm: alg)
         default:
             throw .unsupportedAlgorithm(alg)
@@ -67,7 +81,8 @@ public enum COSEKey: Sendable, Equatable {
         case .rsa(let n, let e, let algorithm):
             guard let key = try? _RSA.Signing.PublicKey(n: n, e: e) else { return false }
             let padding: _RSA.Signing.Padding = algorithm == Algorithm.ps256 ? .PSS : .insecurePKCS1v1_5
-            return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: data), padding: padding)
+            return key.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: data), padding: padding)
         }
     }
 }

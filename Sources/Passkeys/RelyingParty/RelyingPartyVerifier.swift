@@ -25,58 +25,89 @@ public struct RelyingPartyVerifier: Sendable {
         public let attestationFormat: String
     }
 
-    public func verifyRegistration(_ response: RegistrationResponse, expectedChallenge: Data) throws(WebAuthnError) -> VerifiedRegistration {
+    public func verifyRegistration(
+        _ response: RegistrationResponse, expectedChallenge: Data
+    ) throws(WebAuthnError) -> VerifiedRegistration {
         let clientData = try CollectedClientData(parsing: response.clientDataJSON)
         try check(clientData, type: "webauthn.create", challenge: expectedChallenge)
         let attestation = try AttestationObject(parsing: response.attestationObject)
         let authData = attestation.authenticatorData
         try check(authData)
-        guard let credential = authData.attestedCredential else { throw .verificationFailed("no attested credential data") }
-        guard credential.credentialId == response.credentialId else { throw .verificationFailed("the credential id differs from rawId") }
+        guard let credential = authData.attestedCredential else {
+            throw .verificationFailed("no attested credential data")
+        }
+        guard credential.credentialId == response.credentialId else {
+            throw .verificationFailed("the credential id differs from rawId")
+        }
         let clientDataHash = Data(SHA256.hash(data: response.clientDataJSON))
         switch attestation.format {
         case "none":
-            guard attestation.statement.mapValue?.isEmpty == true else { throw .verificationFailed("a none attestation must have an empty statement") }
+            guard attestation.statement.mapValue?.isEmpty == true else {
+                throw .verificationFailed("a none attestation must have an empty statement")
+            }
         case "packed":
-            guard attestation.statement["x5c"] == nil else { throw .verificationFailed("packed attestation with a certificate chain is not supported") }
-            guard attestation.statement["alg"]?.intValue == credential.publicKey.algorithm, let signature = attestation.statement["sig"]?.bytesValue,
+            guard attestation.statement["x5c"] == nil else {
+                throw .verificationFailed("packed attestation with a certificate chain is not supported")
+            }
+            guard attestation.statement["alg"]?.intValue == credential.publicKey.algorithm,
+                let signature = attestation.statement["sig"]?.bytesValue,
                 credential.publicKey.isValidSignature(signature, for: authData.raw + clientDataHash)
             else { throw .verificationFailed("the packed self-attestation signature does not verify") }
         default:
             throw .verificationFailed("attestation format \(attestation.format) is not accepted")
         }
-        return VerifiedRegistration(credentialId: credential.credentialId, publicKey: credential.publicKey, signCount: authData.signCount,
-                                    userVerified: authData.flags.contains(.userVerified), attestationFormat: attestation.format)
+        return VerifiedRegistration(
+            credentialId: credential.credentialId, publicKey: credential.publicKey, signCount: authData.signCount,
+            userVerified: authData.flags.contains(.userVerified), attestationFormat: attestation.format)
     }
 
     /// Checks a sign-in against the stored credential; returns the new signature counter to store.
-    public func verifyAuthentication(_ response: AuthenticationResponse, expectedChallenge: Data, publicKey: COSEKey,
-                                     storedSignCount: UInt32) throws(WebAuthnError) -> UInt32 {
+    public func verifyAuthentication(
+        _ response: AuthenticationResponse, expectedChallenge: Data, publicKey: COSEKey,
+        storedSignCount: UInt32
+    ) throws(WebAuthnError) -> UInt32 {
         let clientData = try CollectedClientData(parsing: response.clientDataJSON)
         try check(clientData, type: "webauthn.get", challenge: expectedChallenge)
         let authData = try AuthenticatorData(parsing: response.authenticatorData)
         try check(authData)
-        guard publicKey.isValidSignature(response.signature, for: response.authenticatorData + Data(SHA256.hash(data: response.clientDataJSON))) else {
+        guard
+            publicKey.isValidSignature(
+                response.signature, for: response.authenticatorData + Data(SHA256.hash(data: response.clientDataJSON)))
+        else {
             throw .verificationFailed("the signature does not verify with the registered key")
         }
         // §7.2 step 22: a counter that does not grow (when either side counts) may mean a cloned authenticator.
         if authData.signCount != 0 || storedSignCount != 0, authData.signCount <= storedSignCount {
-            throw .verificationFailed("the signature counter went from \(storedSignCount) to \(authData.signCount): possibly a cloned authenticator")
+            throw .verificationFailed(
+                "the signature counter went from \(storedSignCount) to \(authData.signCount): possibly a cloned authenticator"
+            )
         }
         return authData.signCount
     }
 
     private func check(_ clientData: CollectedClientData, type: String, challenge: Data) throws(WebAuthnError) {
-        guard clientData.type == type else { throw .verificationFailed("client data type is \(clientData.type), expected \(type)") }
-        guard clientData.challenge == challenge else { throw .verificationFailed("the challenge is not the one this RP issued") }
-        guard origins.contains(clientData.origin) else { throw .verificationFailed("origin \(clientData.origin) is not allowed") }
+        guard clientData.type == type else {
+            throw .verificationFailed("client data type is \(clientData.type), expected \(type)")
+        }
+        guard clientData.challenge == challenge else {
+            throw .verificationFailed("the challenge is not the one this RP issued")
+        }
+        guard origins.contains(clientData.origin) else {
+            throw .verificationFailed("origin \(clientData.origin) is not allowed")
+        }
         guard !clientData.crossOrigin else { throw .verificationFailed("cross-origin use is not allowed") }
     }
 
     private func check(_ authData: AuthenticatorData) throws(WebAuthnError) {
-        guard authData.rpIdHash == Data(SHA256.hash(data: Data(rpId.utf8))) else { throw .verificationFailed("the RP ID hash is not this RP's") }
+        guard authData.rpIdHash == Data(SHA256.hash(data: Data(rpId.utf8))) else {
+            throw .verificationFailed("the RP ID hash is not this RP's")
+        }
         guard authData.flags.contains(.userPresent) else { throw .verificationFailed("user presence (UP) is not set") }
-        if requireUserVerification, !authData.flags.contains(.userVerified) { throw .verificationFailed("user verification (UV) is required") }
-        if authData.flags.contains(.backedUp), !authData.flags.contains(.backupEligible) { throw .verificationFailed("BS set without BE") }
+        if requireUserVerification, !authData.flags.contains(.userVerified) {
+            throw .verificationFailed("user verification (UV) is required")
+        }
+        if authData.flags.contains(.backedUp), !authData.flags.contains(.backupEligible) {
+            throw .verificationFailed("BS set without BE")
+        }
     }
 }

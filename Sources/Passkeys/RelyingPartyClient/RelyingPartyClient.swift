@@ -29,8 +29,11 @@ public struct RelyingPartyClient: Sendable {
 
     /// Asks for creation options. Without `session` this is a sign-up for a new account; with the session of
     /// a signed-in account it adds a passkey to that account.
-    public func registrationInitialize(userName: String, session: String? = nil) async throws(WebAuthnError) -> PublicKeyCredentialCreationOptions {
-        var components = URLComponents(url: baseURL.appendingPathComponent("registration_initialize"), resolvingAgainstBaseURL: true)
+    public func registrationInitialize(
+        userName: String, session: String? = nil
+    ) async throws(WebAuthnError) -> PublicKeyCredentialCreationOptions {
+        var components = URLComponents(
+            url: baseURL.appendingPathComponent("registration_initialize"), resolvingAgainstBaseURL: true)
         components?.queryItems = [URLQueryItem(name: "user_name", value: userName)]
         guard let url = components?.url else { throw .malformed("bad RP URL") }
         var request = HttpRequest(method: "GET", url: url)
@@ -43,7 +46,9 @@ public struct RelyingPartyClient: Sendable {
     }
 
     public func authenticationInitialize() async throws(WebAuthnError) -> PublicKeyCredentialRequestOptions {
-        try PublicKeyCredentialRequestOptions(json: try await send(HttpRequest(method: "GET", url: baseURL.appendingPathComponent("authentication_initialize"))))
+        try PublicKeyCredentialRequestOptions(
+            json: try await send(
+                HttpRequest(method: "GET", url: baseURL.appendingPathComponent("authentication_initialize"))))
     }
 
     public func authenticationFinalize(_ response: AuthenticationResponse) async throws(WebAuthnError) -> Account {
@@ -51,15 +56,18 @@ public struct RelyingPartyClient: Sendable {
     }
 
     private func post(_ path: String, _ body: JSONValue) -> HttpRequest {
-        HttpRequest(method: "POST", url: baseURL.appendingPathComponent(path), headers: [("Content-Type", "application/json")],
-                    body: Data(body.serialized().utf8))
+        HttpRequest(
+            method: "POST", url: baseURL.appendingPathComponent(path), headers: [("Content-Type", "application/json")],
+            body: Data(body.serialized().utf8))
     }
 
     private func send(_ request: HttpRequest) async throws(WebAuthnError) -> JSONValue {
         var outgoing = request
         outgoing.setHeader("Accept", "application/json")
         let response: HttpResponse
-        do { response = try await transport.send(outgoing) } catch { throw .notAllowed("the RP cannot be reached: \(error)") }
+        do { response = try await transport.send(outgoing) } catch {
+            throw .notAllowed("the RP cannot be reached: \(error)")
+        }
         let json = try? JSONParser(limits: .init(maxBytes: 256 * 1024, maxDepth: 16)).parse(response.body)
         guard response.statusCode == 200, let json else {
             let message = json?["error"]?.stringValue ?? json?["message"]?.stringValue ?? "HTTP \(response.statusCode)"
@@ -70,10 +78,14 @@ public struct RelyingPartyClient: Sendable {
 
     static func account(_ json: JSONValue) throws(WebAuthnError) -> Account {
         let credential = json["credential"]
-        guard let id = credential?["id"]?.stringValue ?? json["credential_id"]?.stringValue else { throw .malformed("the RP's answer names no credential") }
+        guard let id = credential?["id"]?.stringValue ?? json["credential_id"]?.stringValue else {
+            throw .malformed("the RP's answer names no credential")
+        }
         let user = credential?["user"]
-        return Account(credentialId: id, userId: user?["id"]?.stringValue ?? json["user_id"]?.stringValue ?? "", userName: user?["name"]?.stringValue ?? "",
-                       session: json["session"]?.stringValue)
+        return Account(
+            credentialId: id, userId: user?["id"]?.stringValue ?? json["user_id"]?.stringValue ?? "",
+            userName: user?["name"]?.stringValue ?? "",
+            session: json["session"]?.stringValue)
     }
 }
 
@@ -99,8 +111,12 @@ public struct AccountManager: Sendable {
     }
 
     /// Adds a passkey to the account `signedIn` (a `signIn()` result carrying the RP's session).
-    public func addPasskey(to signedIn: RelyingPartyClient.Account) async throws(WebAuthnError) -> RelyingPartyClient.Account {
-        guard let session = signedIn.session else { throw .notAllowed("the RP gave no session for this account; sign in first") }
+    public func addPasskey(
+        to signedIn: RelyingPartyClient.Account
+    ) async throws(WebAuthnError) -> RelyingPartyClient.Account {
+        guard let session = signedIn.session else {
+            throw .notAllowed("the RP gave no session for this account; sign in first")
+        }
         let options = try await client.registrationInitialize(userName: signedIn.userName, session: session)
         return try await client.registrationFinalize(try await authenticator.register(options, origin: origin))
     }

@@ -14,9 +14,11 @@ public struct AttestationObject: Sendable {
     }
 
     public var encoded: Data {
-        CBOREncoder.encode(.map([
-            CBORMapEntry("fmt", .text(format)), CBORMapEntry("attStmt", statement), CBORMapEntry("authData", .bytes(authenticatorData.raw)),
-        ]))
+        CBOREncoder.encode(
+            .map([
+                CBORMapEntry("fmt", .text(format)), CBORMapEntry("attStmt", statement),
+                CBORMapEntry("authData", .bytes(authenticatorData.raw)),
+            ]))
     }
 
     public init(parsing data: Data) throws(WebAuthnError) {

@@ -36,7 +36,9 @@ public struct AuthenticatorData: Sendable, Equatable {
         raw.append(contentsOf: withUnsafeBytes(of: signCount.bigEndian, Array.init))
         if let credential = attestedCredential {
             raw.append(credential.aaguid)
-            raw.append(contentsOf: [UInt8(credential.credentialId.count >> 8), UInt8(credential.credentialId.count & 0xFF)])
+            raw.append(contentsOf: [
+                UInt8(credential.credentialId.count >> 8), UInt8(credential.credentialId.count & 0xFF),
+            ])
             raw.append(credential.credentialId)
             raw.append(credential.publicKey.encoded)
         }
@@ -60,20 +62,29 @@ public struct AuthenticatorData: Sendable, Equatable {
             let aaguid = Data(bytes[position..<position + 16])
             let length = Int(bytes[position + 16]) << 8 | Int(bytes[position + 17])
             position += 18
-            guard length <= 1023, bytes.count >= position + length else { throw .malformed("credential id is truncated or longer than 1023 bytes") }
+            guard length <= 1023, bytes.count >= position + length else {
+                throw .malformed("credential id is truncated or longer than 1023 bytes")
+            }
             let credentialId = Data(bytes[position..<position + length])
             position += length
             let decoded: (value: CBORValue, length: Int)
-            do { decoded = try CBORDecoder(requireCanonical: false).decodePrefix(Data(bytes[position...])) } catch { throw .cbor(error) }
+            do { decoded = try CBORDecoder(requireCanonical: false).decodePrefix(Data(bytes[position...])) } catch {
+                throw .cbor(error)
+            }
             position += decoded.length
-            attestedCredential = AttestedCredential(aaguid: aaguid, credentialId: credentialId, publicKey: try COSEKey(cbor: decoded.value))
+            attestedCredential = AttestedCredential(
+                aaguid: aaguid, credentialId: credentialId, publicKey: try COSEKey(cbor: decoded.value))
         } else {
             attestedCredential = nil
         }
         if flags.contains(.extensionData) {
-            do { position += try CBORDecoder().decodePrefix(Data(bytes[position...])).length } catch { throw .cbor(error) }
+            do { position += try CBORDecoder().decodePrefix(Data(bytes[position...])).length } catch {
+                throw .cbor(error)
+            }
         }
-        guard position == bytes.count else { throw .malformed("\(bytes.count - position) bytes after the authenticator data") }
+        guard position == bytes.count else {
+            throw .malformed("\(bytes.count - position) bytes after the authenticator data")
+        }
         self.raw = raw
     }
 }

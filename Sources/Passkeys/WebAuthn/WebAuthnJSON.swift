@@ -17,9 +17,12 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
     public var attestation: String?
     public var timeout: Int?
 
-    public init(rpId: String, rpName: String, userId: Data, userName: String, userDisplayName: String, challenge: Data,
-                algorithms: [Int] = [COSEKey.Algorithm.es256, COSEKey.Algorithm.rs256], excludeCredentials: [Data] = [],
-                residentKey: String? = "preferred", userVerification: String? = "preferred", attestation: String? = "none", timeout: Int? = 60000) {
+    public init(
+        rpId: String, rpName: String, userId: Data, userName: String, userDisplayName: String, challenge: Data,
+        algorithms: [Int] = [COSEKey.Algorithm.es256, COSEKey.Algorithm.rs256], excludeCredentials: [Data] = [],
+        residentKey: String? = "preferred", userVerification: String? = "preferred", attestation: String? = "none",
+        timeout: Int? = 60000
+    ) {
         self.rpId = rpId
         self.rpName = rpName
         self.userId = userId
@@ -37,7 +40,8 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
     public init(json: JSONValue) throws(WebAuthnError) {
         let options = json["publicKey"] ?? json
         guard let challenge = options["challenge"]?.stringValue.flatMap(Base64URL.decodeLenient),
-            let rp = options["rp"], let user = options["user"], let userId = user["id"]?.stringValue.flatMap(Base64URL.decodeLenient),
+            let rp = options["rp"], let user = options["user"],
+            let userId = user["id"]?.stringValue.flatMap(Base64URL.decodeLenient),
             let userName = user["name"]?.stringValue
         else { throw .malformed("creation options need challenge, rp, user.id and user.name") }
         self.challenge = challenge
@@ -49,7 +53,9 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
         algorithms = (options["pubKeyCredParams"]?.arrayValue ?? []).compactMap { $0["alg"]?.numberValue?.intValue }
         excludeCredentials = try Base64URL.credentialIds(options["excludeCredentials"], in: "excludeCredentials")
         let selection = options["authenticatorSelection"]
-        residentKey = selection?["residentKey"]?.stringValue ?? (selection?["requireResidentKey"]?.boolValue == true ? "required" : nil)
+        residentKey =
+            selection?["residentKey"]?.stringValue
+            ?? (selection?["requireResidentKey"]?.boolValue == true ? "required" : nil)
         userVerification = selection?["userVerification"]?.stringValue
         attestation = options["attestation"]?.stringValue
         timeout = options["timeout"]?.numberValue?.intValue
@@ -58,10 +64,14 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
     public var json: JSONValue {
         var object: JSONObject = [
             "rp": ["id": .string(rpId), "name": .string(rpName)],
-            "user": ["id": .string(Base64URL.encode(userId)), "name": .string(userName), "displayName": .string(userDisplayName)],
+            "user": [
+                "id": .string(Base64URL.encode(userId)), "name": .string(userName),
+                "displayName": .string(userDisplayName),
+            ],
             "challenge": .string(Base64URL.encode(challenge)),
             "pubKeyCredParams": .array(algorithms.map { ["type": "public-key", "alg": .number(JSONNumber($0))] }),
-            "excludeCredentials": .array(excludeCredentials.map { ["type": "public-key", "id": .string(Base64URL.encode($0))] }),
+            "excludeCredentials": .array(
+                excludeCredentials.map { ["type": "public-key", "id": .string(Base64URL.encode($0))] }),
         ]
         var selection: JSONObject = [:]
         if let residentKey { selection["residentKey"] = .string(residentKey) }
@@ -81,7 +91,10 @@ public struct PublicKeyCredentialRequestOptions: Sendable {
     public var userVerification: String?
     public var timeout: Int?
 
-    public init(challenge: Data, rpId: String?, allowCredentials: [Data] = [], userVerification: String? = "preferred", timeout: Int? = 60000) {
+    public init(
+        challenge: Data, rpId: String?, allowCredentials: [Data] = [], userVerification: String? = "preferred",
+        timeout: Int? = 60000
+    ) {
         self.challenge = challenge
         self.rpId = rpId
         self.allowCredentials = allowCredentials
@@ -91,7 +104,9 @@ public struct PublicKeyCredentialRequestOptions: Sendable {
 
     public init(json: JSONValue) throws(WebAuthnError) {
         let options = json["publicKey"] ?? json
-        guard let challenge = options["challenge"]?.stringValue.flatMap(Base64URL.decodeLenient) else { throw .malformed("request options need a challenge") }
+        guard let challenge = options["challenge"]?.stringValue.flatMap(Base64URL.decodeLenient) else {
+            throw .malformed("request options need a challenge")
+        }
         self.challenge = challenge
         rpId = options["rpId"]?.stringValue
         allowCredentials = try Base64URL.credentialIds(options["allowCredentials"], in: "allowCredentials")
@@ -102,7 +117,8 @@ public struct PublicKeyCredentialRequestOptions: Sendable {
     public var json: JSONValue {
         var object: JSONObject = [
             "challenge": .string(Base64URL.encode(challenge)),
-            "allowCredentials": .array(allowCredentials.map { ["type": "public-key", "id": .string(Base64URL.encode($0))] }),
+            "allowCredentials": .array(
+                allowCredentials.map { ["type": "public-key", "id": .string(Base64URL.encode($0))] }),
         ]
         if let rpId { object["rpId"] = .string(rpId) }
         if let userVerification { object["userVerification"] = .string(userVerification) }
@@ -126,14 +142,17 @@ public struct CollectedClientData: Sendable, Equatable {
     }
 
     public var json: Data {
-        Data(JSONValue.object([
-            "type": .string(type), "challenge": .string(Base64URL.encode(challenge)), "origin": .string(origin), "crossOrigin": .bool(crossOrigin),
-        ]).serialized().utf8)
+        Data(
+            JSONValue.object([
+                "type": .string(type), "challenge": .string(Base64URL.encode(challenge)), "origin": .string(origin),
+                "crossOrigin": .bool(crossOrigin),
+            ]).serialized().utf8)
     }
 
     public init(parsing data: Data) throws(WebAuthnError) {
         guard let value = try? JSONParser(limits: .init(maxBytes: 64 * 1024, maxDepth: 8)).parse(data),
-            let type = value["type"]?.stringValue, let challenge = value["challenge"]?.stringValue.flatMap(Base64URL.decodeLenient),
+            let type = value["type"]?.stringValue,
+            let challenge = value["challenge"]?.stringValue.flatMap(Base64URL.decodeLenient),
             let origin = value["origin"]?.stringValue
         else { throw .malformed("clientDataJSON needs type, challenge and origin") }
         self.type = type
@@ -151,8 +170,10 @@ public struct RegistrationResponse: Sendable {
     public let transports: [String]
     public let authenticatorAttachment: String?
 
-    public init(credentialId: Data, clientDataJSON: Data, attestationObject: Data, transports: [String] = ["internal"],
-                authenticatorAttachment: String? = "platform") {
+    public init(
+        credentialId: Data, clientDataJSON: Data, attestationObject: Data, transports: [String] = ["internal"],
+        authenticatorAttachment: String? = "platform"
+    ) {
         self.credentialId = credentialId
         self.clientDataJSON = clientDataJSON
         self.attestationObject = attestationObject
@@ -162,10 +183,13 @@ public struct RegistrationResponse: Sendable {
 
     public var json: JSONValue {
         var response: JSONObject = [
-            "clientDataJSON": .string(Base64URL.encode(clientDataJSON)), "attestationObject": .string(Base64URL.encode(attestationObject)),
+            "clientDataJSON": .string(Base64URL.encode(clientDataJSON)),
+            "attestationObject": .string(Base64URL.encode(attestationObject)),
             "transports": .array(transports.map(JSONValue.string)),
         ]
-        if let parsed = try? AttestationObject(parsing: attestationObject), let key = parsed.authenticatorData.attestedCredential?.publicKey {
+        if let parsed = try? AttestationObject(parsing: attestationObject),
+            let key = parsed.authenticatorData.attestedCredential?.publicKey
+        {
             response["authenticatorData"] = .string(Base64URL.encode(parsed.authenticatorData.raw))
             response["publicKeyAlgorithm"] = .number(JSONNumber(key.algorithm))
         }
@@ -173,13 +197,16 @@ public struct RegistrationResponse: Sendable {
     }
 
     public init(json: JSONValue) throws(WebAuthnError) {
-        guard let id = json["rawId"]?.stringValue ?? json["id"]?.stringValue, let credentialId = Base64URL.decodeLenient(id),
-            let response = json["response"], let clientData = response["clientDataJSON"]?.stringValue.flatMap(Base64URL.decodeLenient),
+        guard let id = json["rawId"]?.stringValue ?? json["id"]?.stringValue,
+            let credentialId = Base64URL.decodeLenient(id),
+            let response = json["response"],
+            let clientData = response["clientDataJSON"]?.stringValue.flatMap(Base64URL.decodeLenient),
             let attestation = response["attestationObject"]?.stringValue.flatMap(Base64URL.decodeLenient)
         else { throw .malformed("a registration response needs rawId, clientDataJSON and attestationObject") }
-        self.init(credentialId: credentialId, clientDataJSON: clientData, attestationObject: attestation,
-                  transports: (response["transports"]?.arrayValue ?? []).compactMap(\.stringValue),
-                  authenticatorAttachment: json["authenticatorAttachment"]?.stringValue)
+        self.init(
+            credentialId: credentialId, clientDataJSON: clientData, attestationObject: attestation,
+            transports: (response["transports"]?.arrayValue ?? []).compactMap(\.stringValue),
+            authenticatorAttachment: json["authenticatorAttachment"]?.stringValue)
     }
 }
 
@@ -192,8 +219,10 @@ public struct AuthenticationResponse: Sendable {
     public let userHandle: Data?
     public let authenticatorAttachment: String?
 
-    public init(credentialId: Data, clientDataJSON: Data, authenticatorData: Data, signature: Data, userHandle: Data?,
-                authenticatorAttachment: String? = "platform") {
+    public init(
+        credentialId: Data, clientDataJSON: Data, authenticatorData: Data, signature: Data, userHandle: Data?,
+        authenticatorAttachment: String? = "platform"
+    ) {
         self.credentialId = credentialId
         self.clientDataJSON = clientDataJSON
         self.authenticatorData = authenticatorData
@@ -204,7 +233,8 @@ public struct AuthenticationResponse: Sendable {
 
     public var json: JSONValue {
         var response: JSONObject = [
-            "clientDataJSON": .string(Base64URL.encode(clientDataJSON)), "authenticatorData": .string(Base64URL.encode(authenticatorData)),
+            "clientDataJSON": .string(Base64URL.encode(clientDataJSON)),
+            "authenticatorData": .string(Base64URL.encode(authenticatorData)),
             "signature": .string(Base64URL.encode(signature)),
         ]
         if let userHandle { response["userHandle"] = .string(Base64URL.encode(userHandle)) }
@@ -212,19 +242,24 @@ public struct AuthenticationResponse: Sendable {
     }
 
     public init(json: JSONValue) throws(WebAuthnError) {
-        guard let id = json["rawId"]?.stringValue ?? json["id"]?.stringValue, let credentialId = Base64URL.decodeLenient(id),
-            let response = json["response"], let clientData = response["clientDataJSON"]?.stringValue.flatMap(Base64URL.decodeLenient),
+        guard let id = json["rawId"]?.stringValue ?? json["id"]?.stringValue,
+            let credentialId = Base64URL.decodeLenient(id),
+            let response = json["response"],
+            let clientData = response["clientDataJSON"]?.stringValue.flatMap(Base64URL.decodeLenient),
             let authData = response["authenticatorData"]?.stringValue.flatMap(Base64URL.decodeLenient),
             let signature = response["signature"]?.stringValue.flatMap(Base64URL.decodeLenient)
-        else { throw .malformed("an authentication response needs rawId, clientDataJSON, authenticatorData and signature") }
+        else {
+            throw .malformed("an authentication response needs rawId, clientDataJSON, authenticatorData and signature")
+        }
         var userHandle: Data?
         if let text = response["userHandle"]?.stringValue {
             guard let handle = Base64URL.decodeLenient(text) else { throw .malformed("userHandle is not base64url") }
             userHandle = handle
         }
-        self.init(credentialId: credentialId, clientDataJSON: clientData, authenticatorData: authData, signature: signature,
-                  userHandle: userHandle,
-                  authenticatorAttachment: json["authenticatorAttachment"]?.stringValue)
+        self.init(
+            credentialId: credentialId, clientDataJSON: clientData, authenticatorData: authData, signature: signature,
+            userHandle: userHandle,
+            authenticatorAttachment: json["authenticatorAttachment"]?.stringValue)
     }
 }
 
@@ -257,7 +292,9 @@ extension Base64URL {
     static func credentialIds(_ list: JSONValue?, in field: String) throws(WebAuthnError) -> [Data] {
         var ids: [Data] = []
         for (index, entry) in (list?.arrayValue ?? []).enumerated() {
-            guard let id = entry["id"]?.stringValue.flatMap(decodeLenient) else { throw .malformed("\(field)[\(index)].id is not base64url") }
+            guard let id = entry["id"]?.stringValue.flatMap(decodeLenient) else {
+                throw .malformed("\(field)[\(index)].id is not base64url")
+            }
             ids.append(id)
         }
         return ids

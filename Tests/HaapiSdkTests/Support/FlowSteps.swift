@@ -12,14 +12,17 @@ extension HaapiResult {
     func step() throws -> any HaapiRepresentation {
         switch self {
         case .representation(let step): return step
-        case .problem(let problem): throw TestFailure("expected a step, got problem \(problem.type.rawValue): \(problem.rawJsonString)")
+        case .problem(let problem):
+            throw TestFailure("expected a step, got problem \(problem.type.rawValue): \(problem.rawJsonString)")
         case .error(let error): throw TestFailure("expected a step, got error \(error)")
         }
     }
 
     func step<T>(_ type: T.Type) throws -> T {
         let step = try step()
-        guard let typed = step as? T else { throw TestFailure("expected \(T.self), got \(Swift.type(of: step)): \(step.rawJsonString)") }
+        guard let typed = step as? T else {
+            throw TestFailure("expected \(T.self), got \(Swift.type(of: step)): \(step.rawJsonString)")
+        }
         return typed
     }
 
@@ -48,7 +51,8 @@ extension HaapiManager {
         guard let login = form as? InteractiveFormStep, let action = (login.actions.first as? FormAction)?.model else {
             throw TestFailure("no login form: \(form.rawJsonString)")
         }
-        let done = try await submitForm(action, parameters: ["userName": username, "password": password]).step(OAuthAuthorizationResponseStep.self)
+        let done = try await submitForm(action, parameters: ["userName": username, "password": password]).step(
+            OAuthAuthorizationResponseStep.self)
         guard let code = done.oauthAuthorizationResponseProperties.code else { throw TestFailure("no code") }
         return code
     }

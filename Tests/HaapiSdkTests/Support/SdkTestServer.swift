@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HaapiSdk
 import _CryptoExtras
+
 @testable import HaapiServer
 
 /// Keys the test server's JWT clients are registered with.
@@ -13,7 +14,10 @@ enum TestKeys {
     static var jwks: String {
         var keys: [JSONValue] = [JWK(p256PublicKey: ec.publicKey).json]
         if let primitives = try? rsa?.publicKey.getKeyPrimitives() {
-            keys.append(["kty": "RSA", "n": .string(Base64URL.encode(primitives.modulus)), "e": .string(Base64URL.encode(primitives.publicExponent))])
+            keys.append([
+                "kty": "RSA", "n": .string(Base64URL.encode(primitives.modulus)),
+                "e": .string(Base64URL.encode(primitives.publicExponent)),
+            ])
         }
         return JSONValue.object(["keys": .array(keys)]).serialized()
     }
@@ -29,19 +33,27 @@ final class SdkTestServer: Sendable {
         var configuration = try ServerConfiguration.embeddedDefault
         configuration.clients += [
             // Legacy DPoP: no nonces, codes not bound.
-            ClientConfiguration(id: "sdk-legacy", attestation: .software, redirectURIs: ["app://legacy"], scopes: ["openid", "profile"]),
+            ClientConfiguration(
+                id: "sdk-legacy", attestation: .software, redirectURIs: ["app://legacy"], scopes: ["openid", "profile"]),
             // Nonces, but codes are not bound.
-            ClientConfiguration(id: "sdk-unbound", attestation: .software, dpopNonce: true, redirectURIs: ["app://unbound"],
-                                scopes: ["openid", "profile"]),
+            ClientConfiguration(
+                id: "sdk-unbound", attestation: .software, dpopNonce: true, redirectURIs: ["app://unbound"],
+                scopes: ["openid", "profile"]),
             // HAAPI without attestation, with a secret / a private key / a shared-secret JWT.
-            ClientConfiguration(id: "sdk-secret", secret: "sdk-secret-value", authenticationMethod: .clientSecretBasic, allowWithoutAttestation: true,
-                                tokenBoundCodes: true, dpopNonce: true, redirectURIs: ["app://secret"], scopes: ["openid", "profile"]),
-            ClientConfiguration(id: "sdk-key-jwt", authenticationMethod: .privateKeyJWT, jwks: TestKeys.jwks, allowWithoutAttestation: true,
-                                dpopNonce: true, redirectURIs: ["app://jwt"], scopes: ["openid"]),
-            ClientConfiguration(id: "sdk-secret-jwt", secret: TestKeys.sharedSecret, authenticationMethod: .clientSecretJWT,
-                                allowWithoutAttestation: true, dpopNonce: true, redirectURIs: ["app://jwt"], scopes: ["openid"]),
+            ClientConfiguration(
+                id: "sdk-secret", secret: "sdk-secret-value", authenticationMethod: .clientSecretBasic,
+                allowWithoutAttestation: true,
+                tokenBoundCodes: true, dpopNonce: true, redirectURIs: ["app://secret"], scopes: ["openid", "profile"]),
+            ClientConfiguration(
+                id: "sdk-key-jwt", authenticationMethod: .privateKeyJWT, jwks: TestKeys.jwks,
+                allowWithoutAttestation: true,
+                dpopNonce: true, redirectURIs: ["app://jwt"], scopes: ["openid"]),
+            ClientConfiguration(
+                id: "sdk-secret-jwt", secret: TestKeys.sharedSecret, authenticationMethod: .clientSecretJWT,
+                allowWithoutAttestation: true, dpopNonce: true, redirectURIs: ["app://jwt"], scopes: ["openid"]),
         ]
-        configuration.users.append(UserConfiguration(username: "approver", password: "Password1", email: "approver@example.com"))
+        configuration.users.append(
+            UserConfiguration(username: "approver", password: "Password1", email: "approver@example.com"))
         configure(&configuration)
         server = try DevServer(configuration: configuration, store: ServerStore(path: nil))
         running = try await server.start()
@@ -63,17 +75,23 @@ final class SdkTestServer: Sendable {
     /// A configuration for `clientId`; each gets its own name, so token managers never collide.
     func configuration(
         clientId: String = "haapi-demo", redirect: String = "app://haapi", scopes: [String] = ["openid", "profile"],
-        useAttestation: Bool = true, tokenBound: any TokenBoundConfiguration = BoundedTokenConfiguration(keyPairType: .p256),
-        clientAuthentication: any ClientAuthenticationMethod = ClientAuthenticationMethodNone(), transport: (any HttpTransport)? = nil,
+        useAttestation: Bool = true,
+        tokenBound: any TokenBoundConfiguration = BoundedTokenConfiguration(keyPairType: .p256),
+        clientAuthentication: any ClientAuthenticationMethod = ClientAuthenticationMethodNone(),
+        transport: (any HttpTransport)? = nil,
         isAutoRedirect: Bool = true, listener: (any TokenEndpointResponseListener)? = nil, storage: (any Storage)? = nil
     ) -> HaapiConfiguration {
         HaapiConfiguration(
             name: "test-" + UUID().uuidString, clientId: clientId, baseURL: base,
-            tokenEndpointURL: base.appendingPathComponent("oauth/token"), authorizationEndpointURL: base.appendingPathComponent("oauth/authorize"),
-            appRedirect: redirect, authorizationParametersProvider: { OAuthAuthorizationParameters(scopes: scopes) }, isAutoRedirect: isAutoRedirect,
+            tokenEndpointURL: base.appendingPathComponent("oauth/token"),
+            authorizationEndpointURL: base.appendingPathComponent("oauth/authorize"),
+            appRedirect: redirect, authorizationParametersProvider: { OAuthAuthorizationParameters(scopes: scopes) },
+            isAutoRedirect: isAutoRedirect,
             transport: transport, revocationEndpointURL: base.appendingPathComponent("oauth/revoke"),
-            attestationConfiguration: AttestationConfiguration(useAttestation: useAttestation), attester: SoftwareAttester(),
-            tokenBoundConfiguration: tokenBound, tokenEndpointResponseListener: listener, clientAuthenticationMethod: clientAuthentication,
+            attestationConfiguration: AttestationConfiguration(useAttestation: useAttestation),
+            attester: SoftwareAttester(),
+            tokenBoundConfiguration: tokenBound, tokenEndpointResponseListener: listener,
+            clientAuthenticationMethod: clientAuthentication,
             dpopKeyStorage: storage)
     }
 }

@@ -13,7 +13,11 @@ struct TestCertificates {
     var serverPEM: String { read("server.pem") }
     var clientPKCS12: Data { (try? Data(contentsOf: directory.appendingPathComponent("client.p12"))) ?? Data() }
 
-    static var isOpenSSLAvailable: Bool { ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"].contains { FileManager.default.isExecutableFile(atPath: $0) } }
+    static var isOpenSSLAvailable: Bool {
+        ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"].contains {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }
 
     static func make() throws -> TestCertificates {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("haapi-tls-\(UUID().uuidString)")
@@ -35,11 +39,15 @@ struct TestCertificates {
         process.arguments = ["-c", script]
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("openssl failed with \(process.terminationStatus)") }
+        guard process.terminationStatus == 0 else {
+            throw TestFailure("openssl failed with \(process.terminationStatus)")
+        }
         return TestCertificates(directory: directory)
     }
 
-    func read(_ name: String) -> String { (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? "" }
+    func read(_ name: String) -> String {
+        (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? ""
+    }
     func remove() { try? FileManager.default.removeItem(at: directory) }
 }
 
@@ -51,8 +59,12 @@ final class TLSTestServer: Sendable {
 
     init(certificates: TestCertificates, requireClientCertificate: Bool) async throws {
         var configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMFile(certificates.directory.appendingPathComponent("server.pem").path).map { .certificate($0) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(file: certificates.directory.appendingPathComponent("server.key").path, format: .pem)))
+            certificateChain: try NIOSSLCertificate.fromPEMFile(
+                certificates.directory.appendingPathComponent("server.pem").path
+            ).map { .certificate($0) },
+            privateKey: .privateKey(
+                try NIOSSLPrivateKey(
+                    file: certificates.directory.appendingPathComponent("server.key").path, format: .pem)))
         configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(certificates.caPEM.utf8)))
         configuration.certificateVerification = requireClientCertificate ? .noHostnameVerification : .none
         let context = try NIOSSLContext(configuration: configuration)
@@ -82,7 +94,8 @@ final class TLSTestServer: Sendable {
             let channel = context.channel
             let handler = try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)
             let subject = handler?.peerCertificate.map { String(describing: $0) } ?? "none"
-            let body = #"{"client":"\#(subject.contains("haapi-test-client") ? "haapi-test-client" : subject == "none" ? "none" : "other")"}"#
+            let body =
+                #"{"client":"\#(subject.contains("haapi-test-client") ? "haapi-test-client" : subject == "none" ? "none" : "other")"}"#
             var head = HTTPResponseHead(version: .http1_1, status: .ok)
             head.headers.add(name: "Content-Type", value: "application/json")
             head.headers.add(name: "Content-Length", value: String(body.utf8.count))

@@ -24,10 +24,15 @@ actor RecordingTransport: HttpTransport {
     func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
         let response = try await inner.send(request)
         let nonce = request.header("DPoP").flatMap { try? DPoPProof(parsing: $0) }?.nonce
-        let askedForNonce = (response.statusCode == 400 || response.statusCode == 401)
-            && (response.header("WWW-Authenticate")?.contains("use_dpop_nonce") == true || String(decoding: response.body, as: UTF8.self).contains("use_dpop_nonce"))
-        requests.append(RecordedExchange(method: request.method, path: request.url.path, form: String(decoding: request.body ?? Data(), as: UTF8.self),
-                                         proofNonce: nonce, status: response.statusCode, askedForNonce: askedForNonce))
+        let askedForNonce =
+            (response.statusCode == 400 || response.statusCode == 401)
+            && (response.header("WWW-Authenticate")?.contains("use_dpop_nonce") == true
+                || String(decoding: response.body, as: UTF8.self).contains("use_dpop_nonce"))
+        requests.append(
+            RecordedExchange(
+                method: request.method, path: request.url.path,
+                form: String(decoding: request.body ?? Data(), as: UTF8.self),
+                proofNonce: nonce, status: response.statusCode, askedForNonce: askedForNonce))
         return response
     }
 
@@ -70,13 +75,20 @@ final class StubTransport: HttpTransport, @unchecked Sendable {
         }
     }
 
-    static func json(_ request: HttpRequest, _ status: Int, _ body: JSONValue, headers: [String: String] = [:]) -> HttpResponse {
-        HttpResponse(statusCode: status, headers: ["Content-Type": "application/json"].merging(headers) { $1 },
-                     body: Data(body.serialized().utf8), url: request.url)
+    static func json(
+        _ request: HttpRequest, _ status: Int, _ body: JSONValue, headers: [String: String] = [:]
+    ) -> HttpResponse {
+        HttpResponse(
+            statusCode: status, headers: ["Content-Type": "application/json"].merging(headers) { $1 },
+            body: Data(body.serialized().utf8), url: request.url)
     }
 
-    static func raw(_ request: HttpRequest, _ status: Int, contentType: String, _ body: String, headers: [String: String] = [:]) -> HttpResponse {
-        HttpResponse(statusCode: status, headers: ["Content-Type": contentType].merging(headers) { $1 }, body: Data(body.utf8), url: request.url)
+    static func raw(
+        _ request: HttpRequest, _ status: Int, contentType: String, _ body: String, headers: [String: String] = [:]
+    ) -> HttpResponse {
+        HttpResponse(
+            statusCode: status, headers: ["Content-Type": contentType].merging(headers) { $1 }, body: Data(body.utf8),
+            url: request.url)
     }
 
     /// A working CAT + HAAPI token exchange, so faults can be placed after it.
@@ -84,7 +96,9 @@ final class StubTransport: HttpTransport, @unchecked Sendable {
         on(path: "/oauth/token/cat", method: "GET") { request in Self.json(request, 200, ["challenge": "c1"]) }
         on(path: "/oauth/token/cat", method: "POST") { request in Self.json(request, 200, ["cat": "cat-1"]) }
         on(path: "/oauth/token", method: "POST") { request in
-            Self.json(request, 200, ["access_token": "haapi-at", "token_type": "DPoP", "expires_in": .number(JSONNumber(lifetime))])
+            Self.json(
+                request, 200,
+                ["access_token": "haapi-at", "token_type": "DPoP", "expires_in": .number(JSONNumber(lifetime))])
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import HaapiRawClient
 import HaapiDriver
+import HaapiRawClient
+
 @testable import HaapiServer
 
 /// A clock the tests can move forward (to expire codes, challenges and waits).
@@ -28,20 +29,31 @@ enum TestConfiguration {
     static func make() throws -> ServerConfiguration {
         var configuration = try ServerConfiguration.embeddedDefault
         configuration.clients += [
-            ClientConfiguration(id: "legacy-client", attestation: .software, redirectURIs: ["app://legacy"], scopes: ["openid", "profile"],
-                                authenticators: ["password"]),
-            ClientConfiguration(id: "consent-client", attestation: .disabled, tokenBoundCodes: true, dpopNonce: true,
-                                redirectURIs: ["app://consent"], scopes: ["openid", "profile", "email"], requirePKCE: true, consent: true,
-                                authenticators: ["password"]),
-            ClientConfiguration(id: "secret-basic", secret: "basic-secret", authenticationMethod: .clientSecretBasic, scopes: ["api"]),
-            ClientConfiguration(id: "secret-post", secret: "post-secret", authenticationMethod: .clientSecretPost, scopes: ["api"],
-                                accessTokenLifetime: 42),
-            ClientConfiguration(id: "secret-jwt", secret: "a-long-shared-secret-for-hs256-signing", authenticationMethod: .clientSecretJWT, scopes: ["api"]),
-            ClientConfiguration(id: "key-jwt", authenticationMethod: .privateKeyJWT,
-                                jwks: JSONValue.object(["keys": [clientKey.publicJWK.json]]).serialized(), scopes: ["api"]),
+            ClientConfiguration(
+                id: "legacy-client", attestation: .software, redirectURIs: ["app://legacy"],
+                scopes: ["openid", "profile"],
+                authenticators: ["password"]),
+            ClientConfiguration(
+                id: "consent-client", attestation: .disabled, tokenBoundCodes: true, dpopNonce: true,
+                redirectURIs: ["app://consent"], scopes: ["openid", "profile", "email"], requirePKCE: true,
+                consent: true,
+                authenticators: ["password"]),
+            ClientConfiguration(
+                id: "secret-basic", secret: "basic-secret", authenticationMethod: .clientSecretBasic, scopes: ["api"]),
+            ClientConfiguration(
+                id: "secret-post", secret: "post-secret", authenticationMethod: .clientSecretPost, scopes: ["api"],
+                accessTokenLifetime: 42),
+            ClientConfiguration(
+                id: "secret-jwt", secret: "a-long-shared-secret-for-hs256-signing",
+                authenticationMethod: .clientSecretJWT, scopes: ["api"]),
+            ClientConfiguration(
+                id: "key-jwt", authenticationMethod: .privateKeyJWT,
+                jwks: JSONValue.object(["keys": [clientKey.publicJWK.json]]).serialized(), scopes: ["api"]),
         ]
-        configuration.users.append(UserConfiguration(username: "lockme", password: "Password1", email: "lockme@example.com"))
-        configuration.users.append(UserConfiguration(username: "approver", password: "Password1", email: "approver@example.com"))
+        configuration.users.append(
+            UserConfiguration(username: "lockme", password: "Password1", email: "lockme@example.com"))
+        configuration.users.append(
+            UserConfiguration(username: "approver", password: "Password1", email: "approver@example.com"))
         configuration.lifetimes.approvalWait = 30
         return configuration
     }
@@ -55,10 +67,13 @@ final class TestServer: Sendable {
 
     var base: String { server.issuer }
 
-    init(configuration: ServerConfiguration? = nil, databasePath: String? = nil, clock: TestClock = TestClock()) async throws {
+    init(
+        configuration: ServerConfiguration? = nil, databasePath: String? = nil, clock: TestClock = TestClock()
+    ) async throws {
         self.clock = clock
-        server = try DevServer(configuration: configuration ?? TestConfiguration.make(), store: ServerStore(path: databasePath),
-                               clock: { clock.now })
+        server = try DevServer(
+            configuration: configuration ?? TestConfiguration.make(), store: ServerStore(path: databasePath),
+            clock: { clock.now })
         running = try await server.start()
     }
 

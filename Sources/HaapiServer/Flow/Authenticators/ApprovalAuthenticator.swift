@@ -6,29 +6,42 @@ import Hummingbird
 extension DevServer {
     /// "Approve on another device": a polling step that turns done when someone approves through the
     /// admin endpoint (`haapi approve`, which names this one request), and failed when the wait runs out.
-    func approvalAuthenticator(_ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest) async -> Response {
+    func approvalAuthenticator(
+        _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
+    ) async -> Response {
         let caller = input.caller
-        guard let session = caller.session else { return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session")) }
+        guard let session = caller.session else {
+            return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session"))
+        }
         let now = clock()
         switch (input.method, input.action) {
         case ("GET", nil):
-            return representation(caller, Representation.step(
-                "authentication-step", viewName: "authenticator/approve/enter-username/index",
-                actions: [Representation.form(
-                    kind: "login", title: "Approve on another device", href: authenticatorURL(authenticator),
-                    fields: [Representation.field("userName", type: "username", label: "Username")], actionTitle: "Send request")]))
+            return representation(
+                caller,
+                Representation.step(
+                    "authentication-step", viewName: "authenticator/approve/enter-username/index",
+                    actions: [
+                        Representation.form(
+                            kind: "login", title: "Approve on another device", href: authenticatorURL(authenticator),
+                            fields: [Representation.field("userName", type: "username", label: "Username")],
+                            actionTitle: "Send request")
+                    ]))
         case ("POST", nil):
             let missing = missingFields(["userName"], in: input.form)
             guard missing.isEmpty else { return problem(caller, Representation.invalidInput(missing)) }
             let username = input.form["userName"] ?? ""
-            guard username.count <= Self.maxUsernameLength else { return problem(caller, Representation.invalidInput([("userName", "invalidValue", "Too long")])) }
+            guard username.count <= Self.maxUsernameLength else {
+                return problem(caller, Representation.invalidInput([("userName", "invalidValue", "Too long")]))
+            }
             // An unknown name waits like a real one (and runs out): the answer does not tell which accounts exist.
             let isAccount = (try? store.user(named: username)) != nil
             let deadline = now.addingTimeInterval(TimeInterval(configuration.lifetimes.approvalWait))
-            let approval = FlowSession.Approval(id: SecureRandom.token(byteCount: 32), username: username, isAccount: isAccount, status: .pending,
-                                                deadline: deadline)
+            let approval = FlowSession.Approval(
+                id: SecureRandom.token(byteCount: 32), username: username, isAccount: isAccount, status: .pending,
+                deadline: deadline)
             await flows.update(session.id) { $0.approval = approval }
-            return representation(caller, pollingStep(authenticator, status: "pending", remaining: Int(deadline.timeIntervalSince(now))))
+            return representation(
+                caller, pollingStep(authenticator, status: "pending", remaining: Int(deadline.timeIntervalSince(now))))
         case ("GET", "poll"):
             guard let approval = session.approval else {
                 return problem(caller, Representation.problem(.unexpectedProblem, title: "Nothing to wait for"))
@@ -39,18 +52,23 @@ extension DevServer {
             case .pending where approval.deadline <= now:
                 return representation(caller, pollingStep(authenticator, status: "failed", remaining: 0))
             case .pending:
-                return representation(caller, pollingStep(authenticator, status: "pending", remaining: Int(approval.deadline.timeIntervalSince(now))))
+                return representation(
+                    caller,
+                    pollingStep(
+                        authenticator, status: "pending", remaining: Int(approval.deadline.timeIntervalSince(now))))
             }
         case ("POST", "done"):
             guard let approval = session.approval, approval.status == .approved else {
-                return problem(caller, Representation.problem(.authenticationFailedProblem, title: "The request was not approved"))
+                return problem(
+                    caller, Representation.problem(.authenticationFailedProblem, title: "The request was not approved"))
             }
             return await completeAuthentication(caller, username: approval.username)
         case ("POST", "cancel"):
             await flows.update(session.id) { $0.approval = nil }
             return representation(caller, Representation.redirection(to: url(Paths.authenticate)))
         default:
-            return problem(caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"), status: .notFound)
+            return problem(
+                caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"), status: .notFound)
         }
     }
 
@@ -65,19 +83,28 @@ extension DevServer {
         var messages: [JSONValue] = []
         switch status {
         case "done":
-            actions = [Representation.form(kind: "redirect", href: authenticatorURL(authenticator, "done"),
-                                           fields: [Representation.field("moveOn", type: "hidden", value: "true")])]
+            actions = [
+                Representation.form(
+                    kind: "redirect", href: authenticatorURL(authenticator, "done"),
+                    fields: [Representation.field("moveOn", type: "hidden", value: "true")])
+            ]
         case "failed":
-            actions = [Representation.form(kind: "continue", title: "Try again", href: authenticatorURL(authenticator), method: "GET")]
+            actions = [
+                Representation.form(
+                    kind: "continue", title: "Try again", href: authenticatorURL(authenticator), method: "GET")
+            ]
             messages = [Representation.message("Nobody approved the request in time", ["error"])]
         default:
             actions = [
                 Representation.form(kind: "poll", href: authenticatorURL(authenticator, "poll"), method: "GET"),
-                Representation.form(kind: "cancel", title: "Cancel", href: authenticatorURL(authenticator, "cancel"), actionTitle: "Cancel"),
+                Representation.form(
+                    kind: "cancel", title: "Cancel", href: authenticatorURL(authenticator, "cancel"),
+                    actionTitle: "Cancel"),
             ]
             messages = [Representation.message("Approve the sign-in on your other device")]
         }
-        return Representation.step("polling-step", viewName: "authenticator/approve/wait/index", actions: actions, messages: messages,
-                                   properties: properties)
+        return Representation.step(
+            "polling-step", viewName: "authenticator/approve/wait/index", actions: actions, messages: messages,
+            properties: properties)
     }
 }

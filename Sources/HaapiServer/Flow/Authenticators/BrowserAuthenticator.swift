@@ -6,36 +6,54 @@ import Hummingbird
 extension DevServer {
     /// External browser flow: the app opens the server's own login page; after sign-in the page sends
     /// the browser to the app's redirect URI with `_resume_nonce`, which the app posts back.
-    func browserAuthenticator(_ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest) async -> Response {
+    func browserAuthenticator(
+        _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
+    ) async -> Response {
         let caller = input.caller
-        guard let session = caller.session else { return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session")) }
+        guard let session = caller.session else {
+            return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session"))
+        }
         switch (input.method, input.action) {
         case ("GET", nil):
             let page = session.browser?.pageToken ?? SecureRandom.token(byteCount: 24)
-            await flows.update(session.id) { $0.browser = FlowSession.BrowserLogin(pageToken: page, resumeNonce: nil, username: nil) }
+            await flows.update(session.id) {
+                $0.browser = FlowSession.BrowserLogin(pageToken: page, resumeNonce: nil, username: nil)
+            }
             let operation: JSONValue = [
                 "template": "client-operation", "kind": "login", "title": .string(authenticator.title),
                 "model": [
                     "name": "external-browser-flow",
                     "arguments": ["href": .string(url(Paths.browser + "/" + page))],
-                    "continueActions": [Representation.form(
-                        kind: "continue", title: "Continue", href: authenticatorURL(authenticator, "resume"), method: "GET",
-                        fields: [Representation.field("_resume_nonce", type: "context")])],
+                    "continueActions": [
+                        Representation.form(
+                            kind: "continue", title: "Continue", href: authenticatorURL(authenticator, "resume"),
+                            method: "GET",
+                            fields: [Representation.field("_resume_nonce", type: "context")])
+                    ],
                 ],
             ]
-            return representation(caller, Representation.step(
-                "authentication-step", viewName: "authenticator/external-browser/launch",
-                actions: [operation, Representation.form(kind: "cancel", title: "Cancel", href: url(Paths.authenticate), method: "GET")]))
+            return representation(
+                caller,
+                Representation.step(
+                    "authentication-step", viewName: "authenticator/external-browser/launch",
+                    actions: [
+                        operation,
+                        Representation.form(
+                            kind: "cancel", title: "Cancel", href: url(Paths.authenticate), method: "GET"),
+                    ]))
         case ("GET", "resume"), ("POST", "resume"):
             let nonce = input.query["_resume_nonce"] ?? input.form["_resume_nonce"] ?? ""
             guard let browser = session.browser, let expected = browser.resumeNonce, let username = browser.username,
                 ConstantTime.equals(nonce, expected)
             else {
-                return problem(caller, Representation.problem(.authenticationFailedProblem, title: "The browser sign-in did not complete"))
+                return problem(
+                    caller,
+                    Representation.problem(.authenticationFailedProblem, title: "The browser sign-in did not complete"))
             }
             return await completeAuthentication(caller, username: username)
         default:
-            return problem(caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"), status: .notFound)
+            return problem(
+                caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"), status: .notFound)
         }
     }
 
@@ -51,7 +69,9 @@ extension DevServer {
     /// The plain HTML login page the system browser shows.
     private func browserPage(_ request: Request, page: String, error: String?) async -> Response {
         guard let session = await flows.session(forBrowserPage: page, now: clock()) else {
-            return HTTP.body("<!doctype html><p>This sign-in link has expired.</p>", contentType: "text/html; charset=utf-8", status: .notFound)
+            return HTTP.body(
+                "<!doctype html><p>This sign-in link has expired.</p>", contentType: "text/html; charset=utf-8",
+                status: .notFound)
         }
         let redirect = HTTP.query(request)["redirect_uri"] ?? session.redirectURI
         let html = """
@@ -63,8 +83,9 @@ extension DevServer {
             <label>Password <input name="password" type="password" autocomplete="current-password"></label>
             <button type="submit">Sign in</button></form></body></html>
             """
-        return HTTP.body(html, contentType: "text/html; charset=utf-8",
-                         headers: [.contentSecurityPolicy: "default-src 'none'; form-action 'self'", .xFrameOptionsHeader: "DENY"])
+        return HTTP.body(
+            html, contentType: "text/html; charset=utf-8",
+            headers: [.contentSecurityPolicy: "default-src 'none'; form-action 'self'", .xFrameOptionsHeader: "DENY"])
     }
 
     private func browserLogin(_ incoming: Request, page: String) async -> Response {
@@ -74,12 +95,16 @@ extension DevServer {
             let client = clients.client(id: session.clientID),
             let form = try? await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
         else {
-            return HTTP.body("<!doctype html><p>This sign-in link has expired.</p>", contentType: "text/html; charset=utf-8", status: .notFound)
+            return HTTP.body(
+                "<!doctype html><p>This sign-in link has expired.</p>", contentType: "text/html; charset=utf-8",
+                status: .notFound)
         }
         // Only a registered redirect URI may receive the nonce; anything else would leak it.
         let redirect = form["redirect_uri"] ?? session.redirectURI
         guard client.configuration.redirectURIs.contains(redirect) else {
-            return HTTP.body("<!doctype html><p>Unregistered redirect URI.</p>", contentType: "text/html; charset=utf-8", status: .badRequest)
+            return HTTP.body(
+                "<!doctype html><p>Unregistered redirect URI.</p>", contentType: "text/html; charset=utf-8",
+                status: .badRequest)
         }
         switch await checkPassword(username: form["userName"] ?? "", password: form["password"] ?? "") {
         case .success(let user):

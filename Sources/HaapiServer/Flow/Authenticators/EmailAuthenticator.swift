@@ -8,21 +8,32 @@ extension DevServer {
     /// continue-same-step. Wrong codes count per account (the security settings' `maxFailedLogins` within
     /// `lockoutSeconds`): neither a new code, a resend nor a new flow resets the count. Unknown names get the
     /// same steps, the same lockout and a recipient line that only repeats what was typed.
-    func emailAuthenticator(_ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest) async -> Response {
+    func emailAuthenticator(
+        _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
+    ) async -> Response {
         let caller = input.caller
-        guard let session = caller.session else { return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session")) }
+        guard let session = caller.session else {
+            return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session"))
+        }
         switch (input.method, input.action) {
         case ("GET", nil):
-            return representation(caller, Representation.step(
-                "authentication-step", viewName: "authenticator/email/enter-username/index",
-                actions: [Representation.form(
-                    kind: "login", title: "Get a code by e-mail", href: authenticatorURL(authenticator),
-                    fields: [Representation.field("userName", type: "username", label: "Username or e-mail")], actionTitle: "Send code")]))
+            return representation(
+                caller,
+                Representation.step(
+                    "authentication-step", viewName: "authenticator/email/enter-username/index",
+                    actions: [
+                        Representation.form(
+                            kind: "login", title: "Get a code by e-mail", href: authenticatorURL(authenticator),
+                            fields: [Representation.field("userName", type: "username", label: "Username or e-mail")],
+                            actionTitle: "Send code")
+                    ]))
         case ("POST", nil):
             let missing = missingFields(["userName"], in: input.form)
             guard missing.isEmpty else { return problem(caller, Representation.invalidInput(missing)) }
             let identifier = input.form["userName"] ?? ""
-            guard identifier.count <= 254 else { return problem(caller, Representation.invalidInput([("userName", "invalidValue", "Too long")])) }
+            guard identifier.count <= 254 else {
+                return problem(caller, Representation.invalidInput([("userName", "invalidValue", "Too long")]))
+            }
             // Usernames and e-mail addresses share one namespace (no account's name is another's address).
             let user = (try? store.user(named: identifier)) ?? (try? store.user(withEmail: identifier))
             await sendCode(to: user, attemptName: user?.username ?? identifier.lowercased(), session: session)
@@ -31,10 +42,14 @@ extension DevServer {
             guard let challenge = session.email else {
                 return problem(caller, Representation.problem(.unexpectedProblem, title: "No code was requested"))
             }
-            await sendCode(to: challenge.username.flatMap { try? store.user(named: $0) }, attemptName: challenge.attemptName, session: session)
-            return representation(caller, Representation.step(
-                "continue-same-step", viewName: "authenticator/email/enter-otp/resent",
-                messages: [Representation.message("A new code has been sent")]))
+            await sendCode(
+                to: challenge.username.flatMap { try? store.user(named: $0) }, attemptName: challenge.attemptName,
+                session: session)
+            return representation(
+                caller,
+                Representation.step(
+                    "continue-same-step", viewName: "authenticator/email/enter-otp/resent",
+                    messages: [Representation.message("A new code has been sent")]))
         case ("POST", "verify"):
             guard let challenge = session.email else {
                 return problem(caller, Representation.problem(.unexpectedProblem, title: "No code was requested"))
@@ -43,15 +58,21 @@ extension DevServer {
             guard missing.isEmpty else { return problem(caller, Representation.invalidInput(missing)) }
             guard challenge.expiresAt > clock() else {
                 await flows.update(session.id) { $0.email = nil }
-                return problem(caller, Representation.problem(.authenticationFailedProblem, title: "The code has expired; ask for a new one"))
+                return problem(
+                    caller,
+                    Representation.problem(
+                        .authenticationFailedProblem, title: "The code has expired; ask for a new one"))
             }
             let isAccount = challenge.username != nil
-            let tooMany = Representation.problem(.tooManyAttemptsProblem, title: "Too many wrong codes; try again later")
+            let tooMany = Representation.problem(
+                .tooManyAttemptsProblem, title: "Too many wrong codes; try again later")
             guard await !isLocked(challenge.attemptName, isAccount: isAccount, for: .emailCode) else {
                 await flows.update(session.id) { $0.email = nil }
                 return problem(caller, tooMany)
             }
-            guard let username = challenge.username, ConstantTime.equals(TokenHash.of(input.form["otp"] ?? ""), challenge.codeHash) else {
+            guard let username = challenge.username,
+                ConstantTime.equals(TokenHash.of(input.form["otp"] ?? ""), challenge.codeHash)
+            else {
                 if await recordFailure(challenge.attemptName, isAccount: isAccount, for: .emailCode) {
                     await flows.update(session.id) { $0.email = nil }
                     return problem(caller, tooMany)
@@ -61,7 +82,8 @@ extension DevServer {
             clearFailures(username, for: .emailCode)
             return await completeAuthentication(caller, username: username)
         default:
-            return problem(caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"), status: .notFound)
+            return problem(
+                caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"), status: .notFound)
         }
     }
 
@@ -72,12 +94,15 @@ extension DevServer {
         let expiry = clock().addingTimeInterval(TimeInterval(configuration.lifetimes.emailCode))
         let codeHash = user == nil ? TokenHash.of(SecureRandom.token()) : TokenHash.of(code)
         await flows.update(session.id) { flow in
-            flow.email = FlowSession.EmailChallenge(username: user?.username, attemptName: attemptName, codeHash: codeHash, expiresAt: expiry)
+            flow.email = FlowSession.EmailChallenge(
+                username: user?.username, attemptName: attemptName, codeHash: codeHash, expiresAt: expiry)
         }
         if let user, let email = user.email {
-            await outbox.send(.init(to: email, username: user.username, subject: "Your sign-in code",
-                                    body: "Your code is \(code). It expires in \(configuration.lifetimes.emailCode / 60) minutes.",
-                                    code: code, sentAt: clock()))
+            await outbox.send(
+                .init(
+                    to: email, username: user.username, subject: "Your sign-in code",
+                    body: "Your code is \(code). It expires in \(configuration.lifetimes.emailCode / 60) minutes.",
+                    code: code, sentAt: clock()))
         }
     }
 
@@ -90,9 +115,15 @@ extension DevServer {
             actions: [
                 Representation.form(
                     kind: "login", title: "Enter the code", href: authenticatorURL(authenticator, "verify"),
-                    fields: [Representation.field("otp", type: "text", label: "Code", extra: ["kind": "number", "minLength": 6, "maxLength": 6])],
+                    fields: [
+                        Representation.field(
+                            "otp", type: "text", label: "Code",
+                            extra: ["kind": "number", "minLength": 6, "maxLength": 6])
+                    ],
                     actionTitle: "Sign in"),
-                Representation.form(kind: "resend", title: "Send a new code", href: authenticatorURL(authenticator, "resend"), actionTitle: "Resend"),
+                Representation.form(
+                    kind: "resend", title: "Send a new code", href: authenticatorURL(authenticator, "resend"),
+                    actionTitle: "Resend"),
             ],
             links: [Representation.link(authenticatorURL(authenticator), rel: "restart", title: "Use another account")],
             messages: [Representation.message("If the account exists, a code was sent to \(recipient)")],

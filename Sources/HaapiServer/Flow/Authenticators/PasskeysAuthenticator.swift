@@ -8,28 +8,46 @@ extension DevServer {
     /// Passkeys in the HAAPI flow: sign in with a discoverable passkey, or (after proving the password)
     /// register one and be signed in by it. The WebAuthn options go out as client operations
     /// (`webauthn-authentication`, `webauthn-registration`); the app posts the credential back as JSON.
-    func passkeysAuthenticator(_ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest) async -> Response {
+    func passkeysAuthenticator(
+        _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
+    ) async -> Response {
         let caller = input.caller
-        guard let session = caller.session else { return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session")) }
+        guard let session = caller.session else {
+            return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session"))
+        }
         switch (input.method, input.action) {
         case ("GET", nil):
-            return representation(caller, Representation.step(
-                "authentication-step", viewName: "authenticator/passkeys/choose",
-                actions: [
-                    Representation.form(kind: "login", title: "Sign in with a passkey", href: authenticatorURL(authenticator, "sign-in"), method: "GET",
-                                        actionTitle: "Use a passkey"),
-                    Representation.form(kind: "register", title: "Create a passkey", href: authenticatorURL(authenticator, "register-start"),
-                                        fields: [Representation.field("userName", type: "username", label: "Username"),
-                                                 Representation.field("password", type: "password", label: "Password")],
-                                        actionTitle: "Create a passkey"),
-                ],
-                messages: [Representation.message("Sign in with a passkey, or prove your password once to create one.")]))
+            return representation(
+                caller,
+                Representation.step(
+                    "authentication-step", viewName: "authenticator/passkeys/choose",
+                    actions: [
+                        Representation.form(
+                            kind: "login", title: "Sign in with a passkey",
+                            href: authenticatorURL(authenticator, "sign-in"), method: "GET",
+                            actionTitle: "Use a passkey"),
+                        Representation.form(
+                            kind: "register", title: "Create a passkey",
+                            href: authenticatorURL(authenticator, "register-start"),
+                            fields: [
+                                Representation.field("userName", type: "username", label: "Username"),
+                                Representation.field("password", type: "password", label: "Password"),
+                            ],
+                            actionTitle: "Create a passkey"),
+                    ],
+                    messages: [
+                        Representation.message("Sign in with a passkey, or prove your password once to create one.")
+                    ]))
         case ("GET", "sign-in"):
             let challenge = Data(SecureRandom.bytes(32))
-            await flows.update(session.id) { $0.passkey = .init(kind: .authentication, challenge: challenge, username: nil, userHandle: nil) }
-            let options = PublicKeyCredentialRequestOptions(challenge: challenge, rpId: relyingPartyId, userVerification: "required")
-            return clientOperation(caller, authenticator, name: "webauthn-authentication", viewName: "authenticator/passkeys/authenticate",
-                                   arguments: ["credentialRequestOptions": ["publicKey": options.json]], continueAction: "assert")
+            await flows.update(session.id) {
+                $0.passkey = .init(kind: .authentication, challenge: challenge, username: nil, userHandle: nil)
+            }
+            let options = PublicKeyCredentialRequestOptions(
+                challenge: challenge, rpId: relyingPartyId, userVerification: "required")
+            return clientOperation(
+                caller, authenticator, name: "webauthn-authentication", viewName: "authenticator/passkeys/authenticate",
+                arguments: ["credentialRequestOptions": ["publicKey": options.json]], continueAction: "assert")
         case ("POST", "register-start"):
             let missing = missingFields(["userName", "password"], in: input.form)
             guard missing.isEmpty else { return problem(caller, Representation.invalidInput(missing)) }
@@ -39,57 +57,88 @@ extension DevServer {
             case let failure: return await passwordCheckResponse(caller, failure)
             }
             let challenge = Data(SecureRandom.bytes(32))
-            let handle = (try? store.passkeys(username: user.username).first?.userHandle) ?? Data(SecureRandom.bytes(16))
-            await flows.update(session.id) { $0.passkey = .init(kind: .registration, challenge: challenge, username: user.username, userHandle: handle) }
+            let handle =
+                (try? store.passkeys(username: user.username).first?.userHandle) ?? Data(SecureRandom.bytes(16))
+            await flows.update(session.id) {
+                $0.passkey = .init(
+                    kind: .registration, challenge: challenge, username: user.username, userHandle: handle)
+            }
             let options = PublicKeyCredentialCreationOptions(
                 rpId: relyingPartyId, rpName: "swift-haapi dev server", userId: handle, userName: user.username,
                 userDisplayName: user.name ?? user.username, challenge: challenge,
-                excludeCredentials: ((try? store.passkeys(username: user.username)) ?? []).compactMap { Base64URL.decode($0.credentialId).map { Data($0) } },
+                excludeCredentials: ((try? store.passkeys(username: user.username)) ?? []).compactMap {
+                    Base64URL.decode($0.credentialId).map { Data($0) }
+                },
                 residentKey: "required", userVerification: "required", attestation: "none")
-            return clientOperation(caller, authenticator, name: "webauthn-registration", viewName: "authenticator/passkeys/register",
-                                   arguments: ["credentialCreationOptions": ["publicKey": options.json]], continueAction: "register")
+            return clientOperation(
+                caller, authenticator, name: "webauthn-registration", viewName: "authenticator/passkeys/register",
+                arguments: ["credentialCreationOptions": ["publicKey": options.json]], continueAction: "register")
         case ("POST", "assert"), ("POST", "register"):
-            return await finishPasskey(caller, session: session, isRegistration: input.action == "register", body: input.json)
+            return await finishPasskey(
+                caller, session: session, isRegistration: input.action == "register", body: input.json)
         default:
-            return problem(caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"), status: .notFound)
+            return problem(
+                caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"), status: .notFound)
         }
     }
 
-    private func clientOperation(_ caller: HaapiCaller, _ authenticator: AuthenticatorConfiguration, name: String, viewName: String,
-                                 arguments: JSONObject, continueAction: String) -> Response {
+    private func clientOperation(
+        _ caller: HaapiCaller, _ authenticator: AuthenticatorConfiguration, name: String, viewName: String,
+        arguments: JSONObject, continueAction: String
+    ) -> Response {
         let operation: JSONValue = [
             "template": "client-operation", "kind": "login", "title": .string(authenticator.title),
             "model": [
                 "name": .string(name), "arguments": .object(arguments),
-                "continueActions": [Representation.form(kind: "continue", href: authenticatorURL(authenticator, continueAction),
-                                                        fields: [Representation.field("credential", type: "context")],
-                                                        type: FormActionModel.jsonMediaType)],
+                "continueActions": [
+                    Representation.form(
+                        kind: "continue", href: authenticatorURL(authenticator, continueAction),
+                        fields: [Representation.field("credential", type: "context")],
+                        type: FormActionModel.jsonMediaType)
+                ],
                 // Without a usable authenticator the app goes back to choose another way to sign in.
-                "errorActions": [Representation.form(kind: "redirect", title: "Choose another way", href: url(Paths.authenticate), method: "GET")],
+                "errorActions": [
+                    Representation.form(
+                        kind: "redirect", title: "Choose another way", href: url(Paths.authenticate), method: "GET")
+                ],
             ],
         ]
-        return representation(caller, Representation.step("authentication-step", viewName: viewName, actions: [operation]))
+        return representation(
+            caller, Representation.step("authentication-step", viewName: viewName, actions: [operation]))
     }
 
-    private func finishPasskey(_ caller: HaapiCaller, session: FlowSession, isRegistration: Bool, body: JSONValue?) async -> Response {
+    private func finishPasskey(
+        _ caller: HaapiCaller, session: FlowSession, isRegistration: Bool, body: JSONValue?
+    ) async -> Response {
         // The ceremony is taken out of the flow first: whatever happens next, its challenge cannot be used again.
         let ceremony = session.passkey
         await flows.update(session.id) { $0.passkey = nil }
-        guard let ceremony, (ceremony.kind == .registration) == isRegistration, let credential = body?["credential"] else {
-            return problem(caller, Representation.problem(.authenticationFailedProblem, title: "No passkey ceremony is waiting for this answer"))
+        guard let ceremony, (ceremony.kind == .registration) == isRegistration, let credential = body?["credential"]
+        else {
+            return problem(
+                caller,
+                Representation.problem(
+                    .authenticationFailedProblem, title: "No passkey ceremony is waiting for this answer"))
         }
         do throws(WebAuthnError) {
             if isRegistration {
                 // The ceremony names the account whose password was proven in this flow: only it gets the credential.
-                guard let username = ceremony.username, let handle = ceremony.userHandle else { throw .verificationFailed("no account for this ceremony") }
-                _ = try registerPasskey(try RegistrationResponse(json: credential), challenge: ceremony.challenge, owner: .existingAccount(username),
-                                        userHandle: handle)
+                guard let username = ceremony.username, let handle = ceremony.userHandle else {
+                    throw .verificationFailed("no account for this ceremony")
+                }
+                _ = try registerPasskey(
+                    try RegistrationResponse(json: credential), challenge: ceremony.challenge,
+                    owner: .existingAccount(username),
+                    userHandle: handle)
                 return await completeAuthentication(caller, username: username)
             }
-            let stored = try verifyPasskeyAssertion(try AuthenticationResponse(json: credential), challenge: ceremony.challenge)
+            let stored = try verifyPasskeyAssertion(
+                try AuthenticationResponse(json: credential), challenge: ceremony.challenge)
             return await completeAuthentication(caller, username: stored.username)
         } catch {
-            return problem(caller, Representation.problem(.authenticationFailedProblem, title: "The passkey was not accepted: \(error)"))
+            return problem(
+                caller,
+                Representation.problem(.authenticationFailedProblem, title: "The passkey was not accepted: \(error)"))
         }
     }
 }
