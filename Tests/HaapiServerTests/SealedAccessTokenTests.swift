@@ -70,7 +70,7 @@ struct SealedAccessTokenTests {
         let otherServer = SealedAccessTokens(key: .init(size: .bits256))
         let record = try #require(server.server.accessTokens.open(token)).record
         let foreign = otherServer.seal(record, jti: "foreign")
-        for candidate in [forged, flipped, foreign, "at1.", "at1..", "at1.e30.", token + "x"] {
+        for candidate in [forged, flipped, foreign, "at1", "at1.", "at1..", "at1.e30.", ".at1", token + "x"] {
             #expect(server.server.accessTokens.open(candidate) == nil, "\(candidate)")
             #expect(try await Self.introspect(server, candidate).json["active"] == false, "\(candidate)")
         }
@@ -116,6 +116,37 @@ struct DPoPKeyCacheTests {
                 headerValues: [leaky], method: "POST", requestURL: url, requireNonce: false, now: now)
         }
         #expect(verifier.keys.count == 1)
+    }
+
+    @Test("a padded key header is resolved but never kept")
+    func paddedKeysAreNotKept() throws {
+        let cache = DPoPKeyCache()
+        guard case .object(var members) = SoftwareP256SigningKey().publicJWK.json else {
+            Issue.record("not an object")
+            return
+        }
+        members["x-padding"] = .string(String(repeating: "p", count: 4000))
+        _ = try cache.resolve(.object(members), algorithm: .es256)
+        #expect(cache.count == 0)
+        _ = try cache.resolve(SoftwareP256SigningKey().publicJWK.json, algorithm: .es256)
+        #expect(cache.count == 1)
+    }
+
+    @Test("the replay cache takes any date without trapping")
+    func replayCacheDates() async {
+        let cache = DPoPReplayCache()
+        let now = Date()
+        for expiry in [
+            Date.distantFuture, Date.distantPast, Date(timeIntervalSince1970: 9.3e18),
+            Date(timeIntervalSince1970: -9.3e18),
+        ] {
+            #expect(
+                await cache.record(jti: "j\(expiry.timeIntervalSince1970)", jkt: "k", until: expiry, now: now)
+                    == .accepted)
+        }
+        #expect(
+            await cache.record(jti: "late", jkt: "k", until: now, now: Date(timeIntervalSince1970: .infinity))
+                == .accepted)
     }
 
     @Test("the cache is bounded: at capacity it starts over")

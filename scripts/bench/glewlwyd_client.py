@@ -3,28 +3,14 @@
 an OIDC plugin that accepts DPoP without nonces (like our dev server's `haapi-dcr-main` client) and a
 confidential client for client_credentials with client_secret_basic. Prints "CLIENT_ID CLIENT_SECRET".
 Standard library only, so the benchmark needs no virtual environment."""
-import json
+import os
 import sys
-import urllib.error
-import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from glewlwyd_http import http  # noqa: E402
 
 API = "http://localhost:4593/api"
 OIDC = f"{API}/oidc"
-
-
-def http(method, url, body=None, headers=None):
-    headers = dict(headers or {})
-    data = None
-    if body is not None:
-        data = json.dumps(body).encode()
-        headers["Content-Type"] = "application/json"
-    request = urllib.request.Request(url, data=data, method=method, headers=headers)
-    try:
-        response = urllib.request.urlopen(request)
-        status, response_headers, raw = response.status, response.headers, response.read()
-    except urllib.error.HTTPError as error:
-        status, response_headers, raw = error.code, error.headers, error.read()
-    return status, response_headers, (json.loads(raw) if raw.strip() else None)
 
 
 status, headers, _ = http("POST", f"{API}/auth/", {"username": "admin", "password": "password"})

@@ -12,11 +12,11 @@ import json
 import os
 import subprocess
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 
 from joserfc.jwk import ECKey, RSAKey
+
+from glewlwyd_http import http
 
 API = "http://localhost:4593/api"
 OIDC = f"{API}/oidc"
@@ -28,33 +28,6 @@ results = []
 def check(name, ok, detail=""):
     results.append(bool(ok))
     print(("PASS " if ok else "FAIL ") + name + (f"  [{detail}]" if detail and not ok else ""))
-
-
-class NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None
-
-
-opener = urllib.request.build_opener(NoRedirects)
-
-
-def http(method, url, body=None, headers=None):
-    headers = dict(headers or {})
-    data = None
-    if body is not None:
-        data = json.dumps(body).encode()
-        headers["Content-Type"] = "application/json"
-    request = urllib.request.Request(url, data=data, method=method, headers=headers)
-    try:
-        response = opener.open(request)
-        status, response_headers, raw = response.status, response.headers, response.read()
-    except urllib.error.HTTPError as error:
-        status, response_headers, raw = error.code, error.headers, error.read()
-    try:
-        parsed = json.loads(raw) if raw.strip() else None
-    except ValueError:
-        parsed = None
-    return status, response_headers, parsed
 
 
 def b64url(data):

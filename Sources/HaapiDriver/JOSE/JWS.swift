@@ -17,17 +17,21 @@ public struct CompactJWS: Sendable, Hashable {
         // Split on the UTF-8 bytes: proofs are parsed on every request, and character-by-character
         // splitting cost as much as the signature check.
         let utf8 = compact.utf8
-        let dots = utf8.indices.filter { utf8[$0] == UInt8(ascii: ".") }
-        guard dots.count == 2 else { throw JOSEError.malformedJWS("expected 3 segments, found \(dots.count + 1)") }
-        let headerText = utf8[..<dots[0]]
-        let payloadText = utf8[utf8.index(after: dots[0])..<dots[1]]
+        let dot = UInt8(ascii: ".")
+        guard let first = utf8.firstIndex(of: dot), let second = utf8.lastIndex(of: dot), first != second,
+            !utf8[utf8.index(after: first)..<second].contains(dot)
+        else {
+            throw JOSEError.malformedJWS("expected 3 segments, found \(utf8.count { $0 == dot } + 1)")
+        }
+        let headerText = utf8[..<first]
+        let payloadText = utf8[utf8.index(after: first)..<second]
         guard let headerBytes = Base64URL.decode(utf8: headerText) else {
             throw JOSEError.malformedJWS("header is not base64url")
         }
         guard let payload = Base64URL.decode(utf8: payloadText) else {
             throw JOSEError.malformedJWS("payload is not base64url")
         }
-        guard let signature = Base64URL.decode(utf8: utf8[utf8.index(after: dots[1])...]) else {
+        guard let signature = Base64URL.decode(utf8: utf8[utf8.index(after: second)...]) else {
             throw JOSEError.malformedJWS("signature is not base64url")
         }
         let headerValue: JSONValue
@@ -52,7 +56,7 @@ public struct CompactJWS: Sendable, Hashable {
         self.header = header
         self.payload = Data(payload)
         self.signature = Data(signature)
-        self.signingInput = Data(utf8[..<dots[1]])
+        self.signingInput = Data(utf8[..<second])
         self.compact = compact
     }
 

@@ -37,7 +37,7 @@ actor DPoPReplayCache {
         let key = ProofKey(jkt: jkt, jti: jti)
         if let until = seen[key], until > second { return .replayed }
         guard seen.count < capacity else { return .full }
-        let until = max(Self.second(expiry), second + 1)
+        let until = max(Self.second(expiry), second == .max ? .max : second + 1)
         seen[key] = until
         expiring[until, default: []].append(key)
         nextSweep = min(nextSweep, until)
@@ -67,8 +67,11 @@ actor DPoPReplayCache {
         nextSweep = earliest
     }
 
+    /// Whole seconds since 1970, rounded up and clamped, so no date (however far off) can trap.
     private static func second(_ date: Date) -> UInt32 {
-        UInt32(clamping: Int(date.timeIntervalSince1970.rounded(.up)))
+        let seconds = date.timeIntervalSince1970.rounded(.up)
+        guard seconds.isFinite else { return seconds > 0 ? .max : 0 }
+        return UInt32(min(max(seconds, 0), Double(UInt32.max)))
     }
 }
 

@@ -37,12 +37,13 @@ struct SealedAccessTokens: Sendable {
     /// The record and `jti` of a token this server sealed; nil for anything else (other tokens, forgeries,
     /// tampering). Expiry and revocation are the caller's to check.
     func open(_ token: String) -> (record: AccessTokenRecord, jti: String)? {
-        guard token.utf8.count <= 4096, token.hasPrefix(Self.prefix),
-            let dot = token.utf8.lastIndex(of: UInt8(ascii: ".")),
+        let claimsStart = token.utf8.index(
+            token.utf8.startIndex, offsetBy: Self.prefix.utf8.count, limitedBy: token.utf8.endIndex)
+        guard token.utf8.count <= 4096, token.hasPrefix(Self.prefix), let claimsStart,
+            let dot = token.utf8.lastIndex(of: UInt8(ascii: ".")), dot >= claimsStart,
             let mac = Base64URL.decode(utf8: token.utf8[token.utf8.index(after: dot)...]),
             HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Data(token.utf8[..<dot]), using: key),
-            let json = Base64URL.decode(
-                utf8: token.utf8[token.utf8.index(token.utf8.startIndex, offsetBy: Self.prefix.utf8.count)..<dot]),
+            let json = Base64URL.decode(utf8: token.utf8[claimsStart..<dot]),
             case .object(let claims)? = try? JSONParser(limits: .init(maxBytes: 4096, maxDepth: 2)).parse(Data(json)),
             let jti = claims["jti"]?.stringValue, let clientID = claims["cid"]?.stringValue,
             let scope = claims["scope"]?.stringValue,

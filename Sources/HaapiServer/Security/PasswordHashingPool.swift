@@ -39,12 +39,16 @@ final class PasswordHashingPool: Sendable {
     /// Runs `work` on one of the pool's threads and returns its result.
     func run<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async throws(Failure) -> Result {
         startWorkersOnce()
-        let box = ResultBox<Result>()
-        let accepted = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let job = Job(work: { box.value.set(work()) }, resume: { continuation.resume(returning: true) })
-            if !jobs.enqueue(job, limit: maxWaiting + workers) { continuation.resume(returning: false) }
+        let jobs = self.jobs
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result?, Never>) in
+            let job: Job = {
+                let value = work()
+                jobs.finished()  // counted before the caller resumes, so it sees its own job counted
+                continuation.resume(returning: value)
+            }
+            if !jobs.enqueue(job, limit: maxWaiting + workers) { continuation.resume(returning: nil) }
         }
-        guard accepted, let result = box.value.get() else { throw .busy }
+        guard let result else { throw .busy }
         return result
     }
 
@@ -58,29 +62,16 @@ final class PasswordHashingPool: Sendable {
         for _ in 0..<workers {
             let thread = Thread {
                 Thread.current.threadDictionary[Self.threadName] = true
-                while let job = jobs.next() {
-                    job.work()
-                    jobs.finished()  // counted before the caller resumes, so it sees its own job counted
-                    job.resume()
-                }
+                while let job = jobs.next() { job() }
             }
             thread.name = Self.threadName
             thread.start()
         }
     }
-
 }
 
-/// One result handed from a worker thread back to the waiting task.
-private final class ResultBox<Value: Sendable>: Sendable {
-    let value = LockedValue<Value?>(nil)
-}
-
-/// A password check to run, and how to wake its caller afterwards.
-private struct Job: Sendable {
-    let work: @Sendable () -> Void
-    let resume: @Sendable () -> Void
-}
+/// A password check to run; it counts itself finished and wakes its caller.
+private typealias Job = @Sendable () -> Void
 
 /// The jobs waiting for a worker, and how many have run.
 private final class JobQueue: Sendable {
@@ -88,7 +79,7 @@ private final class JobQueue: Sendable {
     private let available = DispatchSemaphore(value: 0)
 
     /// Queues `job` unless `limit` jobs are already waiting or running.
-    func enqueue(_ job: Job, limit: Int) -> Bool {
+    func enqueue(_ job: @escaping Job, limit: Int) -> Bool {
         let accepted = state.withLock { state in
             guard !state.closed, state.waiting.count - state.head + state.running < limit else { return false }
             state.waiting.append(job)
@@ -106,8 +97,12 @@ private final class JobQueue: Sendable {
             let job = state.waiting[state.head]
             state.head += 1
             state.running += 1
+            // Drop the jobs already taken, so a queue that never drains does not grow without end.
             if state.head == state.waiting.count {
                 state.waiting.removeAll(keepingCapacity: true)
+                state.head = 0
+            } else if state.head >= 64, state.head * 2 >= state.waiting.count {
+                state.waiting.removeFirst(state.head)
                 state.head = 0
             }
             return job
