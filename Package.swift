@@ -173,7 +173,7 @@ if Context.environment["HAAPI_FUZZ"] == "1" {
         ("HaapiDecoderFuzzer", ["HaapiModel"]),
         ("CBORFuzzer", ["Passkeys"]),
         ("DPoPProofFuzzer", ["HaapiDriver", "HaapiServer"]),
-        ("AuthHubResponseFuzzer", ["AuthHub"]),
+        ("AuthHubResponseFuzzer", ["AuthHub", "HaapiModel"]),
         ("ServerConfigurationFuzzer", ["HaapiServer"]),
     ]
     for harness in harnesses {

@@ -38,7 +38,7 @@ final class UITestServer: Sendable {
         pollingTimeout: TimeInterval = 30, passkeys: (any WebAuthnAuthenticator)? = nil,
         selection: AuthenticatorSelectionPresentation = .list
     ) throws -> HaapiUIKitApplication {
-        let builder = HaapiUIKitConfigurationBuilder(
+        var builder = HaapiUIKitConfigurationBuilder(
             clientId: clientId, baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
             authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: redirect
         )
@@ -49,7 +49,7 @@ final class UITestServer: Sendable {
         .setAttester(SoftwareAttester())
         .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
         .setAuthenticationSelectionPresentation(selection)
-        if let passkeys { builder.setPasskeyAuthenticator(passkeys) }
+        if let passkeys { builder = builder.setPasskeyAuthenticator(passkeys) }
         return HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: builder.build()).build()
     }
 

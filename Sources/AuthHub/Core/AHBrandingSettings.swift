@@ -1,4 +1,5 @@
 import Foundation
+import HaapiModel
 
 /// Reads `fieldsToBeEncryptedInAuthFlow` from a BrandingSettings answer. The value has been seen as a
 /// comma-separated string ("password, devicesignature"), as an array, at the top level, and as a
@@ -6,26 +7,32 @@ import Foundation
 enum AHBrandingSettings {
     static let settingName = "fieldsToBeEncryptedInAuthFlow"
 
-    static func fieldsToBeEncrypted(in body: [String: Any]) -> [String] {
+    static func fieldsToBeEncrypted(in body: JSONObject) -> [String] {
         if let value = body[settingName] { return normalise(value) }
         for key in ["settings", "tenantSettings", "data"] {
-            if let nested = body[key] as? [String: Any], let value = nested[settingName] { return normalise(value) }
-            if let list = body[key] as? [[String: Any]],
-                let entry = list.first(where: { $0["name"] as? String == settingName })
-            {
-                return normalise(entry["value"] ?? "")
+            switch body[key] {
+            case .object(let nested):
+                if let value = nested[settingName] { return normalise(value) }
+            case .array(let list):
+                if let entry = list.first(where: { $0["name"]?.stringValue == settingName }) {
+                    return normalise(entry["value"] ?? .null)
+                }
+            default: continue
             }
         }
         return []
     }
 
-    static func normalise(_ value: Any) -> [String] {
-        let items: [String]
+    static func normalise(_ value: JSONValue) -> [String] {
         switch value {
-        case let text as String: items = text.split(separator: ",").map(String.init)
-        case let list as [Any]: items = list.compactMap { $0 as? String }
-        default: items = []
+        case .string(let text): normalise(text.split(separator: ",").map(String.init))
+        case .array(let list): normalise(list.compactMap(\.stringValue))
+        default: []
         }
+    }
+
+    /// Lower-cased, without spaces, without "none" and without repeats, in the order given.
+    static func normalise(_ items: [String]) -> [String] {
         let names = items.map {
             $0.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: " ", with: "")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import HaapiDriver
+import HaapiModel
 
 /// The Authentication Hub core API of seed 002: the fields a tenant wants encrypted, `initAuth`, and the
 /// three ways to encrypt a field (docs/AUTHHUB-ENCRYPTION.md). Every call has an `async` form and the seed's
@@ -7,18 +8,28 @@ import HaapiDriver
 ///
 /// The instance remembers, per tenant address, the tenant's public key, and, from the latest `initAuth`
 /// that asked for encryption, the nonce exchange that `encryptData` and `encryptDataWithSymmetricKey` use.
-public final class AHCore: @unchecked Sendable {
-    // Mutable state is guarded by `lock`; network calls run outside it.
-    private let lock = NSLock()
-    private var request: AuthHubBasicRequest
-    private var tenantKeys: [String: AHFieldEncryptor] = [:]
-    private var encryptedFields: [String: [String]] = [:]
-    private var activeKey: AHFieldEncryptor?
-    private var activeExchange: AHNonceExchange?
+///
+/// Headers and parameters arrive as the seed's `[String: Any]`; they become `[String: String]` and our
+/// `JSONObject` at the entry of each call, so nothing non-`Sendable` crosses into the tasks, and a parameter
+/// without a JSON form is refused there (`AuthHubEndpoint.BuildError.bodyNotJSON`).
+public final class AHCore: Sendable {
+    /// Mutable state, read and written by synchronous seed APIs (the encrypt calls); network calls run
+    /// outside the lock.
+    private struct State: Sendable {
+        var request: AuthHubBasicRequest
+        var tenantKeys: [String: AHFieldEncryptor] = [:]
+        var encryptedFields: [String: [String]] = [:]
+        var activeKey: AHFieldEncryptor?
+        var activeExchange: AHNonceExchange?
+    }
+    private let state: LockedValue<State>
 
+    // The seed's API is a shared instance: its samples call `getInstance().initAuth` and then
+    // `getInstance().encryptData` and rely on both reaching the same nonce exchange. It is the one
+    // process-wide instance in the client modules; `AHFlow` and `AHFIDOSDK` make their own.
     private static let shared = AHCore()
 
-    /// The shared instance.
+    /// The shared instance the seed's samples use; `init(request:)` makes one of its own.
     public static func getInstance() -> AHCore { shared }
 
     /// The seed API level this module implements.
@@ -26,44 +37,45 @@ public final class AHCore: @unchecked Sendable {
 
     /// An instance of its own (tests, or an app that talks to two hubs); most apps use `getInstance()`.
     public init(request: AuthHubBasicRequest? = nil) {
-        self.request = request ?? AuthHubBasicRequest()
+        state = LockedValue(State(request: request ?? AuthHubBasicRequest()))
     }
 
     /// The request object every call goes through; `nil` restores the default `AuthHubBasicRequest`.
     public func setAuthHubRequestObject(authhubRequest: AuthHubBasicRequest?) {
-        lock.withLock { request = authhubRequest ?? AuthHubBasicRequest() }
+        state.withLock { $0.request = authhubRequest ?? AuthHubBasicRequest() }
     }
 
-    var requestObject: AuthHubBasicRequest { lock.withLock { request } }
+    var requestObject: AuthHubBasicRequest { state.get().request }
 
     // MARK: - Fields to be encrypted
 
     public func getFieldsToBeEncryptedInAuthFlow(
         serverHost: String, tenant: String, requestHeaders: [String: Any]
     ) async throws -> AHCoreResult {
-        try await fieldsToBeEncrypted(AHServerAddress(serverHost: serverHost, tenant: tenant), requestHeaders)
+        try await fieldsToBeEncrypted(
+            AHServerAddress(serverHost: serverHost, tenant: tenant), Self.headers(requestHeaders))
     }
 
     public func getFieldsToBeEncryptedInAuthFlow(
         serverUrl: String, requestHeaders: [String: Any]
     ) async throws -> AHCoreResult {
-        try await fieldsToBeEncrypted(AHServerAddress(serverUrl: serverUrl), requestHeaders)
+        try await fieldsToBeEncrypted(AHServerAddress(serverUrl: serverUrl), Self.headers(requestHeaders))
     }
 
     /// Either form, for callers that keep the address as a value.
     public func getFieldsToBeEncryptedInAuthFlow(
         address: AHServerAddress, requestHeaders: [String: Any]
     ) async throws -> AHCoreResult {
-        try await fieldsToBeEncrypted(address, requestHeaders)
+        try await fieldsToBeEncrypted(address, Self.headers(requestHeaders))
     }
 
     public func getFieldsToBeEncryptedInAuthFlow(
         serverHost: String, tenant: String, requestHeaders: [String: Any],
         completionBlock: @escaping AHCompletionBlock
     ) throws {
-        let headers = UncheckedDictionary(requestHeaders)
+        let headers = Self.headers(requestHeaders)
         try complete(AHServerAddress(serverHost: serverHost, tenant: tenant), completionBlock) {
-            try await self.fieldsToBeEncrypted($0, headers.value)
+            try await self.fieldsToBeEncrypted($0, headers)
         }
     }
 
@@ -71,16 +83,16 @@ public final class AHCore: @unchecked Sendable {
         serverUrl: String, requestHeaders: [String: Any],
         completionBlock: @escaping AHCompletionBlock
     ) throws {
-        let headers = UncheckedDictionary(requestHeaders)
+        let headers = Self.headers(requestHeaders)
         try complete(AHServerAddress(serverUrl: serverUrl), completionBlock) {
-            try await self.fieldsToBeEncrypted($0, headers.value)
+            try await self.fieldsToBeEncrypted($0, headers)
         }
     }
 
     /// GETs the tenant's BrandingSettings; `data[AHConstants.GenericKeys.FieldsToBeEncrypted]` is the list
     /// (lower-cased; empty when the tenant encrypts nothing). When the list is not empty the tenant key is
     /// fetched too, so the encrypt calls work straight away.
-    func fieldsToBeEncrypted(_ address: AHServerAddress, _ headers: [String: Any]) async throws -> AHCoreResult {
+    func fieldsToBeEncrypted(_ address: AHServerAddress, _ headers: [String: String]) async throws -> AHCoreResult {
         try address.validate()
         let answer: AHRequestResult
         do { answer = try await send(address.endpoint(.brandingSettings), headers: headers) } catch {
@@ -88,14 +100,11 @@ public final class AHCore: @unchecked Sendable {
         }
         var result = Self.result(answer)
         guard result.isSuccess else { return result }
-        let fields = AHBrandingSettings.fieldsToBeEncrypted(in: answer.data)
-        lock.withLock { encryptedFields[address.baseURL] = fields }
-        result.data[AHConstants.GenericKeys.FieldsToBeEncrypted] = fields
-        if !fields.isEmpty {
-            let key = await tenantKey(address, headers)
-            if case .failure(let failure) = key {
-                return AHCoreResult(code: failure.code, message: failure.message, data: result.data)
-            }
+        let fields = AHBrandingSettings.fieldsToBeEncrypted(in: answer.json)
+        state.withLock { $0.encryptedFields[address.baseURL] = fields }
+        result.json[AHConstants.GenericKeys.FieldsToBeEncrypted] = .array(fields.map(JSONValue.string))
+        if !fields.isEmpty, case .failure(let failure) = await tenantKey(address, headers) {
+            return AHCoreResult(code: failure.code, message: failure.message, json: result.json)
         }
         return result
     }
@@ -103,13 +112,14 @@ public final class AHCore: @unchecked Sendable {
     public func isEncryptionRequiredForField(
         serverHost: String, tenant: String, requestHeaders: [String: Any], fieldName: String
     ) async throws -> AHCoreResult {
-        try await encryptionRequired(AHServerAddress(serverHost: serverHost, tenant: tenant), requestHeaders, fieldName)
+        try await encryptionRequired(
+            AHServerAddress(serverHost: serverHost, tenant: tenant), Self.headers(requestHeaders), fieldName)
     }
 
     public func isEncryptionRequiredForField(
         serverUrl: String, requestHeaders: [String: Any], fieldName: String
     ) async throws -> AHCoreResult {
-        try await encryptionRequired(AHServerAddress(serverUrl: serverUrl), requestHeaders, fieldName)
+        try await encryptionRequired(AHServerAddress(serverUrl: serverUrl), Self.headers(requestHeaders), fieldName)
     }
 
     /// The completion gets the tenant's current answer in `data[fieldName]` (a `Bool`). The returned value is
@@ -120,8 +130,8 @@ public final class AHCore: @unchecked Sendable {
         completionBlock: @escaping AHCompletionBlock
     ) throws -> Bool {
         let address = AHServerAddress(serverHost: serverHost, tenant: tenant)
-        let headers = UncheckedDictionary(requestHeaders)
-        try complete(address, completionBlock) { try await self.encryptionRequired($0, headers.value, fieldName) }
+        let headers = Self.headers(requestHeaders)
+        try complete(address, completionBlock) { try await self.encryptionRequired($0, headers, fieldName) }
         return knownRequirement(address, fieldName)
     }
 
@@ -131,21 +141,21 @@ public final class AHCore: @unchecked Sendable {
         completionBlock: @escaping AHCompletionBlock
     ) throws -> Bool {
         let address = AHServerAddress(serverUrl: serverUrl)
-        let headers = UncheckedDictionary(requestHeaders)
-        try complete(address, completionBlock) { try await self.encryptionRequired($0, headers.value, fieldName) }
+        let headers = Self.headers(requestHeaders)
+        try complete(address, completionBlock) { try await self.encryptionRequired($0, headers, fieldName) }
         return knownRequirement(address, fieldName)
     }
 
     func knownRequirement(_ address: AHServerAddress, _ fieldName: String) -> Bool {
-        lock.withLock { encryptedFields[address.baseURL]?.contains(fieldName.lowercased()) ?? false }
+        state.get().encryptedFields[address.baseURL]?.contains(fieldName.lowercased()) ?? false
     }
 
     func encryptionRequired(
-        _ address: AHServerAddress, _ headers: [String: Any], _ fieldName: String
+        _ address: AHServerAddress, _ headers: [String: String], _ fieldName: String
     ) async throws -> AHCoreResult {
         var result = try await fieldsToBeEncrypted(address, headers)
-        let fields = result.data[AHConstants.GenericKeys.FieldsToBeEncrypted] as? [String] ?? []
-        result.data[fieldName] = fields.contains(fieldName.lowercased())
+        let fields = result.json[AHConstants.GenericKeys.FieldsToBeEncrypted]?.arrayValue ?? []
+        result.json[fieldName] = .bool(fields.contains(.string(fieldName.lowercased())))
         return result
     }
 
@@ -156,8 +166,8 @@ public final class AHCore: @unchecked Sendable {
         fieldsTobeEncryptedList: [String]?
     ) async throws -> AHCoreResult {
         try await initAuth(
-            AHServerAddress(serverHost: serverHost, tenant: tenant), requestHeaders, authRequestParams,
-            fieldsTobeEncryptedList)
+            AHServerAddress(serverHost: serverHost, tenant: tenant), Self.headers(requestHeaders),
+            try Self.parameters(authRequestParams), fieldsTobeEncryptedList)
     }
 
     public func initAuth(
@@ -165,17 +175,19 @@ public final class AHCore: @unchecked Sendable {
         fieldsTobeEncryptedList: [String]?
     ) async throws -> AHCoreResult {
         try await initAuth(
-            AHServerAddress(serverUrl: serverUrl), requestHeaders, authRequestParams, fieldsTobeEncryptedList)
+            AHServerAddress(serverUrl: serverUrl), Self.headers(requestHeaders), try Self.parameters(authRequestParams),
+            fieldsTobeEncryptedList)
     }
 
+    /// Throws before anything starts when the address is not usable or a parameter has no JSON form.
     public func initAuth(
         serverHost: String, tenant: String, requestHeaders: [String: Any], authRequestParams: [String: Any],
         fieldsTobeEncryptedList: [String]?, completionBlock: @escaping AHCompletionBlock
     ) throws {
-        let parameters = UncheckedDictionary(authRequestParams)
-        let headers = UncheckedDictionary(requestHeaders)
+        let parameters = try Self.parameters(authRequestParams)
+        let headers = Self.headers(requestHeaders)
         try complete(AHServerAddress(serverHost: serverHost, tenant: tenant), completionBlock) {
-            try await self.initAuth($0, headers.value, parameters.value, fieldsTobeEncryptedList)
+            try await self.initAuth($0, headers, parameters, fieldsTobeEncryptedList)
         }
     }
 
@@ -183,10 +195,10 @@ public final class AHCore: @unchecked Sendable {
         serverUrl: String, requestHeaders: [String: Any], authRequestParams: [String: Any],
         fieldsTobeEncryptedList: [String]?, completionBlock: @escaping AHCompletionBlock
     ) throws {
-        let parameters = UncheckedDictionary(authRequestParams)
-        let headers = UncheckedDictionary(requestHeaders)
+        let parameters = try Self.parameters(authRequestParams)
+        let headers = Self.headers(requestHeaders)
         try complete(AHServerAddress(serverUrl: serverUrl), completionBlock) {
-            try await self.initAuth($0, headers.value, parameters.value, fieldsTobeEncryptedList)
+            try await self.initAuth($0, headers, parameters, fieldsTobeEncryptedList)
         }
     }
 
@@ -195,26 +207,26 @@ public final class AHCore: @unchecked Sendable {
     /// exchange's key if "devicesignature" is listed. The exchange then serves `encryptData` and
     /// `encryptDataWithSymmetricKey` for the rest of this flow.
     func initAuth(
-        _ address: AHServerAddress, _ headers: [String: Any], _ parameters: [String: Any], _ fields: [String]?
+        _ address: AHServerAddress, _ headers: [String: String], _ parameters: JSONObject, _ fields: [String]?
     ) async throws -> AHCoreResult {
         try address.validate()
         var body = parameters
         let wanted = AHBrandingSettings.normalise(fields ?? [])
-        lock.withLock { activeExchange = nil }
+        state.withLock { $0.activeExchange = nil }
         if !wanted.isEmpty {
             switch await nonceExchange(address, headers) {
             case .failure(let failure):
-                return AHCoreResult(code: failure.code, message: failure.message, data: failure.data)
+                return AHCoreResult(code: failure.code, message: failure.message, json: failure.body)
             case .success(let (key, exchange)):
                 body["authContext"] = Self.replacing("nonceId", with: exchange.nonceId, in: body["authContext"])
                 if wanted.contains(AHConstants.GenericKeys.DeviceSignatureField) {
                     do { body = try Self.encryptingDeviceSignature(body, key: key, exchange: exchange) } catch {
-                        return AHCoreResult(code: AHResult.Code.ENCRYPTION_ERROR, message: "\(error)", data: [:])
+                        return AHCoreResult(code: AHResult.Code.ENCRYPTION_ERROR, message: "\(error)", json: [:])
                     }
                 }
-                lock.withLock {
-                    activeKey = key
-                    activeExchange = exchange
+                state.withLock {
+                    $0.activeKey = key
+                    $0.activeExchange = exchange
                 }
             }
         }
@@ -227,9 +239,7 @@ public final class AHCore: @unchecked Sendable {
 
     /// RSA-OAEP-SHA256 to the tenant key, bound to the current flow's server nonce (`v1.` format).
     public func encryptData(plainText: String) throws -> String {
-        let (key, exchange) = lock.withLock { (activeKey, activeExchange) }
-        guard let key else { throw AHEncryptionError.noTenantKey }
-        guard let exchange else { throw AHEncryptionError.noNonceExchange }
+        let (key, exchange) = try activeKeyAndExchange()
         return try key.encryptData(plainText: plainText, exchange: exchange)
     }
 
@@ -241,42 +251,49 @@ public final class AHCore: @unchecked Sendable {
 
     /// RSA-OAEP-SHA256 to the tenant key, not bound to any exchange.
     public func encryptDataWithPublicKey(plainText: String) throws -> String {
-        guard let key = lock.withLock({ activeKey }) else { throw AHEncryptionError.noTenantKey }
+        guard let key = state.get().activeKey else { throw AHEncryptionError.noTenantKey }
         return try key.encryptDataWithPublicKey(plainText: plainText)
     }
 
     /// AES-256-GCM under the key of the current flow's nonce exchange (`v1s.` format).
     public func encryptDataWithSymmetricKey(plainText: String) throws -> String {
-        let (key, exchange) = lock.withLock { (activeKey, activeExchange) }
-        guard let key else { throw AHEncryptionError.noTenantKey }
-        guard let exchange else { throw AHEncryptionError.noNonceExchange }
+        let (key, exchange) = try activeKeyAndExchange()
         return try key.encryptDataWithSymmetricKey(plainText: plainText, exchange: exchange)
+    }
+
+    private func activeKeyAndExchange() throws -> (AHFieldEncryptor, AHNonceExchange) {
+        let current = state.get()
+        guard let key = current.activeKey else { throw AHEncryptionError.noTenantKey }
+        guard let exchange = current.activeExchange else { throw AHEncryptionError.noNonceExchange }
+        return (key, exchange)
     }
 
     // MARK: - Plumbing
 
     private func tenantKey(
-        _ address: AHServerAddress, _ headers: [String: Any]
+        _ address: AHServerAddress, _ headers: [String: String]
     ) async -> Result<AHFieldEncryptor, AHCoreFailure> {
-        if let known = lock.withLock({ tenantKeys[address.baseURL] }) {
-            lock.withLock { activeKey = known }
-            return .success(known)
+        let known = state.withLock { state -> AHFieldEncryptor? in
+            guard let known = state.tenantKeys[address.baseURL] else { return nil }
+            state.activeKey = known
+            return known
         }
+        if let known { return .success(known) }
         let answer: AHRequestResult
         do { answer = try await send(address.endpoint(.authHubPublicKey), headers: headers) } catch {
             return .failure(AHCoreFailure(Self.networkFailure(error)))
         }
         let result = Self.result(answer)
         guard result.isSuccess else { return .failure(AHCoreFailure(result)) }
-        guard let pem = answer.data["publicKey"] as? String else {
+        guard let pem = answer.json["publicKey"]?.stringValue else {
             return .failure(
                 AHCoreFailure(code: AHResult.Code.INVALID_RESPONSE, message: "the public-key answer has no publicKey"))
         }
         do {
             let key = try AHFieldEncryptor(tenantKeyPEM: pem)
-            lock.withLock {
-                tenantKeys[address.baseURL] = key
-                activeKey = key
+            state.withLock {
+                $0.tenantKeys[address.baseURL] = key
+                $0.activeKey = key
             }
             return .success(key)
         } catch {
@@ -285,7 +302,7 @@ public final class AHCore: @unchecked Sendable {
     }
 
     private func nonceExchange(
-        _ address: AHServerAddress, _ headers: [String: Any]
+        _ address: AHServerAddress, _ headers: [String: String]
     ) async -> Result<(AHFieldEncryptor, AHNonceExchange), AHCoreFailure> {
         let key: AHFieldEncryptor
         switch await tenantKey(address, headers) {
@@ -295,10 +312,11 @@ public final class AHCore: @unchecked Sendable {
         do {
             let (clientNonce, sealed) = try key.startNonceExchange()
             let answer = try await send(
-                address.endpoint(.serverNonceGenerator), headers: headers, body: ["clientNonce": sealed])
+                address.endpoint(.serverNonceGenerator), headers: headers, body: ["clientNonce": .string(sealed)])
             let result = Self.result(answer)
             guard result.isSuccess else { return .failure(AHCoreFailure(result)) }
-            guard let id = answer.data["id"] as? String, let serverNonce = answer.data["serverNonce"] as? String else {
+            guard let id = answer.json["id"]?.stringValue, let serverNonce = answer.json["serverNonce"]?.stringValue
+            else {
                 return .failure(
                     AHCoreFailure(
                         code: AHResult.Code.INVALID_RESPONSE, message: "the nonce answer has no id or serverNonce"))
@@ -315,25 +333,26 @@ public final class AHCore: @unchecked Sendable {
         }
     }
 
-    /// The flow's entry points: the dictionaries cross from the flow actor wrapped.
+    /// Sends one call through the request object. The endpoint is made here and handed to the request object
+    /// alone, as the seed's customisation hook expects.
     func send(
-        _ endpoint: AuthHubEndpoint, headers: UncheckedDictionary, body: UncheckedDictionary
+        _ endpoint: AuthHubEndpoint, headers: [String: String], body: JSONObject = [:]
     ) async throws -> AHRequestResult {
-        try await send(endpoint, headers: headers.value, body: body.value)
-    }
-
-    func initAuth(
-        _ address: AHServerAddress, _ headers: UncheckedDictionary, _ parameters: UncheckedDictionary,
-        _ fields: [String]?
-    ) async throws -> AHCoreResult {
-        try await initAuth(address, headers.value, parameters.value, fields)
-    }
-
-    func send(
-        _ endpoint: AuthHubEndpoint, headers: [String: Any], body: [String: Any] = [:]
-    ) async throws -> AHRequestResult {
-        endpoint.setRequestHeaders(headers).setRequestPayloadParameters(body)
+        endpoint.setRequestHeaders(headers).setRequestPayload(body)
         return try await requestObject.sendRequest(endpoint: endpoint)
+    }
+
+    /// Headers as the strings they are sent as.
+    static func headers(_ headers: [String: Any]) -> [String: String] {
+        headers.mapValues { $0 as? String ?? "\($0)" }
+    }
+
+    /// Request parameters as JSON; refused, naming the members, when any has no JSON form.
+    static func parameters(_ parameters: [String: Any]) throws(AuthHubEndpoint.BuildError) -> JSONObject {
+        guard let object = JSONObject(foundationDictionary: parameters) else {
+            throw .bodyNotJSON("\(JSONObject.membersWithoutJSONForm(in: parameters))")
+        }
+        return object
     }
 
     /// Runs `work` for a completion-block API: a bad address throws before anything starts; the block runs on
@@ -359,37 +378,39 @@ public final class AHCore: @unchecked Sendable {
     }
 
     static func result(_ answer: AHRequestResult) -> AHCoreResult {
-        if let error = AHServerError(body: answer.data, httpStatus: answer.statusCode) {
-            return AHCoreResult(code: AHResult.Code.SERVER_ERROR, message: error.message, data: answer.data)
+        if let error = AHServerError(body: answer.json, httpStatus: answer.statusCode) {
+            return AHCoreResult(code: AHResult.Code.SERVER_ERROR, message: error.message, json: answer.json)
         }
         guard (200..<300).contains(answer.statusCode) else {
             return AHCoreResult(
-                code: AHResult.Code.SERVER_ERROR, message: "HTTP \(answer.statusCode)", data: answer.data)
+                code: AHResult.Code.SERVER_ERROR, message: "HTTP \(answer.statusCode)", json: answer.json)
         }
-        return AHCoreResult(code: AHResult.Code.SUCCESS, message: "OK", data: answer.data)
+        return AHCoreResult(code: AHResult.Code.SUCCESS, message: "OK", json: answer.json)
     }
 
     static func networkFailure(_ error: any Error) -> AHCoreResult {
-        AHCoreResult(code: AHResult.Code.NETWORK_ERROR, message: "\(error)", data: [:])
+        AHCoreResult(code: AHResult.Code.NETWORK_ERROR, message: "\(error)", json: [:])
     }
 
     /// `authContext` with `key` set to `value`, keeping the caller's other entries.
-    static func replacing(_ key: String, with value: String, in context: Any?) -> [[String: Any]] {
-        var entries = (context as? [[String: Any]] ?? []).filter { $0["key"] as? String != key }
-        entries.append(["key": key, "value": value])
-        return entries
+    static func replacing(_ key: String, with value: String, in context: JSONValue?) -> JSONValue {
+        var entries = (context?.arrayValue ?? []).filter { $0["key"]?.stringValue != key }
+        entries.append(["key": .string(key), "value": .string(value)])
+        return .array(entries)
     }
 
+    /// The body with `device.signature.iaAuthData` encrypted under the exchange's key; unchanged when the
+    /// body has no such member.
     static func encryptingDeviceSignature(
-        _ body: [String: Any], key: AHFieldEncryptor, exchange: AHNonceExchange
-    ) throws -> [String: Any] {
-        guard var device = body["device"] as? [String: Any], var signature = device["signature"] as? [String: Any],
-            let data = signature["iaAuthData"] as? String
+        _ body: JSONObject, key: AHFieldEncryptor, exchange: AHNonceExchange
+    ) throws -> JSONObject {
+        guard var device = body["device"]?.objectValue, var signature = device["signature"]?.objectValue,
+            let data = signature["iaAuthData"]?.stringValue
         else { return body }
-        signature["iaAuthData"] = try key.encryptDataWithSymmetricKey(plainText: data, exchange: exchange)
-        device["signature"] = signature
+        signature["iaAuthData"] = .string(try key.encryptDataWithSymmetricKey(plainText: data, exchange: exchange))
+        device["signature"] = .object(signature)
         var result = body
-        result["device"] = device
+        result["device"] = .object(device)
         return result
     }
 }
@@ -398,25 +419,17 @@ public final class AHCore: @unchecked Sendable {
 struct AHCoreFailure: Error {
     let code: Int
     let message: String
-    let body: UncheckedDictionary
-
-    var data: [String: Any] { body.value }
+    let body: JSONObject
 
     init(code: Int, message: String) {
         self.code = code
         self.message = message
-        body = UncheckedDictionary([:])
+        body = [:]
     }
 
     init(_ result: AHCoreResult) {
         code = result.code
         message = result.message
-        body = UncheckedDictionary(result.data)
+        body = result.json
     }
-}
-
-/// Carries a JSON-style dictionary into a task; its values are plain JSON values that are never mutated.
-struct UncheckedDictionary: @unchecked Sendable {
-    let value: [String: Any]
-    init(_ value: [String: Any]) { self.value = value }
 }

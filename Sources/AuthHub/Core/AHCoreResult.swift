@@ -1,28 +1,44 @@
 import Foundation
+import HaapiModel
 
 /// What every `AHCore` call hands to its completion block: a result code, a message and the response data.
-public struct AHCoreResult: @unchecked Sendable {
-    // `data` holds JSONSerialization values (and the SDK's own Bool/[String] entries) only, and is never mutated
-    // after the result is handed out.
+public struct AHCoreResult: Sendable {
     public var code: Int
     public var message: String
-    public var data: [String: Any]
+    /// The response body with the SDK's own entries (such as the list of fields to encrypt).
+    public var json: JSONObject
 
-    public init(code: Int, message: String, data: [String: Any]) {
+    public init(code: Int, message: String, json: JSONObject) {
         self.code = code
         self.message = message
-        self.data = data
+        self.json = json
+    }
+
+    /// A result from a dictionary; members without a JSON form are left out.
+    public init(code: Int, message: String, data: [String: Any]) {
+        self.init(code: code, message: message, json: Self.object(data))
+    }
+
+    /// `json` as a dictionary of Foundation values, the seed's shape. Setting it keeps the members that have a
+    /// JSON form and leaves the others out.
+    public var data: [String: Any] {
+        get { json.foundationDictionary }
+        set { json = Self.object(newValue) }
+    }
+
+    private static func object(_ dictionary: [String: Any]) -> JSONObject {
+        JSONObject(foundationDictionary: dictionary.filter { JSONValue(foundationValue: $0.value) != nil }) ?? [:]
     }
 
     public var isSuccess: Bool { code == AHResult.Code.SUCCESS }
 
     /// The server's `errorCode`/`errorMessage`, top level or nested in `data` (the FIDO verifiers nest them).
-    public var serverError: AHServerError? { AHServerError(body: data) }
+    public var serverError: AHServerError? { AHServerError(body: json) }
 
     /// The flow's next step, when the call answered one.
-    public var nextAction: AHNextAction? { (data["nextaction"] as? String).map(AHNextAction.init(rawValue:)) }
+    public var nextAction: AHNextAction? { json["nextaction"]?.stringValue.map(AHNextAction.init(rawValue:)) }
 
-    public var flowState: String? { data["flowState"] as? String }
+    public var flowState: String? { json["flowState"]?.stringValue }
 }
 
 /// Result codes of `AHCoreResult.code`.

@@ -1,13 +1,14 @@
 import Foundation
+import HaapiDriver
 
 /// The seed's FIDO SDK entry point: where an app's passkey ceremonies with the Authentication Hub go, and
 /// through which request object. `initFIDO` records the tenant and the request object; `flow(requestHeaders:)`
 /// then gives an `AHFlow` whose `registerPasskey` and `authenticateWithPasskey` run the ceremonies there.
-public final class AHFIDOSDK: @unchecked Sendable {
-    // Unchecked: `target` is only read and written under `lock`.
-    private let lock = NSLock()
-    private var target: (address: AHServerAddress, core: AHCore)?
+public final class AHFIDOSDK: Sendable {
+    private let target = LockedValue<(address: AHServerAddress, core: AHCore)?>(nil)
 
+    // The seed's API is a shared instance (`AHFIDOSDK.getInstance().initFIDO(…)` at start-up, the ceremonies
+    // later); it holds only where to send them.
     private static let shared = AHFIDOSDK()
 
     /// The shared instance, as in the seed; `init()` makes one of its own (tests, two hubs).
@@ -28,13 +29,13 @@ public final class AHFIDOSDK: @unchecked Sendable {
     /// A flow against the initialised tenant, sending `requestHeaders` (the client's `Authorization`) with
     /// every call. Throws `.transport` before `initFIDO` or when the address is not usable.
     public func flow(requestHeaders: sending [String: Any]) throws(AHFlowError) -> AHFlow {
-        guard let target = lock.withLock({ target }) else { throw .transport("initFIDO has not been called") }
+        guard let target = target.get() else { throw .transport("initFIDO has not been called") }
         do { try target.address.validate() } catch { throw .transport("\(error)") }
         return AHFlow(address: target.address, requestHeaders: requestHeaders, core: target.core)
     }
 
     private func set(_ address: AHServerAddress, _ request: AuthHubBasicRequest?) {
         let core = AHCore(request: request)
-        lock.withLock { target = (address, core) }
+        target.set((address, core))
     }
 }

@@ -1,38 +1,47 @@
 import Foundation
+import HaapiModel
 
-/// One answer in a flow, read into types; `data` keeps the whole body for anything not modelled here.
-public struct AHFlowResponse: @unchecked Sendable {
-    // `data` holds JSONSerialization values only and is never mutated.
+/// One answer in a flow, read into types; `json` keeps the whole body for anything not modelled here.
+public struct AHFlowResponse: Sendable {
     public let statusCode: Int
     public let nextAction: AHNextAction?
     public let flowState: String?
-    public let data: [String: Any]
+    /// The body as our parser read it.
+    public let json: JSONObject
 
-    init(statusCode: Int, data: [String: Any]) {
+    init(statusCode: Int, json: JSONObject) {
         self.statusCode = statusCode
-        self.data = data
-        nextAction = (data["nextaction"] as? String).map(AHNextAction.init(rawValue:))
-        flowState = data["flowState"] as? String
+        self.json = json
+        nextAction = json["nextaction"]?.stringValue.map(AHNextAction.init(rawValue:))
+        flowState = json["flowState"]?.stringValue
     }
 
+    /// The body as a dictionary of Foundation values.
+    public var data: [String: Any] { json.foundationDictionary }
+
     /// The factors offered at `FACTOR_SELECTION` (`currentFactors`; older servers say `availableFactors`).
-    public var currentFactors: [String] { (data["currentFactors"] ?? data["availableFactors"]) as? [String] ?? [] }
+    public var currentFactors: [String] {
+        (json["currentFactors"] ?? json["availableFactors"])?.arrayValue?.compactMap(\.stringValue) ?? []
+    }
 
     /// The user's credentials for the selected factor.
     public var credentials: [AHCredential] {
-        (data["credentials"] as? [[String: Any]] ?? []).compactMap { entry in
-            guard let id = entry["credId"] as? String else { return nil }
+        (json["credentials"]?.arrayValue ?? []).compactMap { entry in
+            guard let id = entry["credId"]?.stringValue else { return nil }
             return AHCredential(
-                credId: id, credType: entry["credType"] as? String ?? "", credValue: entry["credValue"] as? String)
+                credId: id, credType: entry["credType"]?.stringValue ?? "", credValue: entry["credValue"]?.stringValue)
         }
     }
 
     /// The step's own object (`data`): WebAuthn options, a `credId`, a message.
-    public var stepData: [String: Any] { data["data"] as? [String: Any] ?? [:] }
+    public var stepJSON: JSONObject { json["data"]?.objectValue ?? [:] }
 
-    public var idToken: String? { data["id_token"] as? String }
-    public var sessionToken: String? { data["session_token"] as? String }
-    public var authCompleteUrl: String? { data["authCompleteUrl"] as? String }
+    /// `stepJSON` as a dictionary of Foundation values.
+    public var stepData: [String: Any] { stepJSON.foundationDictionary }
+
+    public var idToken: String? { json["id_token"]?.stringValue }
+    public var sessionToken: String? { json["session_token"]?.stringValue }
+    public var authCompleteUrl: String? { json["authCompleteUrl"]?.stringValue }
 }
 
 /// A credential the hub lists for a factor (an e-mail address, a phone, a passkey).
@@ -49,6 +58,8 @@ public enum AHFlowError: Error, Sendable, CustomStringConvertible {
     /// taken it and the step can be retried (a wrong password or code).
     case server(AHServerError)
     case transport(String)
+    /// What the app asked to send cannot be sent (a parameter without a JSON form, an unusable address).
+    case invalidRequest(String)
     /// A factor call was made before `start` gave a flow state.
     case noFlowState
     case invalidResponse(String)
@@ -59,6 +70,7 @@ public enum AHFlowError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .server(let error): "\(error)"
         case .transport(let detail): "the hub cannot be reached: \(detail)"
+        case .invalidRequest(let detail): "the request cannot be sent: \(detail)"
         case .noFlowState: "no flow state: start the flow first"
         case .invalidResponse(let detail): "unexpected answer: \(detail)"
         case .passkey(let detail): "passkey: \(detail)"

@@ -1,3 +1,5 @@
+import HaapiModel
+
 /// An `errorCode`/`errorMessage` answer from the Authentication Hub.
 public struct AHServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The seven-digit code, as sent.
@@ -11,11 +13,17 @@ public struct AHServerError: Error, Sendable, Equatable, CustomStringConvertible
         self.httpStatus = httpStatus
     }
 
-    /// Reads `errorCode` at the top level or nested in `data`.
-    init?(body: [String: Any], httpStatus: Int? = nil) {
-        let source = body["errorCode"] != nil ? body : (body["data"] as? [String: Any] ?? [:])
-        guard let code = source["errorCode"].map({ "\($0)" }) else { return nil }
-        self.init(code: code, message: source["errorMessage"] as? String ?? "", httpStatus: httpStatus)
+    /// Reads `errorCode` at the top level or nested in `data`; a numeric code keeps its digits as sent.
+    init?(body: JSONObject, httpStatus: Int? = nil) {
+        let source = body.contains("errorCode") ? body : (body["data"]?.objectValue ?? [:])
+        let code: String
+        switch source["errorCode"] {
+        case .string(let text): code = text
+        case .number(let number): code = number.literal
+        case .none, .null: return nil
+        case .some(let other): code = other.serialized()
+        }
+        self.init(code: code, message: source["errorMessage"]?.stringValue ?? "", httpStatus: httpStatus)
     }
 
     /// The meaning of the code, when it is one this SDK knows.

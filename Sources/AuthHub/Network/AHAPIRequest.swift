@@ -1,16 +1,33 @@
 import Foundation
 import HaapiDriver
+import HaapiModel
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// A response from the Authentication Hub: status, headers (lower-cased) and the JSON body as a dictionary.
-public struct AHRequestResult: @unchecked Sendable {
-    // Immutable; the dictionary holds JSONSerialization values only.
+/// A response from the Authentication Hub: status, headers (lower-cased) and the JSON body.
+public struct AHRequestResult: Sendable {
     public let statusCode: Int
     public let headers: [String: String]
-    public let data: [String: Any]
+    /// The body as our parser read it: `[:]` when the body is empty or not a JSON object.
+    public let json: JSONObject
+
+    /// The body as a dictionary of Foundation values, the seed's shape.
+    public var data: [String: Any] { json.foundationDictionary }
+
+    public init(statusCode: Int, headers: [String: String], json: JSONObject) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.json = json
+    }
+
+    /// A result from a dictionary (a custom request object's own transport). Members without a JSON form
+    /// are left out.
+    public init(statusCode: Int, headers: [String: String], data: [String: Any]) {
+        let members = data.filter { JSONValue(foundationValue: $0.value) != nil }
+        self.init(statusCode: statusCode, headers: headers, json: JSONObject(foundationDictionary: members) ?? [:])
+    }
 }
 
 /// Sends Authentication Hub requests.
@@ -22,17 +39,22 @@ public protocol AHAPIRequest: AnyObject, Sendable {
 /// The default request object. To change what is sent, subclass it and override `sendRequest(endpoint:)`: set
 /// the endpoint's headers or payload, then call `super.sendRequest(endpoint:)` (the seed's example does this
 /// with a helper of its own that picks headers per `endpoint.path`).
+///
+/// Unchecked because the class is `open` (the seed subclasses it) and the compiler checks `Sendable` only on
+/// final classes. Its own state is immutable (`transport`) or behind the package's lock wrapper (`logger`).
 open class AuthHubBasicRequest: AHAPIRequest, @unchecked Sendable {
-    // The logger is set once at set-up; the transport is immutable.
-    private var logger: AuthHubRequestLogger?
+    private let logger = LockedValue<(any AuthHubRequestLogger)?>(nil)
     private let transport: any HttpTransport
+
+    /// Bodies larger or deeper than a hub ever sends are refused rather than parsed.
+    static let parserLimits = JSONParser.Limits(maxBytes: 1024 * 1024, maxDepth: 32)
 
     public init(transport: any HttpTransport = defaultHttpTransport()) {
         self.transport = transport
     }
 
     public func setRequestLogger(requestLogger: AuthHubRequestLogger) {
-        logger = requestLogger
+        logger.set(requestLogger)
     }
 
     /// Sends what `endpoint` holds: its headers and payload, as set by the caller or by an override.
@@ -44,8 +66,12 @@ open class AuthHubBasicRequest: AHAPIRequest, @unchecked Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         let response = try await transport.send(http)
         let elapsed = Int64((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
-        let body = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:]
-        logger?.logRequestData(responseTime: elapsed, endPoint: endpoint, respDict: body as [String: AnyObject])
-        return AHRequestResult(statusCode: response.statusCode, headers: response.headers, data: body)
+        let body = (try? JSONParser(limits: Self.parserLimits).parse(response.body))?.objectValue ?? [:]
+        let result = AHRequestResult(statusCode: response.statusCode, headers: response.headers, json: body)
+        if let logger = logger.get() {
+            logger.logRequestData(
+                responseTime: elapsed, endPoint: endpoint, respDict: result.data as [String: AnyObject])
+        }
+        return result
     }
 }

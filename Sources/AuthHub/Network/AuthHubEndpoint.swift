@@ -1,13 +1,16 @@
 import Foundation
+import HaapiDriver
+import HaapiModel
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// One Authentication Hub call: where it goes, its headers and its JSON body.
-public final class AuthHubEndpoint: @unchecked Sendable {
-    // Built and then read by one request at a time, as the seed's builder style implies.
-
+///
+/// A class, not a value: the seed's request objects change the endpoint they are handed
+/// (`endpoint.setRequestHeaders(…)` on a parameter) and expect `super.sendRequest` to see the change.
+public final class AuthHubEndpoint: Sendable {
     /// The calls the SDK makes. Paths are under `/<tenant>` (or a proxy URL); see
     /// ../shared/research/authhub-hanko.md A.2. `authHubPublicKey` and the transaction-signing pair are
     /// our dev server's paths (the vendor's are not public).
@@ -50,8 +53,13 @@ public final class AuthHubEndpoint: @unchecked Sendable {
     public let path: Path
     /// `https://host/tenant` (serverHost + tenant form) or a proxy URL that already names the tenant.
     public let baseURL: String
-    public private(set) var headers: [String: Any] = [:]
-    public private(set) var payload: [String: Any] = [:]
+    /// Headers as strings (a value that is not a string is sent as its description) and the payload as JSON,
+    /// or the names of the payload's members that have none (refused by `build()`).
+    private struct Content: Sendable {
+        var headers: [String: String] = [:]
+        var payload: Result<JSONObject, BuildError> = .success([:])
+    }
+    private let content = LockedValue(Content())
 
     public init(serverHost: String, tenant: String, path: Path) {
         let host = serverHost.hasPrefix("http") ? serverHost : "https://" + serverHost
@@ -64,34 +72,61 @@ public final class AuthHubEndpoint: @unchecked Sendable {
         self.path = path
     }
 
+    /// The headers that will be sent.
+    public var headers: [String: Any] { content.get().headers }
+
+    /// The same headers, typed.
+    public var headerStrings: [String: String] { content.get().headers }
+
+    /// The JSON body that will be sent (`[:]` when what was set has no JSON form).
+    public var payload: [String: Any] {
+        guard case .success(let object) = content.get().payload else { return [:] }
+        return object.foundationDictionary
+    }
+
+    /// The body as our JSON value, or why it has none.
+    public var jsonPayload: Result<JSONObject, BuildError> { content.get().payload }
+
+    /// Sets the JSON body. Values need a JSON form (strings, numbers, booleans, `NSNull`, arrays and
+    /// dictionaries of those, `JSONValue`); `build()` refuses a body with any other value and names it.
     @discardableResult
     public func setRequestPayloadParameters(_ parameters: [String: Any]) -> Self {
-        payload = parameters
+        let payload: Result<JSONObject, BuildError> =
+            JSONObject(foundationDictionary: parameters).map { .success($0) }
+            ?? .failure(.bodyNotJSON("\(JSONObject.membersWithoutJSONForm(in: parameters))"))
+        content.withLock { $0.payload = payload }
+        return self
+    }
+
+    /// Sets the JSON body from our JSON type (what the SDK's own calls use).
+    @discardableResult
+    public func setRequestPayload(_ payload: JSONObject) -> Self {
+        content.withLock { $0.payload = .success(payload) }
         return self
     }
 
     @discardableResult
     public func setRequestHeaders(_ headers: [String: Any]) -> Self {
-        self.headers = headers
+        let strings = headers.mapValues { $0 as? String ?? "\($0)" }
+        content.withLock { $0.headers = strings }
         return self
     }
 
     public var url: URL? { URL(string: baseURL + path.rawValue) }
 
-    /// The request: JSON body for POSTs, `Accept: application/json`, the headers as strings.
+    /// The request: JSON body for POSTs, `Accept: application/json`, the headers.
     public func build() throws -> URLRequest {
         guard let url, url.scheme == "https" || url.scheme == "http" else {
             throw BuildError.invalidURL(baseURL + path.rawValue)
         }
+        let content = content.get()
         var request = URLRequest(url: url)
         request.httpMethod = path.method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        for (name, value) in headers { request.setValue("\(value)", forHTTPHeaderField: name) }
+        for (name, value) in content.headers { request.setValue(value, forHTTPHeaderField: name) }
         if path.method == "POST" {
-            guard JSONSerialization.isValidJSONObject(payload) else {
-                throw BuildError.bodyNotJSON("\(payload.keys.sorted())")
-            }
-            request.httpBody = try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])
+            let payload = try content.payload.get()
+            request.httpBody = Data(JSONValue.object(payload).serialized(sortedKeys: true).utf8)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         return request

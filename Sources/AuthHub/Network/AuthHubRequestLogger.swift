@@ -1,4 +1,6 @@
 import Foundation
+import HaapiDriver
+import HaapiModel
 
 /// What a request logger writes.
 public enum RequestLoggingType: String, Sendable, CaseIterable {
@@ -20,10 +22,14 @@ public protocol AuthHubRequestLogger: AnyObject, Sendable {
 /// The default logger: disabled until `enableLog(true)`; writes to the console, or appends to the named file
 /// (created 0600). Secrets are masked: authorization headers, flow states, passwords, OTPs, nonces,
 /// tokens, encrypted fields and credentials.
-public final class AHRequestLogger: AuthHubRequestLogger, @unchecked Sendable {
-    private let lock = NSLock()
-    private var enabled = false
-    private var type = RequestLoggingType.data
+public final class AHRequestLogger: AuthHubRequestLogger, Sendable {
+    private struct Settings: Sendable {
+        var enabled = false
+        var type = RequestLoggingType.data
+    }
+    private let settings = LockedValue(Settings())
+    /// Held while appending, so lines from concurrent calls do not interleave.
+    private let fileLock = LockedValue(())
     private let fileURL: URL?
 
     /// - Parameter fileName: a file to append to; `nil` logs to standard error.
@@ -31,8 +37,8 @@ public final class AHRequestLogger: AuthHubRequestLogger, @unchecked Sendable {
         fileURL = fileName.map { URL(fileURLWithPath: $0) }
     }
 
-    public func enableLog(enable: Bool) { lock.withLock { enabled = enable } }
-    public func setLoggingType(type: RequestLoggingType) { lock.withLock { self.type = type } }
+    public func enableLog(enable: Bool) { settings.withLock { $0.enabled = enable } }
+    public func setLoggingType(type: RequestLoggingType) { settings.withLock { $0.type = type } }
 
     static let secretNames: Set<String> = [
         "authorization", "x-flow-state", "flowstate", "password", "newpassword", "currentpassword", "otp",
@@ -41,31 +47,43 @@ public final class AHRequestLogger: AuthHubRequestLogger, @unchecked Sendable {
         "iaauthdata", "encrypteddata",
     ]
 
-    /// A value safe to log: secrets become "*****".
-    static func masked(_ value: Any, name: String? = nil) -> String {
+    /// A value safe to log: secrets become "*****"; object members in sorted order.
+    static func masked(_ value: JSONValue, name: String? = nil) -> String {
         if let name, secretNames.contains(name.lowercased()) { return "\"*****\"" }
         switch value {
-        case let dictionary as [String: Any]:
-            return "{"
-                + dictionary.keys.sorted().map { "\"\($0)\": " + masked(dictionary[$0] ?? "", name: $0) }.joined(
-                    separator: ", ") + "}"
-        case let array as [Any]:
-            return "[" + array.map { masked($0) }.joined(separator: ", ") + "]"
-        case let text as String:
+        case .object(let object):
+            let members = object.members.sorted { $0.key < $1.key }
+            return "{" + members.map { "\"\($0.key)\": " + masked($0.value, name: $0.key) }.joined(separator: ", ")
+                + "}"
+        case .array(let items):
+            return "[" + items.map { masked($0) }.joined(separator: ", ") + "]"
+        case .string(let text):
             return "\"\(text)\""
-        default:
-            return "\(value)"
+        case .number(let number):
+            return number.literal
+        case .bool(let flag):
+            return "\(flag)"
+        case .null:
+            return "null"
         }
     }
 
     public func logRequestData(responseTime: Int64, endPoint: AuthHubEndpoint, respDict: [String: AnyObject]?) {
-        let (enabled, type) = lock.withLock { (self.enabled, self.type) }
-        guard enabled, type != .none else { return }
+        let current = settings.get()
+        guard current.enabled, current.type != .none else { return }
         var line = "[AuthHub] \(endPoint.path.method) \(endPoint.path.rawValue) \(responseTime) ms"
-        if type == .data {
+        if current.type == .data {
+            let headers = JSONObject(endPoint.headerStrings.map { ($0.key, JSONValue.string($0.value)) })
+            let request = (try? endPoint.jsonPayload.get()) ?? [:]
+            // A response a custom request object built itself may hold values without a JSON form; those
+            // are logged as their type's name, never as their contents.
+            let response = JSONObject(
+                (respDict ?? [:]).map {
+                    ($0.key, JSONValue(foundationValue: $0.value) ?? .string("<\(type(of: $0.value))>"))
+                })
             line +=
-                " headers=" + Self.masked(endPoint.headers) + " request=" + Self.masked(endPoint.payload)
-                + " response=" + Self.masked((respDict ?? [:]) as [String: Any])
+                " headers=" + Self.masked(.object(headers)) + " request=" + Self.masked(.object(request))
+                + " response=" + Self.masked(.object(response))
         }
         write(line + "\n")
     }
@@ -75,7 +93,7 @@ public final class AHRequestLogger: AuthHubRequestLogger, @unchecked Sendable {
             FileHandle.standardError.write(Data(line.utf8))
             return
         }
-        lock.withLock {
+        fileLock.withLock { _ in
             if !FileManager.default.fileExists(atPath: fileURL.path) {
                 _ = FileManager.default.createFile(
                     atPath: fileURL.path, contents: nil, attributes: [.posixPermissions: 0o600])

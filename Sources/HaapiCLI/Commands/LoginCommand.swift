@@ -206,10 +206,10 @@ struct LoginCommand: AsyncParsableCommand {
     )
         async throws -> (tokens: JSONObject, clientId: String, jkt: String)
     {
-        let builder = HaapiAccessorBuilder(
+        var builder = HaapiAccessorBuilder(
             haapiConfiguration: haapiConfiguration(
                 base: base, endpoints: endpoints, transport: transport, key: key, method: method))
-        if let dcr { builder.setDCRConfiguration(configuration: dcr) }
+        if let dcr { builder = builder.setDCRConfiguration(configuration: dcr) }
         let accessor: any HaapiAccessor
         accessor = try await builder.build()
         let manager = accessor.haapiManager
@@ -234,7 +234,7 @@ struct LoginCommand: AsyncParsableCommand {
     )
         async throws -> (tokens: JSONObject, clientId: String, jkt: String)
     {
-        let builder = HaapiUIKitConfigurationBuilder(
+        var builder = HaapiUIKitConfigurationBuilder(
             clientId: client.clientId ?? "", baseUrl: base, tokenEndpointUrl: endpoints.token,
             authorizationEndpointUrl: endpoints.authorization, appRedirect: redirectUri
         )
@@ -245,8 +245,8 @@ struct LoginCommand: AsyncParsableCommand {
         .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
         .setTransport(transport)
         .setExternalAppOpener(PrintedLinkOpener(io: io))
-        if let revocation = endpoints.revocation { builder.setRevocationEndpointUrl(revocation) }
-        if let dcr { builder.setDCRConfiguration(dcr) }
+        if let revocation = endpoints.revocation { builder = builder.setRevocationEndpointUrl(revocation) }
+        if let dcr { builder = builder.setDCRConfiguration(dcr) }
         let application = HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: builder.build()).setDpopKey(key).build()
         let viewModel = HaapiFlowViewModel(haapiUIKitApplication: application)
         let flow = TerminalFlow(viewModel: viewModel, io: io, answers: try answers.map { try FlowAnswers(file: $0) })

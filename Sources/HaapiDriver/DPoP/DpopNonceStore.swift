@@ -3,11 +3,10 @@ import Foundation
 /// The latest `DPoP-Nonce` each server origin sent (RFC 9449 §8). Every response is offered to it, so
 /// the next proof to that origin carries the fresh nonce and the steady state needs no
 /// `use_dpop_nonce` round trip.
+///
+/// There is no process-wide store: a client instance owns one (`HaapiConfiguration.dpopNonceStore` serves
+/// both of its managers), so two clients in one process never see each other's nonces.
 public actor DpopNonceStore {
-    /// The process-wide store the managers use unless given another: a nonce belongs to the server, so the
-    /// HAAPI flow's token manager and the OAuth token manager that redeems its code share what they learn.
-    public static let shared = DpopNonceStore()
-
     private var nonces: [String: String] = [:]
 
     public init() {}

@@ -1,8 +1,7 @@
 import Foundation
 
 /// Configures and creates a `HaapiTokenManager`.
-public final class HaapiTokenManagerBuilder: @unchecked Sendable {
-    // Builders are used from one place at a time, as the seed's fluent style implies.
+public struct HaapiTokenManagerBuilder: Sendable {
     private let tokenEndpoint: URL
     private let clientId: String
     private var name = "haapi"
@@ -13,7 +12,7 @@ public final class HaapiTokenManagerBuilder: @unchecked Sendable {
     private var keyType: CryptoKeyType = .p256
     private var dpopKey: (any SigningKey)?
     private var clientAuthentication: any ClientAuthenticationMethod = ClientAuthenticationMethodNone()
-    private var nonces = DpopNonceStore.shared
+    private var nonces = DpopNonceStore()
     private var clock: @Sendable () -> Date = { Date() }
 
     public init(tokenEndpoint: URL, clientId: String) {
@@ -21,53 +20,64 @@ public final class HaapiTokenManagerBuilder: @unchecked Sendable {
         self.clientId = clientId
     }
 
-    @discardableResult public func setName(_ name: String) -> Self {
-        self.name = name
-        return self
+    public func setName(_ name: String) -> Self {
+        var copy = self
+        copy.name = name
+        return copy
     }
-    @discardableResult public func setTransport(_ transport: any HttpTransport) -> Self {
-        self.transport = transport
-        return self
+    public func setTransport(_ transport: any HttpTransport) -> Self {
+        var copy = self
+        copy.transport = transport
+        return copy
     }
-    @discardableResult public func setHaapiTokenMinTtl(_ seconds: TimeInterval) -> Self {
-        minTokenTtl = max(0, seconds)
-        return self
+    public func setHaapiTokenMinTtl(_ seconds: TimeInterval) -> Self {
+        var copy = self
+        copy.minTokenTtl = max(0, seconds)
+        return copy
     }
     /// Uses the client's own credentials instead of attestation.
-    @discardableResult public func disableDeviceCheckAttestation() -> Self {
-        attester = nil
-        return self
+    public func disableDeviceCheckAttestation() -> Self {
+        var copy = self
+        copy.attester = nil
+        return copy
     }
-    @discardableResult public func setAttester(_ attester: any Attester) -> Self {
-        self.attester = attester
-        return self
+    public func setAttester(_ attester: any Attester) -> Self {
+        var copy = self
+        copy.attester = attester
+        return copy
     }
-    @discardableResult public func setAttestationMaxRetryCount(_ count: Int) -> Self {
-        attestationMaxRetries = max(0, count)
-        return self
+    public func setAttestationMaxRetryCount(_ count: Int) -> Self {
+        var copy = self
+        copy.attestationMaxRetries = max(0, count)
+        return copy
     }
     /// Where the DPoP key lives; a fresh key of this type is made for the manager.
-    @discardableResult public func setKeyPairType(_ type: CryptoKeyType) -> Self {
-        keyType = type
-        return self
+    public func setKeyPairType(_ type: CryptoKeyType) -> Self {
+        var copy = self
+        copy.keyType = type
+        return copy
     }
     /// A specific DPoP key (one loaded from storage, so bound tokens survive a restart).
-    @discardableResult public func setDpopKey(_ key: any SigningKey) -> Self {
-        dpopKey = key
-        return self
+    public func setDpopKey(_ key: any SigningKey) -> Self {
+        var copy = self
+        copy.dpopKey = key
+        return copy
     }
-    @discardableResult public func setClientAuthenticationMethod(_ method: any ClientAuthenticationMethod) -> Self {
-        clientAuthentication = method
-        return self
+    public func setClientAuthenticationMethod(_ method: any ClientAuthenticationMethod) -> Self {
+        var copy = self
+        copy.clientAuthentication = method
+        return copy
     }
     /// Shares nonces with other components that talk to the same server.
-    @discardableResult public func setNonceStore(_ store: DpopNonceStore) -> Self {
-        nonces = store
-        return self
+    public func setNonceStore(_ store: DpopNonceStore) -> Self {
+        var copy = self
+        copy.nonces = store
+        return copy
     }
-    @discardableResult public func setClock(_ clock: @escaping @Sendable () -> Date) -> Self {
-        self.clock = clock
-        return self
+    public func setClock(_ clock: @escaping @Sendable () -> Date) -> Self {
+        var copy = self
+        copy.clock = clock
+        return copy
     }
 
     public func build() throws(HaapiError) -> HaapiTokenManager {

@@ -6,7 +6,7 @@ public struct TokenEndpointExchange: Sendable {
     public let transport: any HttpTransport
     public let nonces: DpopNonceStore
 
-    public init(transport: any HttpTransport, nonces: DpopNonceStore = .shared) {
+    public init(transport: any HttpTransport, nonces: DpopNonceStore = DpopNonceStore()) {
         self.transport = transport
         self.nonces = nonces
     }

@@ -30,8 +30,7 @@ struct BuiltHaapiAccessor: HaapiAccessor {
 
 /// Builds the managers for this device: attestation when it works, otherwise (when configured) a
 /// dynamic client registered from a template, kept for later runs.
-public final class HaapiAccessorBuilder: @unchecked Sendable {
-    // Used from one place at a time, like any builder.
+public struct HaapiAccessorBuilder: Sendable {
     private let configuration: HaapiConfiguration
     private var option = HaapiAccessorOption.all
     private var dcrConfiguration: DCRConfiguration?
@@ -40,16 +39,16 @@ public final class HaapiAccessorBuilder: @unchecked Sendable {
         configuration = haapiConfiguration
     }
 
-    @discardableResult
     public func setHaapiAccessorOption(option: HaapiAccessorOption) -> Self {
-        self.option = option
-        return self
+        var copy = self
+        copy.option = option
+        return copy
     }
 
-    @discardableResult
     public func setDCRConfiguration(configuration: DCRConfiguration) -> Self {
-        dcrConfiguration = configuration
-        return self
+        var copy = self
+        copy.dcrConfiguration = configuration
+        return copy
     }
 
     /// Builds a `HaapiManager` and an `OAuthTokenManager` (option `.all`), having decided between attestation
@@ -108,7 +107,8 @@ public final class HaapiAccessorBuilder: @unchecked Sendable {
         let registrar = dcrConfiguration.map {
             DynamicClientRegistrar(
                 configuration: configuration, dcr: $0,
-                exchange: TokenEndpointExchange(transport: configuration.transport))
+                exchange: TokenEndpointExchange(
+                    transport: configuration.transport, nonces: configuration.dpopNonceStore ?? DpopNonceStore()))
         }
         if shouldClearExistingDCRClient { try registrar?.clear() }
         // A device that already fell back keeps its dynamic client: attestation is not retried on every start.

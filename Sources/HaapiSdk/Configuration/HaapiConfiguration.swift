@@ -17,6 +17,12 @@ public protocol HaapiConfigurable: Sendable {
     var attester: any Attester { get }
     var tokenBoundConfiguration: any TokenBoundConfiguration { get }
     var clientAuthenticationMethod: any ClientAuthenticationMethod { get }
+    /// Where the flow's token manager keeps the server's latest `DPoP-Nonce`; `nil` gives it a store of its own.
+    var dpopNonceStore: DpopNonceStore? { get }
+}
+
+extension HaapiConfigurable {
+    public var dpopNonceStore: DpopNonceStore? { nil }
 }
 
 /// What `OAuthTokenManager` needs.
@@ -31,10 +37,13 @@ public protocol OAuthTokenConfigurable: Sendable {
     var clientAuthenticationMethod: any ClientAuthenticationMethod { get }
     /// RFC 7662; `nil` when the server has none or the app does not introspect.
     var introspectionEndpointURL: URL? { get }
+    /// Where the manager keeps the server's latest `DPoP-Nonce`; `nil` gives each manager a store of its own.
+    var dpopNonceStore: DpopNonceStore? { get }
 }
 
 extension OAuthTokenConfigurable {
     public var introspectionEndpointURL: URL? { nil }
+    public var dpopNonceStore: DpopNonceStore? { nil }
 }
 
 /// The configuration of one client against one server, for both managers.
@@ -69,6 +78,10 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
     public let dpopKeyStorage: (any Storage)?
     /// A DPoP key the app already holds; it takes precedence over `dpopKeyStorage`.
     public let dpopKey: (any SigningKey)?
+    /// The server's latest `DPoP-Nonce`, shared by the HAAPI flow's token manager and the `OAuthTokenManager`
+    /// made from this configuration, so the code redemption uses what the flow learnt. Each configuration
+    /// has its own unless one is passed in: nothing is shared across clients by default.
+    public let dpopNonceStore: DpopNonceStore?
 
     public init(
         name: String,
@@ -91,7 +104,8 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         tokenEndpointResponseListener: (any TokenEndpointResponseListener)? = nil,
         clientAuthenticationMethod: any ClientAuthenticationMethod = ClientAuthenticationMethodNone(),
         dpopKeyStorage: (any Storage)? = nil,
-        dpopKey: (any SigningKey)? = nil
+        dpopKey: (any SigningKey)? = nil,
+        dpopNonceStore: DpopNonceStore = DpopNonceStore()
     ) {
         self.name = name
         self.clientId = clientId
@@ -122,6 +136,7 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         self.clientAuthenticationMethod = clientAuthenticationMethod
         self.dpopKeyStorage = dpopKeyStorage
         self.dpopKey = dpopKey
+        self.dpopNonceStore = dpopNonceStore
     }
 
     /// The same configuration for another client (what the DCR fallback hands the managers).
@@ -141,7 +156,8 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
                 attestationMaxRetries: attestationConfiguration.attestationMaxRetries),
             attester: attester, tokenBoundConfiguration: tokenBoundConfiguration,
             tokenEndpointResponseListener: tokenEndpointResponseListener,
-            clientAuthenticationMethod: clientAuthenticationMethod, dpopKeyStorage: dpopKeyStorage, dpopKey: dpopKey)
+            clientAuthenticationMethod: clientAuthenticationMethod, dpopKeyStorage: dpopKeyStorage, dpopKey: dpopKey,
+            dpopNonceStore: dpopNonceStore ?? DpopNonceStore())
     }
 }
 

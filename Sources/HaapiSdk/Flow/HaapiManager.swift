@@ -68,19 +68,20 @@ public final class HaapiManager: Sendable {
         } else {
             key = try DeviceKeyStore.ephemeralKey(keyType)
         }
-        let builder = HaapiTokenManagerBuilder(
+        var builder = HaapiTokenManagerBuilder(
             tokenEndpoint: configuration.tokenEndpointURL, clientId: configuration.clientId
         )
         .setName(configuration.name)
         .setTransport(configuration.transport)
+        .setNonceStore(configuration.dpopNonceStore ?? DpopNonceStore())
         .setHaapiTokenMinTtl(configuration.minTokenTtl)
         .setDpopKey(key)
         .setClientAuthenticationMethod(configuration.clientAuthenticationMethod)
         .setAttestationMaxRetryCount(attestation.attestationMaxRetries)
         if attestation.useAttestation {
-            builder.setAttester(configuration.attester)
+            builder = builder.setAttester(configuration.attester)
         } else {
-            builder.disableDeviceCheckAttestation()
+            builder = builder.disableDeviceCheckAttestation()
         }
         self.configuration = configuration
         ownTokenManager = try builder.build()

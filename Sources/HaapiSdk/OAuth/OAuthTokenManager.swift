@@ -9,16 +9,21 @@ public final class OAuthTokenManager: Sendable {
     /// Set for the manager of `HaapiAccessorBuilder.build()`: every call goes to the manager it decides on.
     private let deferred: DeferredAccess?
 
-    public init(oauthTokenConfiguration: any OAuthTokenConfigurable, nonceStore: DpopNonceStore = .shared) {
+    /// - Parameter nonceStore: where `DPoP-Nonce`s are kept; by default the configuration's store (a
+    ///   `HaapiConfiguration` shares it with its HAAPI flow), or one of this manager's own.
+    public init(oauthTokenConfiguration: any OAuthTokenConfigurable, nonceStore: DpopNonceStore? = nil) {
         configuration = oauthTokenConfiguration
-        exchange = TokenEndpointExchange(transport: oauthTokenConfiguration.transport, nonces: nonceStore)
+        exchange = TokenEndpointExchange(
+            transport: oauthTokenConfiguration.transport,
+            nonces: nonceStore ?? oauthTokenConfiguration.dpopNonceStore ?? DpopNonceStore())
         state = RefreshState()
         deferred = nil
     }
 
     init(deferringTo access: DeferredAccess, configuration: HaapiConfiguration) {
         self.configuration = configuration
-        exchange = TokenEndpointExchange(transport: configuration.transport)
+        exchange = TokenEndpointExchange(
+            transport: configuration.transport, nonces: configuration.dpopNonceStore ?? DpopNonceStore())
         state = RefreshState()
         deferred = access
     }

@@ -21,9 +21,7 @@ public class HTTPURLResponseContent: @unchecked Sendable {
             response.flatMap {
                 try? JSONParser(limits: .init(maxBytes: 1024 * 1024, maxDepth: 32)).parse($0.body).objectValue
             } ?? [:]
-        var dictionary: [String: any Sendable] = [:]
-        for (name, value) in object { dictionary[name] = value.foundationValue }
-        dataAsDictionary = dictionary
+        dataAsDictionary = object.foundationDictionary
         headerFields = response?.headers ?? [:]
         httpURLResponse = response.flatMap {
             HTTPURLResponse(url: $0.url, statusCode: $0.statusCode, httpVersion: "HTTP/1.1", headerFields: $0.headers)
@@ -75,26 +73,6 @@ extension OAuthTokenManager {
         init(_ response: HttpResponse, _ error: ErrorTokenResponse) {
             errorTokenResponse = error
             super.init(response)
-        }
-    }
-}
-
-extension JSONValue {
-    /// Foundation values (String, NSNumber-like numbers, Bool, arrays, dictionaries, NSNull) for APIs
-    /// shaped like JSONSerialization's output.
-    var foundationValue: any Sendable {
-        switch self {
-        case .null: return NSNull()
-        case .bool(let flag): return flag
-        case .string(let text): return text
-        case .number(let number):
-            return number.intValue.map { $0 as any Sendable } ?? number.doubleValue.map { $0 as any Sendable }
-                ?? number.literal
-        case .array(let items): return items.map(\.foundationValue)
-        case .object(let members):
-            var dictionary: [String: any Sendable] = [:]
-            for (name, value) in members { dictionary[name] = value.foundationValue }
-            return dictionary
         }
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HaapiDriver
 
 /// Runs password hashing (a tenth of a second of PBKDF2 each, more in debug builds) on a few dedicated
 /// threads instead of the threads that serve requests, so logins cannot stall every other endpoint.

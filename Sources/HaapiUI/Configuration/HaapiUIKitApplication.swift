@@ -22,8 +22,10 @@ public final class HaapiUIKitApplication: Sendable {
         let dpopKey = try key.get()
         let configuration = haapiUIKitConfiguration.haapiConfiguration(
             name: "haapi-ui-" + SecureRandom.token(byteCount: 6), dpopKey: dpopKey)
-        let builder = HaapiAccessorBuilder(haapiConfiguration: configuration)
-        if let dcr = haapiUIKitConfiguration.dcrConfiguration { builder.setDCRConfiguration(configuration: dcr) }
+        var builder = HaapiAccessorBuilder(haapiConfiguration: configuration)
+        if let dcr = haapiUIKitConfiguration.dcrConfiguration {
+            builder = builder.setDCRConfiguration(configuration: dcr)
+        }
         return try await builder.build()
     }
 
@@ -34,8 +36,7 @@ public final class HaapiUIKitApplication: Sendable {
     }
 }
 
-public final class HaapiUIKitApplicationBuilder: @unchecked Sendable {
-    // Used from one place at a time.
+public struct HaapiUIKitApplicationBuilder: Sendable {
     private let configuration: HaapiUIKitConfiguration
     private var themingPlistFileName: String?
     private var themingBundle: Bundle = .main
@@ -48,32 +49,32 @@ public final class HaapiUIKitApplicationBuilder: @unchecked Sendable {
     }
 
     /// The app's theme overrides: `name`.plist in `bundle`.
-    @discardableResult
     public func setThemingPlistFileName(_ name: String, bundle: Bundle = .main) -> Self {
-        themingPlistFileName = name
-        themingBundle = bundle
-        return self
+        var copy = self
+        copy.themingPlistFileName = name
+        copy.themingBundle = bundle
+        return copy
     }
 
     /// Theme overrides from a file anywhere (Linux apps, tests).
-    @discardableResult
     public func setThemingPlistURL(_ url: URL) -> Self {
-        themingPlistURL = url
-        return self
+        var copy = self
+        copy.themingPlistURL = url
+        return copy
     }
 
     /// Uses a key the app already holds for DPoP.
-    @discardableResult
     public func setDpopKey(_ key: any SigningKey) -> Self {
-        dpopKey = key
-        return self
+        var copy = self
+        copy.dpopKey = key
+        return copy
     }
 
     /// Keeps the DPoP key in `storage` so bound tokens can be refreshed after a restart.
-    @discardableResult
     public func setDpopKeyStorage(_ storage: any Storage) -> Self {
-        keyStorage = storage
-        return self
+        var copy = self
+        copy.keyStorage = storage
+        return copy
     }
 
     /// Never throws, as in the seed: a DPoP key that cannot be loaded or made (a stored key that no longer

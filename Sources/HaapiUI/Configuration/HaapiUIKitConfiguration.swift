@@ -57,8 +57,7 @@ public struct HaapiUIKitConfiguration: Sendable {
 }
 
 /// Builds a `HaapiUIKitConfiguration` with the seed's defaults.
-public final class HaapiUIKitConfigurationBuilder: @unchecked Sendable {
-    // Builders are used from one place at a time.
+public struct HaapiUIKitConfigurationBuilder: Sendable {
     private let clientId: String
     private let baseUrl: URL
     private let tokenEndpointUrl: URL
@@ -95,91 +94,110 @@ public final class HaapiUIKitConfigurationBuilder: @unchecked Sendable {
         self.appRedirect = appRedirect
     }
 
-    @discardableResult public func setRevocationEndpointUrl(_ url: URL) -> Self {
-        revocationEndpointUrl = url
-        return self
+    public func setRevocationEndpointUrl(_ url: URL) -> Self {
+        var copy = self
+        copy.revocationEndpointUrl = url
+        return copy
     }
-    @discardableResult public func setScopes(_ scopes: [String]) -> Self {
-        self.scopes = scopes
-        return self
+    public func setScopes(_ scopes: [String]) -> Self {
+        var copy = self
+        copy.scopes = scopes
+        return copy
     }
-    @discardableResult public func setAcrValues(_ values: [String]) -> Self {
-        acrValues = values
-        return self
+    public func setAcrValues(_ values: [String]) -> Self {
+        var copy = self
+        copy.acrValues = values
+        return copy
     }
-    @discardableResult public func setAutoPollingDuration(_ seconds: TimeInterval) -> Self {
-        autoPollingDuration = seconds
-        return self
+    public func setAutoPollingDuration(_ seconds: TimeInterval) -> Self {
+        var copy = self
+        copy.autoPollingDuration = seconds
+        return copy
     }
-    @discardableResult public func setPollingTimeout(_ seconds: TimeInterval) -> Self {
-        pollingTimeout = seconds
-        return self
+    public func setPollingTimeout(_ seconds: TimeInterval) -> Self {
+        var copy = self
+        copy.pollingTimeout = seconds
+        return copy
     }
-    @discardableResult public func setShouldAutoHandleFlowErrorFeedback(_ value: Bool) -> Self {
-        shouldAutoHandleFlowErrorFeedback = value
-        return self
+    public func setShouldAutoHandleFlowErrorFeedback(_ value: Bool) -> Self {
+        var copy = self
+        copy.shouldAutoHandleFlowErrorFeedback = value
+        return copy
     }
-    @discardableResult public func setPresentationMode(_ mode: PresentationMode) -> Self {
-        presentationMode = mode
-        return self
+    public func setPresentationMode(_ mode: PresentationMode) -> Self {
+        var copy = self
+        copy.presentationMode = mode
+        return copy
     }
-    @discardableResult public func setAuthenticationSelectionPresentation(
+    public func setAuthenticationSelectionPresentation(
         _ value: AuthenticatorSelectionPresentation
     ) -> Self {
-        authenticationSelectionPresentation = value
-        return self
+        var copy = self
+        copy.authenticationSelectionPresentation = value
+        return copy
     }
-    @discardableResult public func setShouldConfirmFlowInterruption(_ value: Bool) -> Self {
-        shouldConfirmFlowInterruption = value
-        return self
+    public func setShouldConfirmFlowInterruption(_ value: Bool) -> Self {
+        var copy = self
+        copy.shouldConfirmFlowInterruption = value
+        return copy
     }
-    @discardableResult public func setUseDefaultExternalBrowser(_ value: Bool) -> Self {
-        useDefaultExternalBrowser = value
-        return self
+    public func setUseDefaultExternalBrowser(_ value: Bool) -> Self {
+        var copy = self
+        copy.useDefaultExternalBrowser = value
+        return copy
     }
-    @discardableResult public func setAttestationConfiguration(_ value: AttestationConfiguration) -> Self {
-        attestationConfiguration = value
-        return self
+    public func setAttestationConfiguration(_ value: AttestationConfiguration) -> Self {
+        var copy = self
+        copy.attestationConfiguration = value
+        return copy
     }
-    @discardableResult public func setAttester(_ value: any Attester) -> Self {
-        attester = value
-        return self
+    public func setAttester(_ value: any Attester) -> Self {
+        var copy = self
+        copy.attester = value
+        return copy
     }
-    @discardableResult public func setClientAuthenticationMethod(_ value: any ClientAuthenticationMethod) -> Self {
-        clientAuthenticationMethod = value
-        return self
+    public func setClientAuthenticationMethod(_ value: any ClientAuthenticationMethod) -> Self {
+        var copy = self
+        copy.clientAuthenticationMethod = value
+        return copy
     }
-    @discardableResult public func setDCRConfiguration(_ value: DCRConfiguration) -> Self {
-        dcrConfiguration = value
-        return self
+    public func setDCRConfiguration(_ value: DCRConfiguration) -> Self {
+        var copy = self
+        copy.dcrConfiguration = value
+        return copy
     }
-    @discardableResult public func setTokenBoundConfiguration(_ value: any TokenBoundConfiguration) -> Self {
-        tokenBoundConfiguration = value
-        return self
+    public func setTokenBoundConfiguration(_ value: any TokenBoundConfiguration) -> Self {
+        var copy = self
+        copy.tokenBoundConfiguration = value
+        return copy
     }
-    @discardableResult public func setTransport(_ value: any HttpTransport) -> Self {
-        transport = value
-        return self
+    public func setTransport(_ value: any HttpTransport) -> Self {
+        var copy = self
+        copy.transport = value
+        return copy
     }
-    @discardableResult public func setPasskeyAuthenticator(
+    public func setPasskeyAuthenticator(
         _ value: any WebAuthnAuthenticator, origin: String? = nil
     ) -> Self {
-        passkeyAuthenticator = value
-        passkeyOrigin = origin
-        return self
+        var copy = self
+        copy.passkeyAuthenticator = value
+        copy.passkeyOrigin = origin
+        return copy
     }
 
     /// The language of the kit's own words (one of `HaapiUIStrings.languages`, else English) and the app's
     /// replacements by key (`hui_back`, …).
-    @discardableResult public func setLocalization(locale: Locale, overrides: [String: String] = [:]) -> Self {
-        strings = HaapiUIStrings(locale: locale, overrides: overrides)
-        return self
+    public func setLocalization(locale: Locale, overrides: [String: String] = [:]) -> Self {
+        var copy = self
+        copy.strings = HaapiUIStrings(locale: locale, overrides: overrides)
+        return copy
     }
 
     /// How BankID and Encap client operations open their app; `nil` leaves it to the renderer (a link).
-    @discardableResult public func setExternalAppOpener(_ opener: (any ExternalAppOpener)?) -> Self {
-        externalAppOpener = opener
-        return self
+    public func setExternalAppOpener(_ opener: (any ExternalAppOpener)?) -> Self {
+        var copy = self
+        copy.externalAppOpener = opener
+        return copy
     }
 
     public func build() -> HaapiUIKitConfiguration {

@@ -1,4 +1,5 @@
 import Foundation
+import HaapiModel
 
 /// One value of a style definition.
 public enum StyleValue: Sendable, Equatable {
@@ -16,19 +17,12 @@ public enum StyleValue: Sendable, Equatable {
         }
     }
 
-    /// `<true/>` arrives as a Swift `Bool` on Linux and as a `c`-typed NSNumber on Apple platforms, while
-    /// `<integer>1</integer>` also bridges to `Bool`; only the exact types tell them apart.
-    static func isBoolean(_ value: Any) -> Bool {
-        if type(of: value) == Bool.self { return true }
-        guard let number = value as? NSNumber else { return false }
-        let encoding = String(cString: number.objCType)
-        return encoding == "c" || encoding == "B"
-    }
-
     init?(propertyList value: Any) {
         switch value {
         case let text as String: self = .string(text)
-        case let number as NSNumber where Self.isBoolean(value): self = .bool(number.boolValue)
+        // `<true/>` arrives as a Swift `Bool` on Linux and as a `c`-typed NSNumber on Apple platforms, while
+        // `<integer>1</integer>` also bridges to `Bool`: only the exact type tells them apart.
+        case let number as NSNumber where JSONValue.isBoolean(value): self = .bool(number.boolValue)
         case let number as NSNumber: self = .number(number.doubleValue)
         case let dictionary as [String: Any]:
             var members: [String: StyleValue] = [:]
