@@ -3,7 +3,7 @@ import HaapiDriver
 
 /// A hand-rolled HAAPI client for tests and load generation: a device key, the attestation exchange, DPoP proofs, the nonce
 /// and session headers, each written out explicitly against the wire format.
-public final class HaapiDevice: @unchecked Sendable {
+public final class HaapiDevice {
     public let base: String
     public let clientID: String
     public let key: SoftwareP256SigningKey

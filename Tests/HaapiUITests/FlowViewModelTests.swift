@@ -132,6 +132,25 @@ struct FlowViewModelTests {
         await viewModel.close()
     }
 
+    @Test("changes(): a renderer waiting on the stream is woken by the approval and sees the tokens, without sleeping")
+    func changesWakeTheRenderer() async throws {
+        let server = try await UITestServer.shared.get()
+        let viewModel = HaapiFlowViewModel(haapiUIKitApplication: try server.application(polling: 0.2))
+        await viewModel.start()
+        try await viewModel.selectAuthenticator("approve")
+        await viewModel.submit(try #require(viewModel.forms.first), values: ["userName": "approver"])
+        let changes = viewModel.changes()
+        let revision = viewModel.revision
+        #expect(try await server.approve("approver") == 200)
+        var wakes = 0
+        for await _ in changes {
+            wakes += 1
+            if viewModel.oAuthModel != nil || viewModel.error != nil { break }
+        }
+        #expect(viewModel.oAuthModel is OAuthTokenModel, "\(String(describing: viewModel.error))")
+        #expect(wakes >= 1 && viewModel.revision > revision)
+    }
+
     @Test("polling: cancel sends the cancel action and stops polling")
     func pollingCancelled() async throws {
         let server = try await UITestServer.shared.get()

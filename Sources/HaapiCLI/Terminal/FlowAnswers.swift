@@ -10,8 +10,8 @@ import HaapiUI
 /// - `{"resumeUrl": "app://haapi?_resume_nonce=…"}`: the URL an external browser came back to;
 /// - `{"browserLogin": {"userName": "…", "password": "…"}}`: let the demo sign in through the browser page;
 /// - `{"approve": true}` / `{"cancel": true}`: during polling, approve (demo) or give up.
-final class FlowAnswers: @unchecked Sendable {
-    // Used from the main actor only.
+@MainActor
+final class FlowAnswers {
     private var remaining: [JSONObject]
 
     init(_ answers: [JSONObject]) {

@@ -315,10 +315,15 @@ final class TerminalFlow {
 
     private enum PollingEnd { case changed, cancelled }
 
+    /// Returns once the view model has a new step, a problem, tokens or an error.
     private func waitForChange(from revision: Int) async {
-        while viewModel.revision == revision, viewModel.oAuthModel == nil, viewModel.error == nil {
-            try? await Task.sleep(nanoseconds: 50_000_000)
-        }
+        let changes = viewModel.changes()
+        guard hasChanged(since: revision) == false else { return }
+        for await _ in changes where hasChanged(since: revision) { return }
+    }
+
+    private func hasChanged(since revision: Int) -> Bool {
+        viewModel.revision != revision || viewModel.oAuthModel != nil || viewModel.error != nil
     }
 
     /// Whether the view model is still waiting on a pending polling step (new poll answers keep it so).
@@ -329,16 +334,39 @@ final class TerminalFlow {
         return polling.status == .pending && viewModel.uiModel?.problemMessages.isEmpty != false
     }
 
+    /// What the polling wait reacts to.
+    private enum PollingEvent: Sendable {
+        /// The view model changed: a new poll answer, another step, tokens or an error.
+        case changed
+        /// Ctrl-C.
+        case interrupted
+        /// The spinner's next frame, the approval offer's clock and the keyboard.
+        case tick
+    }
+
     /// Shows a spinner while the step stays a pending poll; Ctrl-C sends the cancel action.
     private func waitWhilePolling() async -> PollingEnd {
-        let interrupted = InterruptFlag()
+        let (events, sink) = AsyncStream.makeStream(of: PollingEvent.self, bufferingPolicy: .bufferingNewest(8))
         signal(SIGINT, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
-        source.setEventHandler { interrupted.set() }
+        source.setEventHandler { sink.yield(.interrupted) }
         source.resume()
+        let changes = viewModel.changes()
+        let forwarder = Task {
+            for await _ in changes { sink.yield(.changed) }
+        }
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 100_000_000)
+                sink.yield(.tick)
+            }
+        }
         defer {
             source.cancel()
             signal(SIGINT, SIG_DFL)
+            forwarder.cancel()
+            ticker.cancel()
+            sink.finish()
         }
         let began = Date()
         var offered = false
@@ -348,39 +376,46 @@ final class TerminalFlow {
             await viewModel.cancelPolling()
             return .cancelled
         }
-        while isStillPolling {
-            if interrupted.isSet {
+        waiting: for await event in events {
+            guard isStillPolling else { break waiting }
+            switch event {
+            case .changed:
+                continue
+            case .interrupted:
                 io.write(io.useColor ? "\r\u{1B}[K" : "")
                 io.say(io.paint("  Cancelling…", .yellow))
                 await viewModel.cancelPolling()
                 return .cancelled
-            }
-            if let offer = hooks.pollingOffer, !offered, Date().timeIntervalSince(began) >= offer.after {
-                offered = true
-                if answers?.next(ifHas: "approve") != nil {
+            case .tick:
+                if let offer = hooks.pollingOffer, !offered, Date().timeIntervalSince(began) >= offer.after {
+                    offered = true
+                    if answers?.next(ifHas: "approve") != nil {
+                        await offer.act()
+                    } else if io.isInteractive {
+                        io.write(io.useColor ? "\r\u{1B}[K" : "")
+                        io.say("  " + offer.prompt)
+                    }
+                }
+                if offered, io.isInteractive, let offer = hooks.pollingOffer, await LineReader.shared.poll() != nil {
                     await offer.act()
-                } else if io.isInteractive {
-                    io.write(io.useColor ? "\r\u{1B}[K" : "")
-                    io.say("  " + offer.prompt)
+                }
+                if io.useColor {
+                    drawPollingSpinner(frame: frame)
+                    frame += 1
                 }
             }
-            if offered, io.isInteractive, let offer = hooks.pollingOffer, await LineReader.shared.poll() != nil {
-                await offer.act()
-            }
-            if io.useColor {
-                var remaining = ""
-                if case .polling(let polling)? = viewModel.uiModel?.content, let deadline = polling.deadline {
-                    remaining = " \(max(0, Int(deadline.timeIntervalSinceNow))) s left"
-                }
-                io.status(
-                    "  \(io.paint(TerminalIO.spinnerFrames[frame % TerminalIO.spinnerFrames.count], .cyan)) Waiting…\(remaining) (Ctrl-C cancels)"
-                )
-                frame += 1
-            }
-            try? await Task.sleep(nanoseconds: 100_000_000)
         }
         if io.useColor { io.write("\r\u{1B}[K") }
         return .changed
+    }
+
+    private func drawPollingSpinner(frame: Int) {
+        var remaining = ""
+        if case .polling(let polling)? = viewModel.uiModel?.content, let deadline = polling.deadline {
+            remaining = " \(max(0, Int(deadline.timeIntervalSinceNow))) s left"
+        }
+        let spinner = io.paint(TerminalIO.spinnerFrames[frame % TerminalIO.spinnerFrames.count], .cyan)
+        io.status("  \(spinner) Waiting…\(remaining) (Ctrl-C cancels)")
     }
 
     private func clientOperation(_ operation: ClientOperationUIModel) async throws {
@@ -438,12 +473,4 @@ final class TerminalFlow {
             io.say(io.paint("  That address does not carry the flow's resume nonce; try again.", .yellow))
         }
     }
-}
-
-/// A flag set from a signal handler and read by the polling loop.
-final class InterruptFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
 }

@@ -7,8 +7,7 @@ import NIOHTTP1
 /// `HttpTransport` over AsyncHTTPClient (SwiftNIO). It follows no redirects, bounds every exchange by a
 /// deadline and the body by a size limit, and can present a client certificate (mTLS), trust only given
 /// certificates, or pin server keys.
-public final class AsyncHTTPClientTransport: HttpTransport, @unchecked Sendable {
-    // HTTPClient is thread-safe; everything else is immutable.
+public final class AsyncHTTPClientTransport: HttpTransport, Sendable {
     private let client: HTTPClient
     private let ownsClient: Bool
     private let pinned: PinnedTLSConnector?

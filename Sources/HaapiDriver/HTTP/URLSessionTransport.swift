@@ -8,8 +8,7 @@ import FoundationNetworking
 /// 3xx must reach the caller as it is. Every exchange has a deadline even if the session never calls back.
 /// On Apple platforms `init(tls:…)` adds key pinning, private trust roots and a client identity (mTLS)
 /// through the session's delegate.
-public final class URLSessionTransport: HttpTransport, @unchecked Sendable {
-    // URLSession is thread-safe; everything else is immutable.
+public final class URLSessionTransport: HttpTransport, Sendable {
     private let session: URLSession
     public let timeout: TimeInterval
     public let maxResponseBytes: Int
@@ -29,8 +28,7 @@ public final class URLSessionTransport: HttpTransport, @unchecked Sendable {
         tls: TLSOptions, configuration: URLSessionConfiguration = .ephemeral, timeout: TimeInterval = 30,
         maxResponseBytes: Int = 4 * 1024 * 1024
     ) throws {
-        let delegate = SessionDelegate()
-        delegate.tls = try TLSChallengeHandler(options: tls)
+        let delegate = SessionDelegate(tls: try TLSChallengeHandler(options: tls))
         self.init(
             configuration: configuration, timeout: timeout, maxResponseBytes: maxResponseBytes, delegate: delegate)
     }
@@ -106,10 +104,13 @@ public final class URLSessionTransport: HttpTransport, @unchecked Sendable {
 
 /// Hands 3xx responses to the caller instead of following them, and on Apple platforms answers TLS
 /// challenges with the transport's `TLSOptions`.
-private final class SessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+private final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     #if canImport(Security) && canImport(Darwin)
-    // Set once before the session is created; read-only afterwards.
-    var tls: TLSChallengeHandler?
+    let tls: TLSChallengeHandler?
+
+    init(tls: TLSChallengeHandler? = nil) {
+        self.tls = tls
+    }
     #endif
 
     func urlSession(
@@ -133,6 +134,11 @@ private final class SessionDelegate: NSObject, URLSessionTaskDelegate, @unchecke
 
 /// One exchange's continuation, resumed exactly once by whoever finishes first; the others are ignored
 /// and the data task is cancelled.
+///
+/// Unchecked, with `NSLock` rather than the package's `LockedValue` (whose value must be `Sendable`): its state
+/// holds a `URLSessionTask` and an `HTTPURLResponse`, which swift-corelibs-foundation declares `Sendable` but
+/// whose declarations in Apple's SDKs no compiler here can check. Every member is read and written under
+/// `lock`, and the continuation is resumed outside it.
 private final class PendingExchange: @unchecked Sendable {
     typealias Outcome = Result<(Data, HTTPURLResponse), TransportError>
     private let lock = NSLock()

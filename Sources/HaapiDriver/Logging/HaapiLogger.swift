@@ -13,8 +13,9 @@ import Foundation
 public enum HaapiLogger {
     static let mask = "*****"
 
-    // Unchecked: every member is read and written under `lock`. The sinks it holds need not be Sendable
-    // (see `LogSink`); they are called outside the lock.
+    // Process-wide because the seed's logger is a set of static properties. Unchecked: every member is read
+    // and written under `lock`, and the sinks it holds need not be Sendable (see `LogSink`), which the
+    // package's `LockedValue` requires of its value; they are called outside the lock.
     private final class State: @unchecked Sendable {
         let lock = NSLock()
         var followUpTags: [any FollowUpTag] = []

@@ -8,27 +8,26 @@ import Foundation
 /// `OAuthTokenManager.fetchAccessToken(with:dpop:)` finds it through the flow's `Dpop`, the value apps
 /// already pass from one manager to the other, so the seed's call shape stays as it is.
 /// Small and bounded: a flow yields one code, which is redeemed at once.
-package final class CodeVerifierStore: @unchecked Sendable {
+package final class CodeVerifierStore: Sendable {
     // A lock, not an actor: the lookups are synchronous parts of building a request.
-    private let lock = NSLock()
-    private var verifiers: [(code: String, verifier: String)] = []
+    private let verifiers = LockedValue<[(code: String, verifier: String)]>([])
     private let capacity = 8
 
     package init() {}
 
     package func record(_ verifier: String, for code: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        verifiers.removeAll { $0.code == code }
-        verifiers.append((code, verifier))
-        if verifiers.count > capacity { verifiers.removeFirst(verifiers.count - capacity) }
+        verifiers.withLock { verifiers in
+            verifiers.removeAll { $0.code == code }
+            verifiers.append((code, verifier))
+            if verifiers.count > capacity { verifiers.removeFirst(verifiers.count - capacity) }
+        }
     }
 
     /// The verifier for `code`, removed: a code is redeemed once.
     package func take(for code: String) -> String? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let index = verifiers.firstIndex(where: { $0.code == code }) else { return nil }
-        return verifiers.remove(at: index).verifier
+        verifiers.withLock { verifiers in
+            guard let index = verifiers.firstIndex(where: { $0.code == code }) else { return nil }
+            return verifiers.remove(at: index).verifier
+        }
     }
 }

@@ -20,10 +20,11 @@ import Darwin
 ///
 /// The sealing key file is what protects the values at rest; keep it (and backups) as private as the
 /// data. On Apple platforms prefer the Keychain.
-public final class FileStorage: Storage, @unchecked Sendable {
+public final class FileStorage: Storage, Sendable {
     public let directory: URL
     private let sealingKey: SymmetricKey
-    private let lock = NSLock()
+    /// Held for each file operation, so a read never meets a half-replaced directory entry from this process.
+    private let fileLock = LockedValue(())
 
     static let keyFileName = "storage.key"
 
@@ -37,15 +38,17 @@ public final class FileStorage: Storage, @unchecked Sendable {
 
     public func read(key: String) throws(StorageError) -> Data? {
         let path = try path(for: key)
-        lock.lock()
-        defer { lock.unlock() }
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        guard let sealed = FileManager.default.contents(atPath: path) else { throw .unavailable("cannot read \(path)") }
-        do {
-            return try AES.GCM.open(
-                AES.GCM.SealedBox(combined: sealed), using: sealingKey, authenticating: Data(key.utf8))
-        } catch {
-            throw .corrupted(key: key)
+        return try fileLock.withLock { _ throws(StorageError) -> Data? in
+            guard FileManager.default.fileExists(atPath: path) else { return nil }
+            guard let sealed = FileManager.default.contents(atPath: path) else {
+                throw .unavailable("cannot read \(path)")
+            }
+            do {
+                return try AES.GCM.open(
+                    AES.GCM.SealedBox(combined: sealed), using: sealingKey, authenticating: Data(key.utf8))
+            } catch {
+                throw .corrupted(key: key)
+            }
         }
     }
 
@@ -61,24 +64,24 @@ public final class FileStorage: Storage, @unchecked Sendable {
         } catch {
             throw .unavailable("sealing failed: \(error)")
         }
-        lock.lock()
-        defer { lock.unlock() }
-        let temporary = path + ".tmp-" + UUID().uuidString
-        try Self.createPrivateFile(temporary, contents: sealed)
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw .unavailable("cannot replace \(path): \(reason)")
+        try fileLock.withLock { _ throws(StorageError) in
+            let temporary = path + ".tmp-" + UUID().uuidString
+            try Self.createPrivateFile(temporary, contents: sealed)
+            guard rename(temporary, path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                unlink(temporary)
+                throw .unavailable("cannot replace \(path): \(reason)")
+            }
+            Self.syncDirectory(directory)
         }
-        Self.syncDirectory(directory)
     }
 
     public func delete(key: String) throws(StorageError) {
         let path = try path(for: key)
-        lock.lock()
-        defer { lock.unlock() }
-        guard unlink(path) == 0 || errno == ENOENT else {
-            throw .unavailable("cannot delete \(path): \(String(cString: strerror(errno)))")
+        try fileLock.withLock { _ throws(StorageError) in
+            guard unlink(path) == 0 || errno == ENOENT else {
+                throw .unavailable("cannot delete \(path): \(String(cString: strerror(errno)))")
+            }
         }
     }
 

@@ -30,27 +30,20 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Values kept in memory only.
-public final class InMemoryStorage: Storage, @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [String: Data] = [:]
+public final class InMemoryStorage: Storage, Sendable {
+    private let values = LockedValue<[String: Data]>([:])
 
     public init() {}
 
     public func read(key: String) throws(StorageError) -> Data? {
-        lock.lock()
-        defer { lock.unlock() }
-        return values[key]
+        values.get()[key]
     }
 
     public func write(_ data: Data, key: String) throws(StorageError) {
-        lock.lock()
-        defer { lock.unlock() }
-        values[key] = data
+        values.withLock { $0[key] = data }
     }
 
     public func delete(key: String) throws(StorageError) {
-        lock.lock()
-        defer { lock.unlock() }
-        values[key] = nil
+        values.withLock { $0[key] = nil }
     }
 }

@@ -26,10 +26,13 @@ package final class LockedValue<Value: Sendable>: @unchecked Sendable {
         value = newValue
     }
 
-    /// Reads and changes the value under the lock; `body` must not block or suspend.
-    package func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+    /// Reads and changes the value under the lock; `body` must not suspend, and blocks only for short,
+    /// bounded work (a file write at most).
+    package func withLock<Result, Failure: Error>(
+        _ body: (inout Value) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
         lock.lock()
         defer { lock.unlock() }
-        return body(&value)
+        return try body(&value)
     }
 }

@@ -220,20 +220,19 @@ public actor HaapiTokenManager {
 }
 
 /// Names of the open token managers: two managers with one name would fight over one device identity.
-final class HaapiTokenManagerRegistry: @unchecked Sendable {
+///
+/// Process-wide on purpose, the one such registry in the client modules: the identity a name stands for (its
+/// key and client in the keychain or storage) is shared by the whole process, and the seed's
+/// `HaapiError.haapiTokenManagerAlreadyExists` reports a second open manager of a name wherever it is built.
+final class HaapiTokenManagerRegistry: Sendable {
     static let shared = HaapiTokenManagerRegistry()
-    private let lock = NSLock()
-    private var names: Set<String> = []
+    private let names = LockedValue<Set<String>>([])
 
     func claim(_ name: String) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return names.insert(name).inserted
+        names.withLock { $0.insert(name).inserted }
     }
 
     func release(_ name: String) {
-        lock.lock()
-        names.remove(name)
-        lock.unlock()
+        names.withLock { _ = $0.remove(name) }
     }
 }

@@ -30,41 +30,33 @@ final class DeferredAccess: Sendable {
     }
 }
 
-/// The lock-protected state of one `DeferredAccess`: the result once decided, and the attempt in flight.
-private final class ResolutionState: @unchecked Sendable {
-    // Unchecked: both members are only touched under `lock`, never across a suspension.
-    private let lock = NSLock()
-    private var result: DeferredAccess.Resolved?
-    private var running: Task<Result<DeferredAccess.Resolved, HaapiError>, Never>?
-
-    var resolved: DeferredAccess.Resolved? {
-        lock.lock()
-        defer { lock.unlock() }
-        return result
+/// The state of one `DeferredAccess`: the result once decided, and the attempt in flight. Behind the lock
+/// wrapper, never held across a suspension.
+private final class ResolutionState: Sendable {
+    typealias Attempt = Task<Result<DeferredAccess.Resolved, HaapiError>, Never>
+    private struct Members: Sendable {
+        var result: DeferredAccess.Resolved?
+        var running: Attempt?
     }
+    private let members = LockedValue(Members())
+
+    var resolved: DeferredAccess.Resolved? { members.get().result }
 
     /// The attempt in flight, or a new one started with `body`.
-    func attempt(
-        _ body: @escaping @Sendable () async -> Result<DeferredAccess.Resolved, HaapiError>
-    )
-        -> Task<Result<DeferredAccess.Resolved, HaapiError>, Never>
-    {
-        lock.lock()
-        defer { lock.unlock() }
-        if let running { return running }
-        let task = Task { await body() }
-        running = task
-        return task
+    func attempt(_ body: @escaping @Sendable () async -> Result<DeferredAccess.Resolved, HaapiError>) -> Attempt {
+        members.withLock { members in
+            if let running = members.running { return running }
+            let task = Task { await body() }
+            members.running = task
+            return task
+        }
     }
 
-    func finish(
-        _ attempt: Task<Result<DeferredAccess.Resolved, HaapiError>, Never>,
-        with outcome: Result<DeferredAccess.Resolved, HaapiError>
-    ) {
-        lock.lock()
-        defer { lock.unlock() }
-        if case .success(let resolved) = outcome, result == nil { result = resolved }
-        // Only the attempt that finished is cleared: a failure lets the next call try again.
-        if running == attempt { running = nil }
+    func finish(_ attempt: Attempt, with outcome: Result<DeferredAccess.Resolved, HaapiError>) {
+        members.withLock { members in
+            if case .success(let resolved) = outcome, members.result == nil { members.result = resolved }
+            // Only the attempt that finished is cleared: a failure lets the next call try again.
+            if members.running == attempt { members.running = nil }
+        }
     }
 }

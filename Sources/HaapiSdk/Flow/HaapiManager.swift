@@ -13,7 +13,9 @@ public final class HaapiManager: Sendable {
     /// Redirection steps followed in a row before the manager assumes a loop.
     static let maxAutoRedirects = 10
     /// The PKCE verifier of the authorization request in progress (nil when the app sent its own challenge).
-    private let pendingVerifier = PendingVerifier()
+    /// The PKCE verifier of the authorization request in progress; one flow at a time per manager. A lock, not
+    /// an actor: set and taken inside one async call, never across a suspension.
+    private let pendingVerifier = LockedValue<String?>(nil)
 
     /// The key that signs this flow's proofs; pass it to `OAuthTokenManager.fetchAccessToken(with:dpop:)`.
     public var dpop: Dpop { tokenManager.dpop }
@@ -201,7 +203,10 @@ public final class HaapiManager: Sendable {
             case .representation(let step):
                 if let response = step as? OAuthAuthorizationResponseStep,
                     let code = response.oauthAuthorizationResponseProperties.code,
-                    let verifier = pendingVerifier.take()
+                    let verifier = pendingVerifier.withLock({ verifier in
+                        defer { verifier = nil }
+                        return verifier
+                    })
                 {
                     dpop.codeVerifiers.record(verifier, for: code)
                 }
@@ -244,26 +249,5 @@ extension HaapiManager {
 
     public func followLink(_ link: Link, completionHandler: @escaping HaapiCompletionHandler) {
         Task { await completionHandler(await followLink(link)) }
-    }
-}
-
-/// The verifier of the authorization request in progress; one flow at a time per manager.
-private final class PendingVerifier: @unchecked Sendable {
-    // A lock, not an actor: set and taken inside one async call, never across a suspension.
-    private let lock = NSLock()
-    private var verifier: String?
-
-    func set(_ value: String?) {
-        lock.lock()
-        verifier = value
-        lock.unlock()
-    }
-
-    func take() -> String? {
-        lock.lock()
-        defer { lock.unlock() }
-        let value = verifier
-        verifier = nil
-        return value
     }
 }

@@ -6,8 +6,11 @@ import FoundationNetworking
 
 /// The raw side of a token-endpoint response: for apps that need headers (`dpop-nonce`) or members the
 /// typed responses do not carry.
+///
+/// Unchecked because the seed's hierarchy is open (the three subclasses below), and the compiler checks
+/// `Sendable` only on final classes; every member here and in the subclasses is an immutable `let`, and
+/// `httpURLResponse` is never mutated after init.
 public class HTTPURLResponseContent: @unchecked Sendable {
-    // Immutable after init.
     public let data: Data
     /// The JSON body as a dictionary (`[:]` when the body is not a JSON object).
     public let dataAsDictionary: [String: any Sendable]
@@ -30,6 +33,7 @@ public class HTTPURLResponseContent: @unchecked Sendable {
 }
 
 /// A response that could not be read as a token response, or no response at all.
+// Unchecked as its base class is (`error` is an immutable `let`).
 public final class ErrorHTTPURLResponseContent: HTTPURLResponseContent, @unchecked Sendable {
     /// Why: the transport's error, or what was wrong with the body.
     public let error: any Error
@@ -52,6 +56,7 @@ public protocol TokenEndpointResponseListener: Sendable {
 extension OAuthTokenManager {
     public typealias TokenEndpointResponseListener = HaapiSdk.TokenEndpointResponseListener
 
+    // Unchecked as the base class is; every member is an immutable `let`.
     public final class SuccessTokenHTTPURLResponseContent: HTTPURLResponseContent, @unchecked Sendable {
         public let successfulTokenResponse: SuccessfulTokenResponse
 
@@ -64,6 +69,7 @@ extension OAuthTokenManager {
         }
     }
 
+    // Unchecked as the base class is; every member is an immutable `let`.
     public final class ErrorTokenHTTPURLResponseContent: HTTPURLResponseContent, @unchecked Sendable {
         public let errorTokenResponse: ErrorTokenResponse
 

@@ -1,4 +1,5 @@
 import Foundation
+import HaapiDriver
 
 /// Routes the URLs the app is opened with (the app's redirect URI, after an external browser) to the flow
 /// waiting for them.
@@ -11,19 +12,20 @@ public protocol HaapiDeepLinkManageable: AnyObject, Sendable {
     func cancelExpectation()
 }
 
-public final class HaapiDeepLinkManager: HaapiDeepLinkManageable, @unchecked Sendable {
+public final class HaapiDeepLinkManager: HaapiDeepLinkManageable, Sendable {
+    /// The instance the seed's samples pass to every flow: an app is opened through one URL handler, so
+    /// one router serves the whole process. `init()` makes another (tests, an app with its own routing).
     public static let shared = HaapiDeepLinkManager()
-    private let lock = NSLock()
-    private var waiting: (prefix: String, handler: @Sendable (URL) -> Void)?
+    private let waiting = LockedValue<(prefix: String, handler: @Sendable (URL) -> Void)?>(nil)
 
     public init() {}
 
     @discardableResult
     public func handle(url: URL) -> Bool {
-        let handler: (@Sendable (URL) -> Void)? = lock.withLock {
-            guard let waiting, url.absoluteString.hasPrefix(waiting.prefix) else { return nil }
-            self.waiting = nil
-            return waiting.handler
+        let handler: (@Sendable (URL) -> Void)? = waiting.withLock { waiting in
+            guard let expected = waiting, url.absoluteString.hasPrefix(expected.prefix) else { return nil }
+            waiting = nil
+            return expected.handler
         }
         guard let handler else { return false }
         handler(url)
@@ -31,10 +33,10 @@ public final class HaapiDeepLinkManager: HaapiDeepLinkManageable, @unchecked Sen
     }
 
     public func expect(urlWithPrefix prefix: String, handler: @escaping @Sendable (URL) -> Void) {
-        lock.withLock { waiting = (prefix, handler) }
+        waiting.set((prefix, handler))
     }
 
     public func cancelExpectation() {
-        lock.withLock { waiting = nil }
+        waiting.set(nil)
     }
 }

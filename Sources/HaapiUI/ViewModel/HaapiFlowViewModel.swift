@@ -5,10 +5,18 @@ import Foundation
 /// takes the user's choices. Polling steps are polled automatically (configurable), with a timeout.
 @MainActor
 public final class HaapiFlowViewModel: ObservableObject {
-    @Published public private(set) var isLoading = false
-    @Published public private(set) var uiModel: HaapiUIModel?
-    @Published public private(set) var error: (any Error)?
-    @Published public private(set) var oAuthModel: (any OAuthModel)?
+    @Published public private(set) var isLoading = false {
+        didSet { announceChange() }
+    }
+    @Published public private(set) var uiModel: HaapiUIModel? {
+        didSet { announceChange() }
+    }
+    @Published public private(set) var error: (any Error)? {
+        didSet { announceChange() }
+    }
+    @Published public private(set) var oAuthModel: (any OAuthModel)? {
+        didSet { announceChange() }
+    }
     /// With `shouldAutoHandleFlowErrorFeedback` (the default): the alert to show when the flow fails. The
     /// failure reaches `HaapiFlowResult` when the user dismisses it (`acknowledgeErrorFeedback()`).
     @Published public private(set) var errorFeedback: FlowErrorFeedback?
@@ -42,7 +50,31 @@ public final class HaapiFlowViewModel: ObservableObject {
 
     /// Goes up by one whenever `uiModel` is replaced or a problem is attached to it, so a renderer that
     /// waits (during polling) can tell that something new arrived.
-    public private(set) var revision = 0
+    public private(set) var revision = 0 {
+        didSet { announceChange() }
+    }
+
+    /// The renderers listening through `changes()`, by subscription.
+    private var listeners: [UInt64: AsyncStream<Void>.Continuation] = [:]
+    private var nextListener: UInt64 = 0
+
+    /// An element each time what a renderer shows may have changed (`uiModel`, `revision`, `isLoading`,
+    /// `error`, `oAuthModel`), for renderers without Combine or SwiftUI (the terminal). Changes that come
+    /// faster than the listener reads collapse into one; the stream ends when the listener stops iterating.
+    public func changes() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let id = nextListener
+        nextListener += 1
+        listeners[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { @MainActor in self?.listeners[id] = nil }
+        }
+        return stream
+    }
+
+    private func announceChange() {
+        for listener in listeners.values { listener.yield() }
+    }
 
     /// The client the flow runs as (a dynamic client after the DCR fallback); `nil` before `start()`.
     public var flowClientId: String? { accessor?.haapiManager.configuration.clientId }

@@ -5,6 +5,10 @@ import Foundation
 /// The system's passkeys (iCloud Keychain, or a security key) through ASAuthorization, behind the same
 /// protocol as `SoftwareAuthenticator`. The app needs the Associated Domains entitlement
 /// `webcredentials:<rpId>`; the origin is implied by it, so `origin` is only used for the RP ID check.
+///
+/// Unchecked: an `NSObject` subclass (ASAuthorization's delegates must be) whose members are immutable and
+/// `Sendable`; left unchecked because this file is compiled only on Apple platforms, where a change to it
+/// cannot be verified here (see .github/workflows/apple.yml).
 @available(iOS 16.0, macOS 13.0, *)
 public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unchecked Sendable {
     public enum Kind: Sendable { case platform, securityKey }
