@@ -12,10 +12,10 @@ func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let actions: [any Action]
     switch response {
     case .representation(let step):
-        raw = step.rawJson
+        raw = step.rawJSON
         actions = step.actions
     case .problem(let problem):
-        raw = problem.rawJson
+        raw = problem.rawJSON
         actions = []
     }
     guard let reparsed = try? JSONParser().parse(raw.serialized()), reparsed == raw else {

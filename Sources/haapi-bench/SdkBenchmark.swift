@@ -114,7 +114,7 @@ struct SdkBenchmark: AsyncParsableCommand {
             configuration: try ServerConfiguration.embeddedDefault, store: try ServerStore(path: nil))
         let running = try await server.start(logLevel: .critical)
         defer { Task { await running.stop() } }
-        let counter = CountingTransport(inner: defaultHttpTransport())
+        let counter = CountingTransport(inner: defaultHTTPTransport())
         let base = running.baseURL
         let configuration = HaapiConfiguration(
             name: "bench-login", clientId: "haapi-demo", baseURL: base,
@@ -146,34 +146,34 @@ struct SdkBenchmark: AsyncParsableCommand {
 }
 
 /// Answers every request at once with the same HAAPI body (and the token side with a token).
-struct InstantTransport: HttpTransport {
+struct InstantTransport: HTTPTransport {
     let body: Data
 
-    func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
+    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         if request.url.path.hasSuffix("/oauth/token/cat") {
             let json = request.method == "GET" ? #"{"challenge":"c"}"# : #"{"cat":"c"}"#
-            return HttpResponse(
+            return HTTPResponse(
                 statusCode: 200, headers: ["Content-Type": "application/json"], body: Data(json.utf8), url: request.url)
         }
         if request.url.path.hasSuffix("/oauth/token") {
-            return HttpResponse(
+            return HTTPResponse(
                 statusCode: 200, headers: ["Content-Type": "application/json"],
                 body: Data(#"{"access_token":"bench-token","token_type":"DPoP","expires_in":3600}"#.utf8),
                 url: request.url)
         }
-        return HttpResponse(
+        return HTTPResponse(
             statusCode: 200, headers: ["Content-Type": "application/vnd.auth+json", "DPoP-Nonce": "n"], body: body,
             url: request.url)
     }
 }
 
-actor CountingTransport: HttpTransport {
-    let inner: any HttpTransport
+actor CountingTransport: HTTPTransport {
+    let inner: any HTTPTransport
     private(set) var names: [String] = []
 
-    init(inner: any HttpTransport) { self.inner = inner }
+    init(inner: any HTTPTransport) { self.inner = inner }
 
-    func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
+    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let response = try await inner.send(request)
         names.append("\(request.method) \(request.url.path) → \(response.statusCode)")
         return response

@@ -9,20 +9,20 @@ import Testing
 @Suite("AuthHub typed boundary")
 struct AHTypedBoundaryTests {
     /// Answers every request with `body` and records what was sent.
-    final class Canned: HttpTransport, Sendable {
+    final class Canned: HTTPTransport, Sendable {
         let body: String
         let status: Int
-        private let requests = LockedValue<[HttpRequest]>([])
-        var sent: [HttpRequest] { requests.get() }
+        private let requests = LockedValue<[HTTPRequest]>([])
+        var sent: [HTTPRequest] { requests.get() }
 
         init(_ body: String, status: Int = 200) {
             self.body = body
             self.status = status
         }
 
-        func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
+        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
             requests.withLock { $0.append(request) }
-            return HttpResponse(
+            return HTTPResponse(
                 statusCode: status, headers: ["content-type": "application/json"], body: Data(body.utf8),
                 url: request.url)
         }

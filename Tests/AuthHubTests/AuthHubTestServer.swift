@@ -22,12 +22,12 @@ struct AuthHubTestServer {
         let server = try DevServer(configuration: configuration, store: try ServerStore(path: nil))
         let running = try await server.start()
         let tokenURL = running.baseURL.appendingPathComponent("default/oauth2/v1/token")
-        var request = HttpRequest(
+        var request = HTTPRequest(
             method: "POST", url: tokenURL, body: Data("grant_type=client_credentials&scope=urn%3Aiam%3Amyscopes".utf8))
         request.setHeader("Content-Type", "application/x-www-form-urlencoded")
         request.setHeader(
             "Authorization", "Basic " + Data("authhub-app:authhub-secret-change-me".utf8).base64EncodedString())
-        let response = try await defaultHttpTransport().send(request)
+        let response = try await defaultHTTPTransport().send(request)
         let body = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
         return AuthHubTestServer(server: server, running: running, token: try #require(body["access_token"] as? String))
     }

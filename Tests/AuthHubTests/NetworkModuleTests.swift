@@ -5,15 +5,15 @@ import Testing
 
 @Suite("AuthHub network module")
 struct NetworkModuleTests {
-    final class Capture: HttpTransport, @unchecked Sendable {
+    final class Capture: HTTPTransport, @unchecked Sendable {
         private let lock = NSLock()
-        private var requests: [HttpRequest] = []
-        var sent: [HttpRequest] { lock.withLock { requests } }
+        private var requests: [HTTPRequest] = []
+        var sent: [HTTPRequest] { lock.withLock { requests } }
 
-        func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
+        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
             lock.withLock { requests.append(request) }
             let body = #"{"flowState":"secret-flow-state","nextaction":"AUTH_REQUIRED","access_token":"tok"}"#
-            return HttpResponse(
+            return HTTPResponse(
                 statusCode: 200, headers: ["Content-Type": "application/json", "X-Flow-State": "fs"],
                 body: Data(body.utf8), url: request.url)
         }

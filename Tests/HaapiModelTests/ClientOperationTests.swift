@@ -68,9 +68,9 @@ struct ClientOperationTests {
                 #"{"name":"webauthn-registration","arguments":{"credentialCreationOptions":\#(Self.creationOptions)},"continueActions":[\#(continueForm)],"errorActions":[\#(fallback)]}"#,
                 type: "registration-step") as? WebAuthnRegistrationClientOperationStep)
         let options = try #require(step.actionModel.credentialRequestOptions)
-        #expect(options.relyingPartyId == "idp.test" && options.relyingPartyName == "IdP")
+        #expect(options.relyingPartyID == "idp.test" && options.relyingPartyName == "IdP")
         #expect(
-            options.userId == Data("user-1".utf8) && options.userName == "alice" && options.userDisplayName == "Alice")
+            options.userID == Data("user-1".utf8) && options.userName == "alice" && options.userDisplayName == "Alice")
         #expect(options.challenge == Data(0..<16))
         #expect(options.credentialParams.map(\.alg) == [-7, -257])
         #expect(options.excludeCredentials.first?.id == Data("cred".utf8))
@@ -141,7 +141,7 @@ struct ClientOperationTests {
                 try Self.step(
                     #"{"name":"webauthn-authentication","arguments":\#(arguments),"continueActions":[\#(continueForm)]}"#
                 ) as? WebAuthnAuthenticationClientOperationStep)
-            #expect(step.actionModel.relyingPartyId == "idp.test")
+            #expect(step.actionModel.relyingPartyID == "idp.test")
             #expect(step.actionModel.challengeData == Data([0, 1, 2]))
             #expect(step.actionModel.userVerificationPreference == "required")
             #expect(step.actionModel.credentialRequestOptions.allowCredentials.first?.transports == ["usb"])
@@ -150,7 +150,7 @@ struct ClientOperationTests {
 
             let parameters = step.formattedParametersForAssertion(
                 rawAuthenticatorData: Data([1]), rawClientDataJSON: Data("{}".utf8), signature: Data([2]),
-                credentialID: Data([1, 2]), userId: Data("u".utf8))
+                credentialID: Data([1, 2]), userID: Data("u".utf8))
             let credential = try #require(parameters["credential"])
             #expect(credential["id"] == "AQI" && credential["type"] == "public-key")
             #expect(

@@ -31,12 +31,12 @@ struct FixtureTests {
     }
 
     @Test("every representation and problem keeps its raw JSON exactly", arguments: representationFiles + problemFiles)
-    func rawJsonRoundTrip(name: String) throws {
+    func rawJSONRoundTrip(name: String) throws {
         let original = try JSONParser().parse(Fixtures.data(name))
         let raw: JSONValue
         switch try Fixtures.decode(name) {
-        case .representation(let step): raw = step.rawJson
-        case .problem(let problem): raw = problem.rawJson
+        case .representation(let step): raw = step.rawJSON
+        case .problem(let problem): raw = problem.rawJSON
         }
         #expect(raw == original)
         #expect(try JSONParser().parse(raw.serialized()) == original)
@@ -119,12 +119,12 @@ struct FixtureTests {
     func bankID() throws {
         let step = try #require(
             try Fixtures.representation("bankIdSameDeviceClientOperation") as? BankIdClientOperationStep)
-        #expect(step.actionModel.name == .bankId)
+        #expect(step.actionModel.name == .bankID)
         #expect(step.actionModel.autoStartToken == "04b7c1bd-6d7b-46c0-b8ed-00f5cf39688c")
         #expect(step.actionModel.href?.hasPrefix("bankid:///?autostarttoken=") == true)
         #expect(step.actionModel.redirect?.hasPrefix("https%3A%2F%2F") == true)
         #expect(step.continueActions.map(\.kind) == [.redirect])
-        #expect(step.errorActions.map(\.kind) == [.bankIdOtherDevice])
+        #expect(step.errorActions.map(\.kind) == [.bankIDOtherDevice])
         let fallback = try #require(step.errorActions.first as? FormAction)
         #expect(fallback.model.fields.map(\.type) == [.username, .hidden])
         #expect(fallback.model.fields[0].placeholder == "yyyymmddnnnn")
@@ -135,7 +135,7 @@ struct FixtureTests {
     @Test("BankID device choice forms have the bankid kinds")
     func bankIDChoice() throws {
         let step = try #require(try Fixtures.representation("bankIdSelectSameOrOtherDevice") as? InteractiveFormStep)
-        #expect(step.formActions.map(\.kind) == [.bankIdSameDevice, .bankIdOtherDevice])
+        #expect(step.formActions.map(\.kind) == [.bankIDSameDevice, .bankIDOtherDevice])
         #expect(step.formActions[0].model.fields.first?.value == "true")
     }
 
@@ -168,7 +168,7 @@ struct FixtureTests {
         #expect(action.template == .other(value: "launch"))
         #expect(action.kind == .other(value: "external-browser"))
         #expect(action.model?["href"]?.stringValue?.contains("_launch_nonce=") == true)
-        #expect(action.rawJson["template"] == "launch")
+        #expect(action.rawJSON["template"] == "launch")
     }
 
     @Test("encap pairing: messages with classes, QR data link, select options")

@@ -37,7 +37,7 @@ struct ProblemTests {
         let problem = try decodeProblem(#"{"type":"https://example.com/problems/quota","title":"Quota","limit":3}"#)
         #expect(problem is Problem)
         #expect(problem.type == .other(value: "https://example.com/problems/quota"))
-        #expect(problem.rawJson["limit"] == 3)
+        #expect(problem.rawJSON["limit"] == 3)
         #expect(!problem.type.isRecoverableInStep)
     }
 

@@ -24,8 +24,8 @@ struct RepresentationTests {
         let json = #"{"type":"future-step","properties":{"answer":42},"extra":[1,2]}"#
         let step = try #require(try decodeStep(json) as? GenericRepresentationStep)
         #expect(step.type == .other(value: "future-step"))
-        #expect(step.rawJsonString == json)
-        #expect((step.properties as? GenericProperties)?.rawJson["answer"] == 42)
+        #expect(step.rawJSONString == json)
+        #expect((step.properties as? GenericProperties)?.rawJSON["answer"] == 42)
     }
 
     @Test("consent step: checkboxes with checked and readonly, consent forms")
@@ -83,7 +83,7 @@ struct RepresentationTests {
         let unknown = try #require(form.model.fields[3] as? GenericFormField)
         #expect(unknown.type == .other(value: "secret-pin"))
         #expect(unknown.label?.literal == "PIN")
-        #expect(unknown.rawJson["type"] == "secret-pin")
+        #expect(unknown.rawJSON["type"] == "secret-pin")
     }
 
     @Test("select fields: options with selected")
@@ -127,7 +127,7 @@ struct RepresentationTests {
         #expect(step.messages.map(\.isError) == [true, false])
         #expect(step.links[0].mediaType == "image/svg+xml")
         #expect(!step.links[1].isDataLink && step.links[1].mediaType == "image/svg+xml")
-        #expect(step.metadata?.rawJson["other"] == 1)
+        #expect(step.metadata?.rawJSON["other"] == 1)
     }
 
     @Test("unknown action kinds and templates are kept, never dropped")
@@ -232,6 +232,6 @@ struct PropertiesTests {
                 && properties.iss == "https://idp")
         #expect(properties.sessionState == "ss" && properties.accessToken == "at" && properties.tokenType == "bearer")
         #expect(properties.expiresIn == 300 && properties.idToken == "it" && properties.refreshToken == "rt")
-        #expect(properties.rawJson["custom"] == "x")
+        #expect(properties.rawJSON["custom"] == "x")
     }
 }

@@ -98,7 +98,7 @@ struct AccessTests {
         await bad.close()
     }
 
-    @Test("the HAAPI token is reused until minTokenTtl before expiry, and one request serves concurrent callers")
+    @Test("the HAAPI token is reused until minTokenTTL before expiry, and one request serves concurrent callers")
     func tokenReuse() async throws {
         let server = try await SdkTestServer.shared.get()
         let recorder = RecordingTransport()
@@ -138,7 +138,7 @@ struct AccessTests {
 
     /// The DCR setup of the embedded configuration: haapi-dcr-main (secret, no attestation) registers from haapi-dcr-template.
     static func dcrBuilder(
-        _ server: SdkTestServer, storage: any Storage, transport: (any HttpTransport)? = nil
+        _ server: SdkTestServer, storage: any Storage, transport: (any HTTPTransport)? = nil
     ) -> HaapiAccessorBuilder {
         let configuration = server.configuration(
             clientId: "haapi-dcr-main",
@@ -163,8 +163,8 @@ struct AccessTests {
         let recorder = RecordingTransport()
 
         let accessor = try await Self.dcrBuilder(server, storage: storage, transport: recorder).build()
-        let dynamicId = accessor.haapiManager.configuration.clientId
-        #expect(dynamicId.hasPrefix("dyn-"))
+        let dynamicID = accessor.haapiManager.configuration.clientId
+        #expect(dynamicID.hasPrefix("dyn-"))
         #expect(await recorder.count { $0.path == "/oauth/register" } == 1)
         let code = try await accessor.haapiManager.passwordLogin()
         let tokens = try await accessor.oAuthTokenManager.fetchAccessToken(with: code, dpop: accessor.haapiManager.dpop)
@@ -177,7 +177,7 @@ struct AccessTests {
 
         // A later build (a restart: same storage) reuses the stored client without registering again.
         let again = try await Self.dcrBuilder(server, storage: storage, transport: recorder).build()
-        #expect(again.haapiManager.configuration.clientId == dynamicId)
+        #expect(again.haapiManager.configuration.clientId == dynamicID)
         #expect(await recorder.count { $0.path == "/oauth/register" } == 1)
         _ = try await again.haapiManager.passwordLogin()
         await again.haapiManager.close()
@@ -185,7 +185,7 @@ struct AccessTests {
         // shouldClearExistingDCRClient registers a new one.
         let fresh = try await Self.dcrBuilder(server, storage: storage, transport: recorder).build(
             shouldClearExistingDCRClient: true)
-        #expect(fresh.haapiManager.configuration.clientId != dynamicId)
+        #expect(fresh.haapiManager.configuration.clientId != dynamicID)
         #expect(await recorder.count { $0.path == "/oauth/register" } == 2)
         await fresh.haapiManager.close()
 

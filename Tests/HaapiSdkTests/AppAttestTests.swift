@@ -23,18 +23,18 @@ struct AppAttestTests {
             }
         }
 
-        func attestKey(_ keyId: String, clientDataHash: Data) async throws -> Data {
+        func attestKey(_ keyID: String, clientDataHash: Data) async throws -> Data {
             try lock.withLock {
-                guard !invalid.contains(keyId), generated.contains(keyId) else { throw InvalidKey() }
-                attested.append(keyId)
-                return Data("attestation of \(keyId)".utf8)
+                guard !invalid.contains(keyID), generated.contains(keyID) else { throw InvalidKey() }
+                attested.append(keyID)
+                return Data("attestation of \(keyID)".utf8)
             }
         }
 
         func isInvalidKeyError(_ error: any Error) -> Bool { error is InvalidKey }
     }
 
-    static func keyId(_ response: String) throws -> String? {
+    static func keyID(_ response: String) throws -> String? {
         try JSONParser().parse(Data(try #require(Base64URL.decode(response))))["keyId"]?.stringValue
     }
 
@@ -44,15 +44,15 @@ struct AppAttestTests {
         let storage = InMemoryStorage()
         let dpopKey = SoftwareP256SigningKey()
         let first = AppAttestKeyAttester(service: service, storage: storage)
-        #expect(try Self.keyId(try await first.attest(challenge: "c1", clientId: "app", key: dpopKey)) == "key-1")
-        #expect(try Self.keyId(try await first.attest(challenge: "c2", clientId: "app", key: dpopKey)) == "key-1")
+        #expect(try Self.keyID(try await first.attest(challenge: "c1", clientId: "app", key: dpopKey)) == "key-1")
+        #expect(try Self.keyID(try await first.attest(challenge: "c2", clientId: "app", key: dpopKey)) == "key-1")
         // A new attester over the same storage (the app relaunched) reuses the key too.
         let relaunched = AppAttestKeyAttester(service: service, storage: storage)
-        #expect(try Self.keyId(try await relaunched.attest(challenge: "c3", clientId: "app", key: dpopKey)) == "key-1")
+        #expect(try Self.keyID(try await relaunched.attest(challenge: "c3", clientId: "app", key: dpopKey)) == "key-1")
         #expect(service.generated == ["key-1"] && service.attested.count == 3)
 
         service.invalid.insert("key-1")
-        #expect(try Self.keyId(try await relaunched.attest(challenge: "c4", clientId: "app", key: dpopKey)) == "key-2")
+        #expect(try Self.keyID(try await relaunched.attest(challenge: "c4", clientId: "app", key: dpopKey)) == "key-2")
         #expect(try storage.read(key: "app-attest.key-id") == Data("key-2".utf8))
         // The response binds the DPoP key.
         let answer = try await relaunched.attest(challenge: "c5", clientId: "app", key: dpopKey)
@@ -65,7 +65,7 @@ struct AppAttestTests {
         struct Broken: AppAttestKeyService {
             var isSupported: Bool { true }
             func generateKey() async throws -> String { "k" }
-            func attestKey(_ keyId: String, clientDataHash: Data) async throws -> Data {
+            func attestKey(_ keyID: String, clientDataHash: Data) async throws -> Data {
                 throw URLError(.notConnectedToInternet)
             }
             func isInvalidKeyError(_ error: any Error) -> Bool { false }

@@ -46,7 +46,7 @@ struct EndToEndTests {
     }
 
     @Test("without the DPoP the bound code is refused, as the binding table says")
-    func boundCodeWithoutDpop() async throws {
+    func boundCodeWithoutDPoP() async throws {
         let server = try await SdkTestServer.shared.get()
         let configuration = server.configuration()
         let manager = try HaapiManager(haapiConfiguration: configuration)
@@ -182,7 +182,7 @@ struct EndToEndTests {
         #expect(stillPending.pollingProperties.status == .pending)
         let id = try #require(await server.server.pendingApprovals(for: "approver").first?.id)
         let approval = try await RecordingTransport.plain.send(
-            HttpRequest(
+            HTTPRequest(
                 method: "POST", url: server.base.appendingPathComponent("admin/approve"),
                 headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data("approval=\(id)".utf8)))
         #expect(approval.statusCode == 200)
@@ -190,7 +190,7 @@ struct EndToEndTests {
         if let done = step as? PollingStep, let main = done.mainAction?.model {
             step = try await manager.submitForm(main).step()
         }
-        #expect(step is OAuthAuthorizationResponseStep, "\(step.rawJsonString)")
+        #expect(step is OAuthAuthorizationResponseStep, "\(step.rawJSONString)")
         await manager.close()
     }
 
@@ -202,7 +202,7 @@ struct EndToEndTests {
             try await manager.startAuthenticator("browser") as? ExternalBrowserClientOperationStep)
         let url = try #require(launch.urlToLaunch(redirectTo: "app://haapi"))
         let signIn = try await RecordingTransport.plain.send(
-            HttpRequest(
+            HTTPRequest(
                 method: "POST", url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")],
                 body: Data("userName=demouser&password=Password1&redirect_uri=app%3A%2F%2Fhaapi".utf8)))
         #expect(signIn.statusCode == 302)

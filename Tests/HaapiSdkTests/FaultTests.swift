@@ -9,7 +9,7 @@ struct FaultTests {
     /// A host of its own per use: nonces are remembered per origin, and tests run in parallel.
     static var base: URL { URL(string: "https://login-\(UUID().uuidString.lowercased()).example")! }
 
-    static func configuration(_ transport: any HttpTransport) -> HaapiConfiguration {
+    static func configuration(_ transport: any HTTPTransport) -> HaapiConfiguration {
         let base = Self.base
         return HaapiConfiguration(
             name: "fault-" + UUID().uuidString, clientId: "haapi-demo", baseURL: base,
@@ -201,15 +201,15 @@ struct FaultTests {
         #expect(stub.sentCount == 2)
     }
 
-    @Test("a HAAPI token with less than minTokenTtl left is renewed; one with more is reused")
-    func minTokenTtl() async throws {
+    @Test("a HAAPI token with less than minTokenTTL left is renewed; one with more is reused")
+    func minTokenTTL() async throws {
         for (lifetime, expectedRequests) in [(5, 3), (600, 1)] {
             let stub = StubTransport()
             stub.serveHaapiToken(lifetime: lifetime)
             let manager = try HaapiTokenManagerBuilder(
                 tokenEndpoint: Self.base.appendingPathComponent("oauth/token"), clientId: "c"
             )
-            .setName("ttl-" + UUID().uuidString).setTransport(stub).setAttester(SoftwareAttester()).setHaapiTokenMinTtl(
+            .setName("ttl-" + UUID().uuidString).setTransport(stub).setAttester(SoftwareAttester()).setHaapiTokenMinTTL(
                 10
             ).build()
             for _ in 0..<3 { _ = try await manager.getHaapiTokenAsync() }
@@ -245,15 +245,15 @@ struct FaultTests {
     @Test("zero, negative, infinite and NaN timeouts are clamped instead of trapping")
     func oddTimeouts() async throws {
         let url = URL(string: "http://127.0.0.1:9/")!
-        #expect(HttpRequest(method: "GET", url: url, timeout: -1).deadline(default: 30) == 0.001)
-        #expect(HttpRequest(method: "GET", url: url, timeout: .infinity).deadline(default: 30) == 86_400)
-        #expect(HttpRequest(method: "GET", url: url, timeout: .nan).deadline(default: 30) == 30)
-        #expect(HttpRequest(method: "GET", url: url).deadline(default: 0) == 0.001)
+        #expect(HTTPRequest(method: "GET", url: url, timeout: -1).deadline(default: 30) == 0.001)
+        #expect(HTTPRequest(method: "GET", url: url, timeout: .infinity).deadline(default: 30) == 86_400)
+        #expect(HTTPRequest(method: "GET", url: url, timeout: .nan).deadline(default: 30) == 30)
+        #expect(HTTPRequest(method: "GET", url: url).deadline(default: 0) == 0.001)
         let silent = try await RawSocketServer(reply: "", thenClose: false)
         defer { Task { await silent.stop() } }
-        for transport in [try nioTransport(timeout: -5) as any HttpTransport, URLSessionTransport(timeout: 0)] {
+        for transport in [try nioTransport(timeout: -5) as any HTTPTransport, URLSessionTransport(timeout: 0)] {
             await #expect(throws: TransportError.self) {
-                try await transport.send(HttpRequest(method: "GET", url: silent.url, timeout: -1))
+                try await transport.send(HTTPRequest(method: "GET", url: silent.url, timeout: -1))
             }
         }
     }
@@ -262,11 +262,11 @@ struct FaultTests {
     func realTimeout(useURLSession: Bool) async throws {
         let silent = try await RawSocketServer(reply: "", thenClose: false)
         defer { Task { await silent.stop() } }
-        let transport: any HttpTransport =
+        let transport: any HTTPTransport =
             useURLSession ? URLSessionTransport(timeout: 1) : try nioTransport(timeout: 1)
         let started = Date()
         do {
-            _ = try await transport.send(HttpRequest(method: "GET", url: silent.url))
+            _ = try await transport.send(HTTPRequest(method: "GET", url: silent.url))
             Issue.record("a silent server produced a response")
         } catch {
             #expect(error == .timedOut(after: 1))
@@ -280,10 +280,10 @@ struct FaultTests {
         let reply = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"access_token\":"
         let cutting = try await RawSocketServer(reply: reply, thenClose: true)
         defer { Task { await cutting.stop() } }
-        let transport: any HttpTransport =
+        let transport: any HTTPTransport =
             useURLSession ? URLSessionTransport(timeout: 3) : try nioTransport(timeout: 3)
         do {
-            let response = try await transport.send(HttpRequest(method: "GET", url: cutting.url))
+            let response = try await transport.send(HTTPRequest(method: "GET", url: cutting.url))
             Issue.record("a truncated body was delivered as complete: \(response.body.count) bytes")
         } catch {
             switch error {

@@ -13,12 +13,12 @@ struct NonceStoreOwnershipTests {
         let secondStore = try #require(second.dpopNonceStore)
         #expect(firstStore !== secondStore)
         let server = URL(string: "https://login.example/oauth/token")!
-        let answer = HttpResponse(statusCode: 200, headers: ["DPoP-Nonce": "n-1"], body: Data(), url: server)
+        let answer = HTTPResponse(statusCode: 200, headers: ["DPoP-Nonce": "n-1"], body: Data(), url: server)
         #expect(await firstStore.record(answer))
         #expect(await firstStore.nonce(for: server) == "n-1")
         #expect(await secondStore.nonce(for: server) == nil)
         // A store passed in is shared on purpose (two configurations of one app and server).
-        let shared = DpopNonceStore()
+        let shared = DPoPNonceStore()
         let third = HaapiConfiguration(
             name: "a", clientId: "c", baseURL: server, tokenEndpointURL: server, authorizationEndpointURL: server,
             appRedirect: "app://x", dpopNonceStore: shared)

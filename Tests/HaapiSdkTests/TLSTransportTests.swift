@@ -13,9 +13,9 @@ import Testing
     .enabled(if: TestCertificates.isOpenSSLAvailable, "needs the openssl tool to make test certificates"),
     .timeLimit(.minutes(3)))
 struct TLSTransportTests {
-    static func client(_ transport: any HttpTransport, _ url: URL) async throws(TransportError) -> String {
+    static func client(_ transport: any HTTPTransport, _ url: URL) async throws(TransportError) -> String {
         let response = try await transport.send(
-            HttpRequest(method: "POST", url: url, body: Data("grant_type=client_credentials".utf8)))
+            HTTPRequest(method: "POST", url: url, body: Data("grant_type=client_credentials".utf8)))
         return (try? JSONParser().parse(response.body))?["client"]?.stringValue ?? ""
     }
 

@@ -18,9 +18,9 @@ struct TransportTests {
     @Test("a 401 with WWW-Authenticate ends in a response or a timeout, never a hang", arguments: [true, false])
     func challengeNeverHangs(useURLSession: Bool) async throws {
         let server = try await SdkTestServer.shared.get()
-        let transport: any HttpTransport =
+        let transport: any HTTPTransport =
             useURLSession ? URLSessionTransport(timeout: 5) : try nioTransport(timeout: 5)
-        let request = HttpRequest(
+        let request = HTTPRequest(
             method: "GET", url: server.base.appendingPathComponent("oauth/authorize"),
             headers: [("Accept", "application/vnd.auth+json"), ("Authorization", "DPoP not-a-token")])
         let started = Date()

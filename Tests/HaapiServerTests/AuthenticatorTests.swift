@@ -147,7 +147,7 @@ struct AuthenticatorTests {
         let codeStep = try Self.step(sent)
         // A username typed is not turned into the account's address (that would tell the account exists).
         #expect(
-            (codeStep.properties as? GenericProperties)?.rawJson["recipientOfCommunication"]
+            (codeStep.properties as? GenericProperties)?.rawJSON["recipientOfCommunication"]
                 == "the e-mail address of the account")
         let firstCode = try #require(await server.server.outbox.latestCode(for: "demouser"))
         let resend = try await device.submit(sent.json["actions"]?[1])

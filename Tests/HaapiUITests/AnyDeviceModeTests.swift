@@ -8,7 +8,7 @@ import Testing
 @Suite("Passkeys: any-device registration")
 @MainActor
 struct AnyDeviceModeTests {
-    final class ScriptedServer: HttpTransport, @unchecked Sendable {
+    final class ScriptedServer: HTTPTransport, @unchecked Sendable {
         private let lock = NSLock()
         private var bodies: [String: Data] = [:]
         let step: String
@@ -17,7 +17,7 @@ struct AnyDeviceModeTests {
 
         func body(for path: String) -> Data? { lock.withLock { bodies[path] } }
 
-        func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
+        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
             lock.withLock { bodies[request.url.path] = request.body }
             let json: (String, String)
             switch request.url.path {
@@ -28,7 +28,7 @@ struct AnyDeviceModeTests {
             case "/oauth/authorize": json = ("application/vnd.auth+json", step)
             default: json = ("application/vnd.auth+json", #"{"type":"authentication-step","actions":[]}"#)
             }
-            return HttpResponse(
+            return HTTPResponse(
                 statusCode: 200, headers: ["Content-Type": json.0], body: Data(json.1.utf8), url: request.url)
         }
     }

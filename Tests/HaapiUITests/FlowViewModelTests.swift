@@ -192,7 +192,7 @@ struct FlowViewModelTests {
         await viewModel.submit(
             try #require(viewModel.forms.first), values: ["userName": "demouser", "password": "Password1"])
         guard case .consent(let choices)? = viewModel.uiModel?.content else {
-            Issue.record("no consent step: \(String(describing: viewModel.uiModel?.step.rawJsonString))")
+            Issue.record("no consent step: \(String(describing: viewModel.uiModel?.step.rawJSONString))")
             return
         }
         #expect(choices.count >= 2)
@@ -212,8 +212,8 @@ struct FlowViewModelTests {
             return
         }
         #expect(operation.name == "external-browser-flow")
-        let page = try await defaultHttpTransport().send(
-            HttpRequest(
+        let page = try await defaultHTTPTransport().send(
+            HTTPRequest(
                 method: "POST", url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")],
                 body: Data("userName=demouser&password=Password1&redirect_uri=app%3A%2F%2Fhaapi".utf8)))
         let location = try #require(page.header("Location").flatMap(URL.init(string:)))

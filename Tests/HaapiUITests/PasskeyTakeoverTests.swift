@@ -84,7 +84,7 @@ struct PasskeyTakeoverTests {
             try db.execute(sql: "DELETE FROM users WHERE username = 'squatter'")
             try db.execute(
                 sql: "UPDATE passkey_credentials SET username = 'later' WHERE credential_id = ?",
-                arguments: [credential.credentialId])
+                arguments: [credential.credentialID])
         }
         _ = try server.server.store.insertUser(
             StoredUser(
@@ -116,7 +116,7 @@ struct PasskeyTakeoverTests {
         let second = try await AccountManager(
             client: rp, authenticator: SoftwareAuthenticator(storage: InMemoryStorage())
         ).addPasskey(to: signedIn)
-        #expect(second.userName == "carla" && second.userId == account.userId)
+        #expect(second.userName == "carla" && second.userID == account.userID)
         #expect(try server.server.store.passkeys(username: "carla").count == 2)
 
         // The session is carla's: it does not open demouser's account.

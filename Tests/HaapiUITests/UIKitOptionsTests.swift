@@ -14,7 +14,7 @@ struct UIKitOptionsTests {
     }
 
     /// Answers like a HAAPI server whose first step is BankID on this device; records what was asked.
-    final class BankIDServer: HttpTransport, @unchecked Sendable {
+    final class BankIDServer: HTTPTransport, @unchecked Sendable {
         private let lock = NSLock()
         private var paths: [String] = []
         var requested: [String] { lock.withLock { paths } }
@@ -22,7 +22,7 @@ struct UIKitOptionsTests {
 
         init(failing: Bool = false) { self.failing = failing }
 
-        func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
+        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
             lock.withLock { paths.append(request.method + " " + request.url.path) }
             if failing { throw .connectionFailed("the test server is down") }
             let json: String
@@ -37,7 +37,7 @@ struct UIKitOptionsTests {
             default:
                 (json, type) = (Self.pollingStep, "application/vnd.auth+json")
             }
-            return HttpResponse(
+            return HTTPResponse(
                 statusCode: 200, headers: ["Content-Type": type], body: Data(json.utf8), url: request.url)
         }
 

@@ -42,7 +42,7 @@ final class UITestServer: Sendable {
             clientId: clientId, baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
             authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: redirect
         )
-        .setRevocationEndpointUrl(base.appendingPathComponent("oauth/revoke"))
+        .setRevocationEndpointURL(base.appendingPathComponent("oauth/revoke"))
         .setScopes(["openid", "profile"])
         .setAutoPollingDuration(polling)
         .setPollingTimeout(pollingTimeout)
@@ -55,12 +55,12 @@ final class UITestServer: Sendable {
 
     /// Approves the newest pending request of `user` through the admin endpoints, as `haapi approve` does.
     func approve(_ user: String) async throws -> Int {
-        let listing = try await defaultHttpTransport().send(
-            HttpRequest(
+        let listing = try await defaultHTTPTransport().send(
+            HTTPRequest(
                 method: "GET", url: URL(string: base.absoluteString + "/admin/approvals?user=\(user)") ?? base))
         guard let id = (try? JSONParser().parse(listing.body))?["approvals"]?[0]?["id"]?.stringValue else { return 404 }
-        return try await defaultHttpTransport().send(
-            HttpRequest(
+        return try await defaultHTTPTransport().send(
+            HTTPRequest(
                 method: "POST", url: base.appendingPathComponent("admin/approve"),
                 headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data("approval=\(id)".utf8))
         ).statusCode
@@ -83,7 +83,7 @@ extension HaapiFlowViewModel {
 
     func selectAuthenticator(_ id: String) async throws {
         guard case .selector(let options)? = uiModel?.content else {
-            throw UITestFailure("not a selector: \(String(describing: uiModel?.step.rawJsonString))")
+            throw UITestFailure("not a selector: \(String(describing: uiModel?.step.rawJSONString))")
         }
         guard let option = options.first(where: { $0.model.href.hasSuffix("/" + id) }) else {
             throw UITestFailure("no \(id)")

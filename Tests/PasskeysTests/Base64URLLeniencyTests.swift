@@ -19,7 +19,7 @@ struct Base64URLLeniencyTests {
             ]
         ]
         let creation = try PublicKeyCredentialCreationOptions(json: options)
-        #expect(creation.challenge == Data([1, 2]) && creation.userId == Data([1, 2]))
+        #expect(creation.challenge == Data([1, 2]) && creation.userID == Data([1, 2]))
         #expect(creation.excludeCredentials == [Data([0xFB, 0xFF])])
         let request = try PublicKeyCredentialRequestOptions(json: [
             "challenge": "AQID", "allowCredentials": [["id": "AQJ="]],

@@ -21,7 +21,7 @@ struct RelyingPartyTests {
             client: RelyingPartyClient(baseURL: running.baseURL),
             authenticator: SoftwareAuthenticator(storage: InMemoryStorage()))
         let account = try await manager.signUp(userName: "alice")
-        #expect(account.userName == "alice" && !account.credentialId.isEmpty)
+        #expect(account.userName == "alice" && !account.credentialID.isEmpty)
         #expect(try await manager.signIn() == account)
         #expect(try await manager.signIn() == account)
         await #expect(throws: WebAuthnError.self) { try await manager.signUp(userName: "alice") }
@@ -67,9 +67,9 @@ struct RelyingPartyTests {
         let request = try await client.authenticationInitialize()
         let carols = try await authenticator.authenticate(request, origin: manager.origin)
         let forged = AuthenticationResponse(
-            credentialId: carols.credentialId, clientDataJSON: carols.clientDataJSON,
+            credentialID: carols.credentialID, clientDataJSON: carols.clientDataJSON,
             authenticatorData: carols.authenticatorData,
-            signature: carols.signature, userHandle: Base64URL.decode(daveAccount.userId).map { Data($0) })
+            signature: carols.signature, userHandle: Base64URL.decode(daveAccount.userID).map { Data($0) })
         do {
             _ = try await client.authenticationFinalize(forged)
             Issue.record("a credential signed in as another user")

@@ -12,7 +12,7 @@ struct SoftwareAuthenticatorTests {
         challenge: Data = Data(SecureRandom.bytes(32)), user: String = "alice", exclude: [Data] = []
     ) -> PublicKeyCredentialCreationOptions {
         PublicKeyCredentialCreationOptions(
-            rpId: "example.com", rpName: "Example", userId: Data(user.utf8), userName: user, userDisplayName: user,
+            rpId: "example.com", rpName: "Example", userID: Data(user.utf8), userName: user, userDisplayName: user,
             challenge: challenge, excludeCredentials: exclude)
     }
 
@@ -56,7 +56,7 @@ struct SoftwareAuthenticatorTests {
         }
         let first = try await authenticator.register(Self.creation(), origin: Self.origin)
         await #expect(throws: WebAuthnError.self) {
-            try await authenticator.register(Self.creation(exclude: [first.credentialId]), origin: Self.origin)
+            try await authenticator.register(Self.creation(exclude: [first.credentialID]), origin: Self.origin)
         }
         var strict = Self.creation()
         strict.userVerification = "required"
@@ -104,7 +104,7 @@ struct SoftwareAuthenticatorTests {
         let credential = try verifier.verifyRegistration(registration, expectedChallenge: options.challenge)
         let second = SoftwareAuthenticator(storage: try FileStorage(directory: directory))
         let request = PublicKeyCredentialRequestOptions(
-            challenge: Data(SecureRandom.bytes(32)), rpId: "example.com", allowCredentials: [registration.credentialId])
+            challenge: Data(SecureRandom.bytes(32)), rpId: "example.com", allowCredentials: [registration.credentialID])
         let assertion = try await second.authenticate(request, origin: Self.origin)
         #expect(
             try verifier.verifyAuthentication(

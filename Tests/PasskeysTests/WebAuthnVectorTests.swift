@@ -18,7 +18,7 @@ struct WebAuthnVectorTests {
                 .utf8)
         let object = try SoftwareAuthenticator.attestationObject(
             rpId: "example.org", privateKey: key,
-            credentialId: Data(hex: "f91f391db4c9b2fde0ea70189cba3fb63f579ba6122b33ad94ff3ec330084be4"),
+            credentialID: Data(hex: "f91f391db4c9b2fde0ea70189cba3fb63f579ba6122b33ad94ff3ec330084be4"),
             aaguid: Data(hex: "8446ccb9ab1db374750b2367ff6f3a1f"), flags: [.userPresent, .backupEligible, .backedUp],
             clientDataJSON: clientData, format: .none)
         let expected =
@@ -27,7 +27,7 @@ struct WebAuthnVectorTests {
         let verifier = RelyingPartyVerifier(rpId: "example.org", origins: [Self.origin])
         let verified = try verifier.verifyRegistration(
             RegistrationResponse(
-                credentialId: Data(hex: "f91f391db4c9b2fde0ea70189cba3fb63f579ba6122b33ad94ff3ec330084be4"),
+                credentialID: Data(hex: "f91f391db4c9b2fde0ea70189cba3fb63f579ba6122b33ad94ff3ec330084be4"),
                 clientDataJSON: clientData,
                 attestationObject: Data(hex: expected)),
             expectedChallenge: Data(hex: "00c30fb78531c464d2b6771dab8d7b603c01162f2fa486bea70f283ae556e130"))
@@ -41,7 +41,7 @@ struct WebAuthnVectorTests {
         let key = try P256.Signing.PrivateKey(
             rawRepresentation: Data(hex: "6e68e7a58484a3264f66b77f5d6dc5bc36a47085b615c9727ab334e8c369c2ee"))
         let response = AuthenticationResponse(
-            credentialId: Data(hex: "f91f391db4c9b2fde0ea70189cba3fb63f579ba6122b33ad94ff3ec330084be4"),
+            credentialID: Data(hex: "f91f391db4c9b2fde0ea70189cba3fb63f579ba6122b33ad94ff3ec330084be4"),
             clientDataJSON: Data(
                 #"{"type":"webauthn.get","challenge":"OcDnUhQXulTUPo3JUXT0I97pvzzYBP9tZchXyav01Ag","origin":"https://example.org","crossOrigin":false}"#
                     .utf8),
@@ -82,7 +82,7 @@ struct WebAuthnVectorTests {
     func packedSelf() throws {
         let key = try P256.Signing.PrivateKey(
             rawRepresentation: Data(hex: "b4bbfa5d68e1693b6ef5a19a0e60ef7ee2cbcac81f7fec7006ac3a21e0c5116a"))
-        let credentialId = Data(hex: "455ef34e2043a87db3d4afeb39bbcb6cc32df9347c789a865ecdca129cbef58c")
+        let credentialID = Data(hex: "455ef34e2043a87db3d4afeb39bbcb6cc32df9347c789a865ecdca129cbef58c")
         let clientData = Data(
             #"{"type":"webauthn.create","challenge":"eGnCt3LUtY66k3jPjynibPk1qnffDaifqZwL3Ap29-U","origin":"https://example.org","crossOrigin":false,"extraData":"clientDataJSON may be extended with additional fields in the future, such as this: U9hTXvKE2URkMnb_0xYHVg"}"#
                 .utf8)
@@ -92,24 +92,24 @@ struct WebAuthnVectorTests {
         )
         let verifier = RelyingPartyVerifier(rpId: "example.org", origins: [Self.origin], requireUserVerification: true)
         let verified = try verifier.verifyRegistration(
-            RegistrationResponse(credentialId: credentialId, clientDataJSON: clientData, attestationObject: published),
+            RegistrationResponse(credentialID: credentialID, clientDataJSON: clientData, attestationObject: published),
             expectedChallenge: Data(hex: "7869c2b772d4b58eba9378cf8f29e26cf935aa77df0da89fa99c0bdc0a76f7e5"))
         #expect(verified.attestationFormat == "packed" && verified.userVerified)
 
         // Ours: same authenticator data; a fresh (random-k) signature that the same checks accept.
         let ours = try SoftwareAuthenticator.attestationObject(
-            rpId: "example.org", privateKey: key, credentialId: credentialId,
+            rpId: "example.org", privateKey: key, credentialID: credentialID,
             aaguid: Data(hex: "df850e09db6afbdfab51697791506cfc"),
             flags: [.userPresent, .userVerified, .backupEligible, .backedUp], clientDataJSON: clientData,
             format: .packed)
         #expect(ours.authenticatorData.raw == (try AttestationObject(parsing: published)).authenticatorData.raw)
         _ = try verifier.verifyRegistration(
             RegistrationResponse(
-                credentialId: credentialId, clientDataJSON: clientData, attestationObject: ours.encoded),
+                credentialID: credentialID, clientDataJSON: clientData, attestationObject: ours.encoded),
             expectedChallenge: Data(hex: "7869c2b772d4b58eba9378cf8f29e26cf935aa77df0da89fa99c0bdc0a76f7e5"))
 
         let authentication = AuthenticationResponse(
-            credentialId: credentialId,
+            credentialID: credentialID,
             clientDataJSON: Data(
                 #"{"type":"webauthn.get","challenge":"RHihCxNSNI3RYME1Ow1Gm12xnrkcJ_ffpv7Tn-Jq8gs","origin":"https://example.org","crossOrigin":false,"extraData":"clientDataJSON may be extended with additional fields in the future, such as this: gTb53rz6EhSWomXGzimC1Q"}"#
                     .utf8),

@@ -63,7 +63,7 @@ struct ContentView: View {
             clientId: "haapi-demo", baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
             authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://haapi"
         )
-        .setRevocationEndpointUrl(base.appendingPathComponent("oauth/revoke"))
+        .setRevocationEndpointURL(base.appendingPathComponent("oauth/revoke"))
         .setScopes(["openid", "profile", "email"])
         .setAttester(SoftwareAttester())
         .build()

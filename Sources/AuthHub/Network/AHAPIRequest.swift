@@ -44,12 +44,12 @@ public protocol AHAPIRequest: AnyObject, Sendable {
 /// final classes. Its own state is immutable (`transport`) or behind the package's lock wrapper (`logger`).
 open class AuthHubBasicRequest: AHAPIRequest, @unchecked Sendable {
     private let logger = LockedValue<(any AuthHubRequestLogger)?>(nil)
-    private let transport: any HttpTransport
+    private let transport: any HTTPTransport
 
     /// Bodies larger or deeper than a hub ever sends are refused rather than parsed.
     static let parserLimits = JSONParser.Limits(maxBytes: 1024 * 1024, maxDepth: 32)
 
-    public init(transport: any HttpTransport = defaultHttpTransport()) {
+    public init(transport: any HTTPTransport = defaultHTTPTransport()) {
         self.transport = transport
     }
 
@@ -61,7 +61,7 @@ open class AuthHubBasicRequest: AHAPIRequest, @unchecked Sendable {
     open func sendRequest(endpoint: AuthHubEndpoint) async throws -> AHRequestResult {
         let request = try endpoint.build()
         guard let url = request.url else { throw AuthHubEndpoint.BuildError.invalidURL(endpoint.baseURL) }
-        var http = HttpRequest(method: request.httpMethod ?? endpoint.path.method, url: url, body: request.httpBody)
+        var http = HTTPRequest(method: request.httpMethod ?? endpoint.path.method, url: url, body: request.httpBody)
         for (name, value) in request.allHTTPHeaderFields ?? [:] { http.setHeader(name, value) }
         let started = DispatchTime.now().uptimeNanoseconds
         let response = try await transport.send(http)

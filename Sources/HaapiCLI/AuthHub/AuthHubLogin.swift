@@ -144,7 +144,7 @@ struct AuthHubLogin {
     private func readCode() async throws -> String? {
         guard let devInbox else { return await io.readLine(prompt: "Code: ") }
         // The newest code for the user, as an inbox would show it.
-        let response = try await defaultHttpTransport().send(HttpRequest(method: "GET", url: devInbox))
+        let response = try await defaultHTTPTransport().send(HTTPRequest(method: "GET", url: devInbox))
         let body = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
         let messages = body?["messages"] as? [[String: Any]] ?? []
         guard

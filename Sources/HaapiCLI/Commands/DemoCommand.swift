@@ -59,7 +59,7 @@ struct DemoCommand: AsyncParsableCommand {
             clientId: "haapi-demo", baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
             authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://haapi"
         )
-        .setRevocationEndpointUrl(base.appendingPathComponent("oauth/revoke"))
+        .setRevocationEndpointURL(base.appendingPathComponent("oauth/revoke"))
         .setScopes(["openid", "profile", "email"])
         .setAttester(SoftwareAttester())
         .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
@@ -156,7 +156,7 @@ struct DemoCommand: AsyncParsableCommand {
                     name: "demo-revoke", clientId: configuration.clientId, baseURL: configuration.baseUrl,
                     tokenEndpointURL: configuration.tokenEndpointUrl,
                     authorizationEndpointURL: configuration.authorizationEndpointUrl,
-                    appRedirect: configuration.appRedirect, revocationEndpointURL: configuration.revocationEndpointUrl))
+                    appRedirect: configuration.appRedirect, revocationEndpointURL: configuration.revocationEndpointURL))
             guard case .success = await oauth.revokeRefreshToken(refreshed.refreshToken ?? refreshToken) else {
                 io.say(io.paint("Revocation failed.", .red))
                 return false
@@ -203,8 +203,8 @@ struct DemoCommand: AsyncParsableCommand {
             ("userName", userName), ("password", password), ("redirect_uri", "app://haapi"),
         ])
         guard
-            let response = try? await defaultHttpTransport().send(
-                HttpRequest(
+            let response = try? await defaultHTTPTransport().send(
+                HTTPRequest(
                     method: "POST", url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")],
                     body: Data(body.utf8))),
             response.statusCode == 302

@@ -11,8 +11,8 @@ public struct HaapiCommand: AsyncParsableCommand {
         version: HaapiCommand.version,
         subcommands: [
             DemoCommand.self, ServeCommand.self, LoginCommand.self, TokenCommand.self, PasskeyCommand.self,
-            AuthHubCommand.self, ApproveCommand.self, InspectCommand.self, DpopCommand.self, JwkCommand.self,
-            JwsCommand.self,
+            AuthHubCommand.self, ApproveCommand.self, InspectCommand.self, DPoPCommand.self, JWKCommand.self,
+            JWSCommand.self,
         ]
     )
 

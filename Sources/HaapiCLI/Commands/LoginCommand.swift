@@ -76,9 +76,9 @@ struct LoginCommand: AsyncParsableCommand {
     var saveSession: String?
 
     @Flag(
-        name: .long,
+        name: .customLong("new-dpop-key"),
         help: "With --save-session: bind the new tokens to a new DPoP key instead of the folder's existing one.")
-    var newDpopKey = false
+    var newDPoPKey = false
 
     @Flag(name: .long, help: "Print the RFC 6749 token response as JSON.")
     var json = false
@@ -101,7 +101,7 @@ struct LoginCommand: AsyncParsableCommand {
         if password != nil || passwordFile != nil, username == nil {
             throw ValidationError("--password goes with --username")
         }
-        guard !newDpopKey || saveSession != nil else {
+        guard !newDPoPKey || saveSession != nil else {
             throw ValidationError("--new-dpop-key goes with --save-session")
         }
     }
@@ -112,12 +112,12 @@ struct LoginCommand: AsyncParsableCommand {
             throw ValidationError("--server must be an http(s) URL")
         }
         let clientId = client.clientId ?? ""
-        let transport = defaultHttpTransport()
+        let transport = defaultHTTPTransport()
         let endpoints = try await ServerEndpoints.discover(base, transport: transport)
         // The session folder keeps its DPoP key in the SDK's key store, so logging in again keeps the binding.
         let key: SoftwareP256SigningKey =
             try dpopKey.map { try KeyFile.loadOrCreateP256(at: $0).key }
-            ?? saveSession.map { try SavedSession.deviceKey(in: $0, clientId: clientId, fresh: newDpopKey) }
+            ?? saveSession.map { try SavedSession.deviceKey(in: $0, clientId: clientId, fresh: newDPoPKey) }
             ?? SoftwareP256SigningKey()
         let method = try client.authenticationMethod()
         let dcr = try dcrTemplate.map { template -> DCRConfiguration in
@@ -183,7 +183,7 @@ struct LoginCommand: AsyncParsableCommand {
     }
 
     private func haapiConfiguration(
-        base: URL, endpoints: ServerEndpoints, transport: any HttpTransport, key: any SigningKey,
+        base: URL, endpoints: ServerEndpoints, transport: any HTTPTransport, key: any SigningKey,
         method: any ClientAuthenticationMethod
     ) -> HaapiConfiguration {
         HaapiConfiguration(
@@ -201,7 +201,7 @@ struct LoginCommand: AsyncParsableCommand {
     }
 
     private func unattended(
-        base: URL, endpoints: ServerEndpoints, transport: any HttpTransport, key: any SigningKey,
+        base: URL, endpoints: ServerEndpoints, transport: any HTTPTransport, key: any SigningKey,
         method: any ClientAuthenticationMethod, dcr: DCRConfiguration?, username: String, password: String
     )
         async throws -> (tokens: JSONObject, clientId: String, jkt: String)
@@ -219,7 +219,7 @@ struct LoginCommand: AsyncParsableCommand {
         ).run()
         switch await accessor.oAuthTokenManager.fetchAccessToken(with: code, dpop: manager.dpop) {
         case .successfulToken(let token):
-            return (token.rawJson, manager.configuration.clientId, manager.dpop.jwkThumbprint)
+            return (token.rawJSON, manager.configuration.clientId, manager.dpop.jwkThumbprint)
         case .errorToken(let error):
             throw CLIFailure.tokenEndpointRefused(error)
         case .error(let error):
@@ -229,7 +229,7 @@ struct LoginCommand: AsyncParsableCommand {
 
     @MainActor
     private func interactive(
-        base: URL, endpoints: ServerEndpoints, transport: any HttpTransport, key: any SigningKey,
+        base: URL, endpoints: ServerEndpoints, transport: any HTTPTransport, key: any SigningKey,
         method: any ClientAuthenticationMethod, dcr: DCRConfiguration?, io: TerminalIO
     )
         async throws -> (tokens: JSONObject, clientId: String, jkt: String)
@@ -245,17 +245,17 @@ struct LoginCommand: AsyncParsableCommand {
         .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
         .setTransport(transport)
         .setExternalAppOpener(PrintedLinkOpener(io: io))
-        if let revocation = endpoints.revocation { builder = builder.setRevocationEndpointUrl(revocation) }
+        if let revocation = endpoints.revocation { builder = builder.setRevocationEndpointURL(revocation) }
         if let dcr { builder = builder.setDCRConfiguration(dcr) }
-        let application = HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: builder.build()).setDpopKey(key).build()
+        let application = HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: builder.build()).setDPoPKey(key).build()
         let viewModel = HaapiFlowViewModel(haapiUIKitApplication: application)
         let flow = TerminalFlow(viewModel: viewModel, io: io, answers: try answers.map { try FlowAnswers(file: $0) })
         let outcome = await flow.run()
-        let clientId = viewModel.flowClientId ?? (client.clientId ?? "")
+        let clientId = viewModel.flowClientID ?? (client.clientId ?? "")
         await viewModel.close()
         switch outcome {
         case .tokens(let tokens):
-            return (tokens.rawJson, clientId, key.thumbprint)
+            return (tokens.rawJSON, clientId, key.thumbprint)
         case .cancelled:
             throw CLIFailure("cancelled", code: ExitCodes.cancelled)
         case .failed(let error):

@@ -37,7 +37,7 @@ struct PasskeyCommand: AsyncParsableCommand {
         }
 
         static func report(_ account: RelyingPartyClient.Account, _ verb: String) {
-            print("\(verb) \(account.userName) (user \(account.userId), credential \(account.credentialId))")
+            print("\(verb) \(account.userName) (user \(account.userID), credential \(account.credentialID))")
         }
     }
 

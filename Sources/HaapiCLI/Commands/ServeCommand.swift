@@ -22,11 +22,11 @@ struct ServeCommand: AsyncParsableCommand {
     var host: String = "127.0.0.1"
 
     @Option(
-        name: .long,
+        name: .customLong("public-url"),
         help: ArgumentHelp(
             "The URL clients reach the server at, when a proxy is in front (the issuer, and what DPoP proofs' htu must name).",
             valueName: "url"))
-    var publicUrl: String?
+    var publicURL: String?
 
     @Option(name: .long, help: "SQLite database file; in memory when omitted.")
     var db: String?
@@ -42,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65_535).contains(port) else {
             throw ValidationError("--port must be 0…65535 (0 picks a free one), not \(port)")
         }
-        if let publicUrl, URL(string: publicUrl)?.host == nil {
+        if let publicURL, URL(string: publicURL)?.host == nil {
             throw ValidationError("--public-url must be an absolute URL such as https://login.example.com")
         }
     }
@@ -67,7 +67,7 @@ struct ServeCommand: AsyncParsableCommand {
         let running: RunningDevServer
         do {
             running = try await server.start(
-                host: host, port: port, publicURL: publicUrl.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
+                host: host, port: port, publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
         } catch let error as ServerStartError {
             throw CLIFailure(
                 "Cannot listen on \(host):\(port): the port is in use or not allowed. Choose another with --port (0 picks a free one).",

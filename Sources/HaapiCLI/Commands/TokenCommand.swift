@@ -94,10 +94,10 @@ struct TokenCommand: AsyncParsableCommand {
             switch response {
             case .successfulToken(let token):
                 if var saved, let session {
-                    saved.update(with: token.rawJson)
+                    saved.update(with: token.rawJSON)
                     try saved.save(to: session)
                 }
-                print(TokenOutput.json(token.rawJson, showTokens: showTokens))
+                print(TokenOutput.json(token.rawJSON, showTokens: showTokens))
             case .errorToken(let error):
                 print(TokenOutput.errorJSON(error))
                 throw CLIFailure.tokenEndpointRefused(error)

@@ -13,7 +13,7 @@ struct ServerEndpoints {
 
     /// A document that names another issuer or malformed endpoints is an error (the server is not the one
     /// asked for); no document at all means the conventional paths.
-    static func discover(_ base: URL, transport: any HttpTransport) async throws(HaapiError) -> ServerEndpoints {
+    static func discover(_ base: URL, transport: any HTTPTransport) async throws(HaapiError) -> ServerEndpoints {
         let fallback = ServerEndpoints(
             base: base, authorization: base.appendingPathComponent("oauth/authorize"),
             token: base.appendingPathComponent("oauth/token"),

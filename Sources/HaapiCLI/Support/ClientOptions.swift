@@ -91,7 +91,7 @@ struct ClientOptions: ParsableArguments {
                 throw ValidationError("--client-key-alg must be one of RS/PS/ES 256, 384 or 512")
             }
             return try ClientAuthenticationMethodJWTAsymmetric(
-                pem: pem, signatureAlgorithm: algorithm, keyId: clientKeyId)
+                pem: pem, signatureAlgorithm: algorithm, keyID: clientKeyId)
         }
         return ClientAuthenticationMethodNone()
     }

@@ -5,12 +5,12 @@ enum TokenSummary {
     static func lines(_ tokens: OAuthTokenModel, showTokens: Bool) -> [String] {
         var lines: [String] = []
         for name in ["token_type", "expires_in", "scope"] {
-            if let value = tokens.rawJson[name] {
+            if let value = tokens.rawJSON[name] {
                 lines.append("  \(name): \(value.stringValue ?? value.serialized())")
             }
         }
         for name in ["access_token", "refresh_token", "id_token"] {
-            if let value = tokens.rawJson[name]?.stringValue {
+            if let value = tokens.rawJSON[name]?.stringValue {
                 lines.append("  \(name): \(showTokens ? value : TokenOutput.mask(value))")
             }
         }

@@ -13,8 +13,8 @@ public struct DeviceCheckAppAttestService: AppAttestKeyService {
         try await DCAppAttestService.shared.generateKey()
     }
 
-    public func attestKey(_ keyId: String, clientDataHash: Data) async throws -> Data {
-        try await DCAppAttestService.shared.attestKey(keyId, clientDataHash: clientDataHash)
+    public func attestKey(_ keyID: String, clientDataHash: Data) async throws -> Data {
+        try await DCAppAttestService.shared.attestKey(keyID, clientDataHash: clientDataHash)
     }
 
     public func isInvalidKeyError(_ error: any Error) -> Bool {

@@ -6,8 +6,8 @@ public protocol AppAttestKeyService: Sendable {
     var isSupported: Bool { get }
     /// A new attestation key; returns its id.
     func generateKey() async throws -> String
-    /// The attestation object for key `keyId` over `clientDataHash`.
-    func attestKey(_ keyId: String, clientDataHash: Data) async throws -> Data
+    /// The attestation object for key `keyID` over `clientDataHash`.
+    func attestKey(_ keyID: String, clientDataHash: Data) async throws -> Data
     /// Whether `error` says the key can no longer be used (`DCError.invalidKey`), so a new one is needed.
     func isInvalidKeyError(_ error: any Error) -> Bool
 }
@@ -23,12 +23,12 @@ public struct AppAttestKeyAttester<Service: AppAttestKeyService>: Attester {
     public let service: Service
     public let storage: any Storage
     /// The storage key of the attestation key id.
-    public let keyIdStorageKey: String
+    public let keyIDStorageKey: String
 
-    public init(service: Service, storage: any Storage, keyIdStorageKey: String = "app-attest.key-id") {
+    public init(service: Service, storage: any Storage, keyIDStorageKey: String = "app-attest.key-id") {
         self.service = service
         self.storage = storage
-        self.keyIdStorageKey = keyIdStorageKey
+        self.keyIDStorageKey = keyIDStorageKey
     }
 
     public var isSupported: Bool { service.isSupported }
@@ -36,37 +36,37 @@ public struct AppAttestKeyAttester<Service: AppAttestKeyService>: Attester {
     public func attest(challenge: String, clientId: String, key: any SigningKey) async throws -> String {
         guard service.isSupported else { throw HaapiError.attestationNotSupported }
         let clientDataHash = Data(SHA256.hash(data: Data((challenge + "." + clientId + "." + key.thumbprint).utf8)))
-        let stored = (try? storage.read(key: keyIdStorageKey)).flatMap {
+        let stored = (try? storage.read(key: keyIDStorageKey)).flatMap {
             $0.flatMap { String(data: $0, encoding: .utf8) }
         }
-        var keyId: String
-        if let stored { keyId = stored } else { keyId = try await newKey() }
+        var keyID: String
+        if let stored { keyID = stored } else { keyID = try await newKey() }
         let attestation: Data
         do {
-            attestation = try await service.attestKey(keyId, clientDataHash: clientDataHash)
+            attestation = try await service.attestKey(keyID, clientDataHash: clientDataHash)
         } catch  where stored != nil && service.isInvalidKeyError(error) {
             // The stored key was invalidated (a restore to another device, a reinstall): one new key, once.
-            try? storage.delete(key: keyIdStorageKey)
-            keyId = try await newKey()
-            do { attestation = try await service.attestKey(keyId, clientDataHash: clientDataHash) } catch {
+            try? storage.delete(key: keyIDStorageKey)
+            keyID = try await newKey()
+            do { attestation = try await service.attestKey(keyID, clientDataHash: clientDataHash) } catch {
                 throw HaapiError.attestationFailure(cause: error)
             }
         } catch {
             throw HaapiError.attestationFailure(cause: error)
         }
         let response: JSONObject = [
-            "keyId": .string(keyId), "attestation": .string(Base64URL.encode(attestation)),
+            "keyId": .string(keyID), "attestation": .string(Base64URL.encode(attestation)),
             "jkt": .string(key.thumbprint),
         ]
         return Base64URL.encode(Data(JSONValue.object(response).serialized().utf8))
     }
 
     private func newKey() async throws -> String {
-        let keyId: String
-        do { keyId = try await service.generateKey() } catch { throw HaapiError.attestationKeyGenFailure(cause: error) }
-        do { try storage.write(Data(keyId.utf8), key: keyIdStorageKey) } catch {
+        let keyID: String
+        do { keyID = try await service.generateKey() } catch { throw HaapiError.attestationKeyGenFailure(cause: error) }
+        do { try storage.write(Data(keyID.utf8), key: keyIDStorageKey) } catch {
             throw HaapiError.attestationKeyGenFailure(cause: error)
         }
-        return keyId
+        return keyID
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// A HAAPI response as the client saw it: the decoded step or problem, plus the HTTP exchange.
 public struct HaapiClientResponse: Sendable {
     public let response: HaapiResponse
-    public let http: HttpResponse
+    public let http: HTTPResponse
 }
 
 /// Sends HAAPI requests. Each one carries `Accept: application/vnd.auth+json`, `Authorization: DPoP <token>`,
@@ -17,7 +17,7 @@ public actor HaapiClient {
     /// The origins (`scheme://host:port`) that may receive the HAAPI token, proofs, the session and form
     /// values. A step that links elsewhere is refused before anything is sent.
     public nonisolated let allowedOrigins: Set<String>
-    private(set) var sessionId: String?
+    private(set) var sessionID: String?
 
     init(
         tokenManager: HaapiTokenManager, exchange: TokenEndpointExchange, headersProvider: HttpHeadersProvider?,
@@ -30,10 +30,10 @@ public actor HaapiClient {
     }
 
     /// Forgets the flow session (a new flow starts without one).
-    public func resetSession() { sessionId = nil }
+    public func resetSession() { sessionID = nil }
 
     public func send(_ request: HaapiRequest) async throws(HaapiError) -> HaapiClientResponse {
-        let origin = DpopNonceStore.origin(of: request.url)
+        let origin = DPoPNonceStore.origin(of: request.url)
         guard allowedOrigins.contains(origin) else {
             throw .illegalState(
                 message:
@@ -41,7 +41,7 @@ public actor HaapiClient {
         }
         var token = try await tokenManager.getHaapiTokenAsync()
         var http = try await sendOnce(request, token: token)
-        if isUseDpopNonce(http) {
+        if isUseDPoPNonce(http) {
             http = try await sendOnce(request, token: token)
         } else if http.statusCode == 401,
             http.header(HttpHeaderNames.wwwAuthenticate)?.contains("invalid_token") == true
@@ -53,9 +53,9 @@ public actor HaapiClient {
         return HaapiClientResponse(response: try decode(http), http: http)
     }
 
-    private func sendOnce(_ request: HaapiRequest, token: DpopAccessTokenInfo) async throws(HaapiError) -> HttpResponse
+    private func sendOnce(_ request: HaapiRequest, token: DpopAccessTokenInfo) async throws(HaapiError) -> HTTPResponse
     {
-        var http = HttpRequest(method: request.method, url: request.url, body: request.body)
+        var http = HTTPRequest(method: request.method, url: request.url, body: request.body)
         if let headersProvider {
             for (name, value) in headersProvider() where !HttpHeaderNames.reserved.contains(name.lowercased()) {
                 http.setHeader(name, value)
@@ -74,16 +74,16 @@ public actor HaapiClient {
         } catch {
             throw .dpopProofCreationFailure(cause: error)
         }
-        if let sessionId { http.setHeader(HttpHeaderNames.haapiSessionId, sessionId) }
+        if let sessionID { http.setHeader(HttpHeaderNames.haapiSessionID, sessionID) }
         let response = try await exchange.send(http)
-        if let newSession = response.header(HttpHeaderNames.haapiSetSessionId), !newSession.isEmpty {
-            sessionId = newSession
+        if let newSession = response.header(HttpHeaderNames.haapiSetSessionID), !newSession.isEmpty {
+            sessionID = newSession
         }
         return response
     }
 
     /// Content type decides: a step, a problem, or an error (any other media type, or an OAuth error).
-    private func decode(_ http: HttpResponse) throws(HaapiError) -> HaapiResponse {
+    private func decode(_ http: HTTPResponse) throws(HaapiError) -> HaapiResponse {
         switch http.mediaType {
         case MimeTypes.haapi, MimeTypes.problem:
             do {

@@ -30,7 +30,7 @@ struct ClientAssertion {
     static let type = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
     static func add(
-        to request: inout TokenEndpointRequest, clientId: String, signer: any JWSSigner, keyId: String? = nil,
+        to request: inout TokenEndpointRequest, clientId: String, signer: any JWSSigner, keyID: String? = nil,
         now: Date = Date()
     ) throws(HaapiError) {
         let iat = Int(now.timeIntervalSince1970)
@@ -41,7 +41,7 @@ struct ClientAssertion {
         ]
         let assertion: String
         var header: JSONObject = ["typ": "JWT"]
-        if let keyId { header["kid"] = .string(keyId) }
+        if let keyID { header["kid"] = .string(keyID) }
         do { assertion = try JWS.sign(claims: claims, header: header, signer: signer) } catch {
             throw .assertionFailure(cause: error)
         }
@@ -56,11 +56,11 @@ public struct ClientAuthenticationMethodJWTAsymmetric: ClientAuthenticationMetho
     private let signer: any JWSSigner
     public let signatureAlgorithm: JWTAsymmetricAlgorithm
     /// The `kid` of the key as the server registered it; servers that hold several keys per client need it.
-    public let keyId: String?
+    public let keyID: String?
 
-    public init(pem: String, signatureAlgorithm: JWTAsymmetricAlgorithm, keyId: String? = nil) throws(HaapiError) {
+    public init(pem: String, signatureAlgorithm: JWTAsymmetricAlgorithm, keyID: String? = nil) throws(HaapiError) {
         self.signatureAlgorithm = signatureAlgorithm
-        self.keyId = keyId
+        self.keyID = keyID
         let algorithm = signatureAlgorithm.jws
         do {
             switch algorithm.family {
@@ -87,14 +87,14 @@ public struct ClientAuthenticationMethodJWTAsymmetric: ClientAuthenticationMetho
 
     /// The seed's form: the PEM file is read from `bundle` (or from an absolute path).
     public init(
-        pemFilename: String, signatureAlgorithm: JWTAsymmetricAlgorithm, keyId: String? = nil, bundle: Bundle = .main
+        pemFilename: String, signatureAlgorithm: JWTAsymmetricAlgorithm, keyID: String? = nil, bundle: Bundle = .main
     ) throws(HaapiError) {
         let data = try ClientAuthenticationMethodMTLS.read(pemFilename, bundle)
-        try self.init(pem: String(decoding: data, as: UTF8.self), signatureAlgorithm: signatureAlgorithm, keyId: keyId)
+        try self.init(pem: String(decoding: data, as: UTF8.self), signatureAlgorithm: signatureAlgorithm, keyID: keyID)
     }
 
     public func authenticate(_ request: inout TokenEndpointRequest, clientId: String) throws(HaapiError) {
-        try ClientAssertion.add(to: &request, clientId: clientId, signer: signer, keyId: keyId)
+        try ClientAssertion.add(to: &request, clientId: clientId, signer: signer, keyID: keyID)
     }
 }
 

@@ -4,10 +4,10 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// `HttpTransport` over AsyncHTTPClient (SwiftNIO). It follows no redirects, bounds every exchange by a
+/// `HTTPTransport` over AsyncHTTPClient (SwiftNIO). It follows no redirects, bounds every exchange by a
 /// deadline and the body by a size limit, and can present a client certificate (mTLS), trust only given
 /// certificates, or pin server keys.
-public final class AsyncHTTPClientTransport: HttpTransport, Sendable {
+public final class AsyncHTTPClientTransport: HTTPTransport, Sendable {
     private let client: HTTPClient
     private let ownsClient: Bool
     private let pinned: PinnedTLSConnector?
@@ -15,7 +15,7 @@ public final class AsyncHTTPClientTransport: HttpTransport, Sendable {
     public let maxResponseBytes: Int
 
     public init(tls: TLSOptions? = nil, timeout: TimeInterval = 30, maxResponseBytes: Int = 4 * 1024 * 1024) throws {
-        let seconds = HttpRequest.clampedDeadline(timeout)
+        let seconds = HTTPRequest.clampedDeadline(timeout)
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: .seconds(Int64(max(1, min(seconds, 10)))), read: .seconds(Int64(max(1, seconds)))))
@@ -31,7 +31,7 @@ public final class AsyncHTTPClientTransport: HttpTransport, Sendable {
         client = sharedClient
         ownsClient = false
         pinned = nil
-        self.timeout = HttpRequest.clampedDeadline(timeout)
+        self.timeout = HTTPRequest.clampedDeadline(timeout)
         maxResponseBytes = 4 * 1024 * 1024
     }
 
@@ -51,7 +51,7 @@ public final class AsyncHTTPClientTransport: HttpTransport, Sendable {
         if ownsClient { _ = client.shutdown() }
     }
 
-    public func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
+    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let deadline = request.deadline(default: timeout)
         if let pinned, let host = request.url.host, request.url.scheme == "https", !pinned.pins(for: host).isEmpty {
             return try await pinned.send(request, deadline: deadline, maxResponseBytes: maxResponseBytes)
@@ -73,7 +73,7 @@ public final class AsyncHTTPClientTransport: HttpTransport, Sendable {
                 let name = header.name.lowercased()
                 headers[name] = headers[name].map { $0 + ", " + header.value } ?? header.value
             }
-            return HttpResponse(
+            return HTTPResponse(
                 statusCode: Int(response.status.code), headers: headers, body: Data(buffer.readableBytesView),
                 url: request.url)
         } catch let error as TransportError {

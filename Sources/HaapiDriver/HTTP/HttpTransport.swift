@@ -1,7 +1,7 @@
 import Foundation
 
 /// One HTTP request as plain data. Header names keep the caller's spelling; look-ups are case-insensitive.
-public struct HttpRequest: Sendable {
+public struct HTTPRequest: Sendable {
     public var method: String
     public var url: URL
     public var headers: [(name: String, value: String)]
@@ -43,7 +43,7 @@ public struct HttpRequest: Sendable {
 }
 
 /// A received response. Header names are lower-cased; repeated headers are joined with ", ".
-public struct HttpResponse: Sendable {
+public struct HTTPResponse: Sendable {
     public let statusCode: Int
     public let headers: [String: String]
     public let body: Data
@@ -69,8 +69,8 @@ public struct HttpResponse: Sendable {
 
 /// Sends HTTP requests. The SDK talks to the network only through this seam, so tests can put a stub in
 /// its place and apps can bring their own stack.
-public protocol HttpTransport: Sendable {
-    func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse
+public protocol HTTPTransport: Sendable {
+    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse
 }
 
 /// Why an exchange produced no response.
@@ -106,11 +106,11 @@ public enum HttpHeaderNames {
     public static let dpop = "DPoP"
     public static let dpopNonce = "DPoP-Nonce"
     public static let wwwAuthenticate = "WWW-Authenticate"
-    public static let haapiSessionId = "Session-Id"
-    public static let haapiSetSessionId = "Set-Session-Id"
+    public static let haapiSessionID = "Session-Id"
+    public static let haapiSetSessionID = "Set-Session-Id"
 
     /// Headers an `HttpHeadersProvider` may not override.
-    static let reserved = Set([accept, authorization, dpop, haapiSessionId, contentType].map { $0.lowercased() })
+    static let reserved = Set([accept, authorization, dpop, haapiSessionID, contentType].map { $0.lowercased() })
 }
 
 /// Media types the driver sends and reads.
@@ -124,7 +124,7 @@ public enum MimeTypes {
 /// The platform's default transport: URLSession on Apple platforms; AsyncHTTPClient elsewhere, because
 /// FoundationNetworking's URLSession on Linux never completes a 401 that carries `WWW-Authenticate`
 /// (it waits for a credential no one supplies), which every OAuth error response may do.
-public func defaultHttpTransport(timeout: TimeInterval = 30) -> any HttpTransport {
+public func defaultHTTPTransport(timeout: TimeInterval = 30) -> any HTTPTransport {
     #if canImport(Darwin) || !canImport(AsyncHTTPClient)
     URLSessionTransport(timeout: timeout)
     #else
@@ -134,7 +134,7 @@ public func defaultHttpTransport(timeout: TimeInterval = 30) -> any HttpTranspor
 
 /// A transport that applies `tls` (pins, trusted roots, client identity): AsyncHTTPClient where it is
 /// linked (Linux), URLSession with its TLS delegate on Apple platforms.
-public func httpTransport(tls: TLSOptions, timeout: TimeInterval = 30) throws -> any HttpTransport {
+public func httpTransport(tls: TLSOptions, timeout: TimeInterval = 30) throws -> any HTTPTransport {
     #if canImport(AsyncHTTPClient)
     try AsyncHTTPClientTransport(tls: tls, timeout: timeout)
     #elseif canImport(Security) && canImport(Darwin)

@@ -24,14 +24,14 @@ final class PinnedTLSConnector: Sendable {
     func pins(for host: String) -> Set<String> { options.pins(for: host) }
 
     func send(
-        _ request: HttpRequest, deadline: TimeInterval, maxResponseBytes: Int
-    ) async throws(TransportError) -> HttpResponse {
+        _ request: HTTPRequest, deadline: TimeInterval, maxResponseBytes: Int
+    ) async throws(TransportError) -> HTTPResponse {
         guard let host = request.url.host else { throw .connectionFailed("no host in \(request.url)") }
         let pins = pins(for: host)
         let port = request.url.port ?? 443
         let isIPAddress = host.allSatisfy { $0.isHexDigit || $0 == "." || $0 == ":" }
         let context = self.context
-        let work: @Sendable () async throws -> HttpResponse = {
+        let work: @Sendable () async throws -> HTTPResponse = {
             let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.milliseconds(Int64(deadline * 1000)))
                 .connect(host: host, port: port) { channel in
@@ -82,7 +82,7 @@ final class PinnedTLSConnector: Sendable {
                             throw TransportError.responseTooLarge(limit: maxResponseBytes)
                         }
                     case .end:
-                        return HttpResponse(statusCode: status, headers: headers, body: body, url: request.url)
+                        return HTTPResponse(statusCode: status, headers: headers, body: body, url: request.url)
                     }
                 }
                 throw TransportError.invalidResponse("the connection closed before the response ended")
@@ -104,9 +104,9 @@ final class PinnedTLSConnector: Sendable {
     }
 
     private static func race(
-        deadline: TimeInterval, _ work: @escaping @Sendable () async throws -> HttpResponse
-    ) async -> Result<HttpResponse, any Error> {
-        await withTaskGroup(of: Result<HttpResponse, any Error>.self) { group in
+        deadline: TimeInterval, _ work: @escaping @Sendable () async throws -> HTTPResponse
+    ) async -> Result<HTTPResponse, any Error> {
+        await withTaskGroup(of: Result<HTTPResponse, any Error>.self) { group in
             group.addTask { await Result { try await work() } }
             group.addTask {
                 try? await Task.sleep(nanoseconds: UInt64(deadline * 1_000_000_000))

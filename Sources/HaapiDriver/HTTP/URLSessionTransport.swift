@@ -4,11 +4,11 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// `HttpTransport` over URLSession. Redirects are not followed: a HAAPI server answers with steps, and a
+/// `HTTPTransport` over URLSession. Redirects are not followed: a HAAPI server answers with steps, and a
 /// 3xx must reach the caller as it is. Every exchange has a deadline even if the session never calls back.
 /// On Apple platforms `init(tls:…)` adds key pinning, private trust roots and a client identity (mTLS)
 /// through the session's delegate.
-public final class URLSessionTransport: HttpTransport, Sendable {
+public final class URLSessionTransport: HTTPTransport, Sendable {
     private let session: URLSession
     public let timeout: TimeInterval
     public let maxResponseBytes: Int
@@ -49,7 +49,7 @@ public final class URLSessionTransport: HttpTransport, Sendable {
         session.finishTasksAndInvalidate()
     }
 
-    public func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
+    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
@@ -62,7 +62,7 @@ public final class URLSessionTransport: HttpTransport, Sendable {
         for (name, value) in response.allHeaderFields {
             if let name = name as? String, let value = value as? String { headers[name] = value }
         }
-        return HttpResponse(statusCode: response.statusCode, headers: headers, body: data, url: request.url)
+        return HTTPResponse(statusCode: response.statusCode, headers: headers, body: data, url: request.url)
     }
 
     /// Runs one data task. The answer comes from whichever happens first: the task's completion, the

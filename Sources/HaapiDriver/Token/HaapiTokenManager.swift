@@ -27,7 +27,7 @@ public struct DpopAccessTokenInfo: Sendable {
 ///
 /// With attestation: CAT challenge → attestation → CAT → client_credentials with the CAT as client
 /// assertion. Without: client_credentials with the client's own credentials. The token is reused until
-/// less than `minTokenTtl` seconds of it remain; concurrent callers share one request.
+/// less than `minTokenTTL` seconds of it remain; concurrent callers share one request.
 public actor HaapiTokenManager {
     public static let haapiScope = "urn:se:curity:scopes:haapi"
     public static let attestationAssertionType = "urn:se:curity:attestation:client"
@@ -40,7 +40,7 @@ public actor HaapiTokenManager {
     nonisolated let attester: (any Attester)?
     nonisolated let attestationMaxRetries: Int
     nonisolated let clientAuthentication: any ClientAuthenticationMethod
-    nonisolated let minTokenTtl: TimeInterval
+    nonisolated let minTokenTTL: TimeInterval
     nonisolated let clock: @Sendable () -> Date
 
     private var current: DpopAccessTokenInfo?
@@ -50,7 +50,7 @@ public actor HaapiTokenManager {
     init(
         name: String, tokenEndpoint: URL, clientId: String, dpop: Dpop, exchange: TokenEndpointExchange,
         attester: (any Attester)?,
-        attestationMaxRetries: Int, clientAuthentication: any ClientAuthenticationMethod, minTokenTtl: TimeInterval,
+        attestationMaxRetries: Int, clientAuthentication: any ClientAuthenticationMethod, minTokenTTL: TimeInterval,
         clock: @escaping @Sendable () -> Date
     ) {
         self.name = name
@@ -61,25 +61,25 @@ public actor HaapiTokenManager {
         self.attester = attester
         self.attestationMaxRetries = attestationMaxRetries
         self.clientAuthentication = clientAuthentication
-        self.minTokenTtl = minTokenTtl
+        self.minTokenTTL = minTokenTTL
         self.clock = clock
     }
 
     /// A manager that holds no name in the registry and is never asked for a token: what a manager whose
     /// client is not decided yet shows until it is (see `HaapiAccessorBuilder.build()`).
     package static func standIn(
-        name: String, tokenEndpoint: URL, clientId: String, key: any SigningKey, transport: any HttpTransport
+        name: String, tokenEndpoint: URL, clientId: String, key: any SigningKey, transport: any HTTPTransport
     ) -> HaapiTokenManager {
         HaapiTokenManager(
             name: name, tokenEndpoint: tokenEndpoint, clientId: clientId, dpop: Dpop(key: key),
             exchange: TokenEndpointExchange(transport: transport), attester: nil, attestationMaxRetries: 0,
-            clientAuthentication: ClientAuthenticationMethodNone(), minTokenTtl: 0, clock: { Date() })
+            clientAuthentication: ClientAuthenticationMethodNone(), minTokenTTL: 0, clock: { Date() })
     }
 
     /// The current token, or a new one when there is none, it is about to expire, or `forceFresh`.
     public func getHaapiTokenAsync(forceFresh: Bool = false) async throws(HaapiError) -> DpopAccessTokenInfo {
         guard !isClosed else { throw .haapiTokenManagerIsClosed }
-        if !forceFresh, let current, current.accessToken.expiresOn.timeIntervalSince(clock()) > minTokenTtl {
+        if !forceFresh, let current, current.accessToken.expiresOn.timeIntervalSince(clock()) > minTokenTTL {
             return current
         }
         if let inflight { return try await inflight.value.get() }
@@ -100,7 +100,7 @@ public actor HaapiTokenManager {
     public nonisolated func createClient(
         headersProvider: HttpHeadersProvider? = nil, allowedURLs: [URL] = []
     ) -> HaapiClient {
-        let origins = Set(([tokenEndpoint] + allowedURLs).map(DpopNonceStore.origin(of:)))
+        let origins = Set(([tokenEndpoint] + allowedURLs).map(DPoPNonceStore.origin(of:)))
         return HaapiClient(
             tokenManager: self, exchange: exchange, headersProvider: headersProvider, allowedOrigins: origins)
     }
@@ -181,7 +181,7 @@ public actor HaapiTokenManager {
         HaapiLogger.debug(
             DriverFollowUpTag.attestation, "requesting challenge from \(sensitive: catURL.absoluteString)")
         let challengeResponse = try await exchange.send(
-            HttpRequest(method: "GET", url: challengeTarget, headers: [(HttpHeaderNames.accept, MimeTypes.json)]))
+            HTTPRequest(method: "GET", url: challengeTarget, headers: [(HttpHeaderNames.accept, MimeTypes.json)]))
         guard challengeResponse.statusCode == 200 else {
             throw .attestationRefusedByServer(cause: challengeResponse.oauthError)
         }

@@ -5,14 +5,14 @@ public struct HaapiTokenManagerBuilder: Sendable {
     private let tokenEndpoint: URL
     private let clientId: String
     private var name = "haapi"
-    private var transport: (any HttpTransport)?
-    private var minTokenTtl: TimeInterval = 10
+    private var transport: (any HTTPTransport)?
+    private var minTokenTTL: TimeInterval = 10
     private var attester: (any Attester)? = defaultAttester()
     private var attestationMaxRetries = 3
     private var keyType: CryptoKeyType = .p256
     private var dpopKey: (any SigningKey)?
     private var clientAuthentication: any ClientAuthenticationMethod = ClientAuthenticationMethodNone()
-    private var nonces = DpopNonceStore()
+    private var nonces = DPoPNonceStore()
     private var clock: @Sendable () -> Date = { Date() }
 
     public init(tokenEndpoint: URL, clientId: String) {
@@ -25,14 +25,14 @@ public struct HaapiTokenManagerBuilder: Sendable {
         copy.name = name
         return copy
     }
-    public func setTransport(_ transport: any HttpTransport) -> Self {
+    public func setTransport(_ transport: any HTTPTransport) -> Self {
         var copy = self
         copy.transport = transport
         return copy
     }
-    public func setHaapiTokenMinTtl(_ seconds: TimeInterval) -> Self {
+    public func setHaapiTokenMinTTL(_ seconds: TimeInterval) -> Self {
         var copy = self
-        copy.minTokenTtl = max(0, seconds)
+        copy.minTokenTTL = max(0, seconds)
         return copy
     }
     /// Uses the client's own credentials instead of attestation.
@@ -58,7 +58,7 @@ public struct HaapiTokenManagerBuilder: Sendable {
         return copy
     }
     /// A specific DPoP key (one loaded from storage, so bound tokens survive a restart).
-    public func setDpopKey(_ key: any SigningKey) -> Self {
+    public func setDPoPKey(_ key: any SigningKey) -> Self {
         var copy = self
         copy.dpopKey = key
         return copy
@@ -69,7 +69,7 @@ public struct HaapiTokenManagerBuilder: Sendable {
         return copy
     }
     /// Shares nonces with other components that talk to the same server.
-    public func setNonceStore(_ store: DpopNonceStore) -> Self {
+    public func setNonceStore(_ store: DPoPNonceStore) -> Self {
         var copy = self
         copy.nonces = store
         return copy
@@ -90,7 +90,7 @@ public struct HaapiTokenManagerBuilder: Sendable {
         if let dpopKey { key = dpopKey } else { key = try DeviceKeyStore.ephemeralKey(keyType) }
         guard HaapiTokenManagerRegistry.shared.claim(name) else { throw .haapiTokenManagerAlreadyExists(name: name) }
         let clock = self.clock
-        let transport: any HttpTransport
+        let transport: any HTTPTransport
         if let chosen = self.transport {
             transport = chosen
         } else {
@@ -100,12 +100,12 @@ public struct HaapiTokenManagerBuilder: Sendable {
             name: name, tokenEndpoint: tokenEndpoint, clientId: clientId, dpop: Dpop(key: key, clock: clock),
             exchange: TokenEndpointExchange(transport: transport, nonces: nonces), attester: attester,
             attestationMaxRetries: attestationMaxRetries, clientAuthentication: clientAuthentication,
-            minTokenTtl: minTokenTtl, clock: clock)
+            minTokenTTL: minTokenTTL, clock: clock)
     }
 
     /// The default transport, or one that presents the client certificate when the method is mTLS.
-    public static func transport(for method: any ClientAuthenticationMethod) throws(HaapiError) -> any HttpTransport {
-        guard let tls = method.tlsOptions else { return defaultHttpTransport() }
+    public static func transport(for method: any ClientAuthenticationMethod) throws(HaapiError) -> any HTTPTransport {
+        guard let tls = method.tlsOptions else { return defaultHTTPTransport() }
         do { return try httpTransport(tls: tls) } catch {
             throw .invalidConfiguration(reason: "TLS settings rejected: \(error)")
         }

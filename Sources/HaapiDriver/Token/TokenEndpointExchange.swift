@@ -3,10 +3,10 @@ import Foundation
 /// Sends OAuth form requests (token, CAT, revocation, registration) with a DPoP proof that carries the
 /// origin's latest nonce, and retries exactly once when the server answers `use_dpop_nonce`.
 public struct TokenEndpointExchange: Sendable {
-    public let transport: any HttpTransport
-    public let nonces: DpopNonceStore
+    public let transport: any HTTPTransport
+    public let nonces: DPoPNonceStore
 
-    public init(transport: any HttpTransport, nonces: DpopNonceStore = DpopNonceStore()) {
+    public init(transport: any HTTPTransport, nonces: DPoPNonceStore = DPoPNonceStore()) {
         self.transport = transport
         self.nonces = nonces
     }
@@ -17,9 +17,9 @@ public struct TokenEndpointExchange: Sendable {
     public func post(
         _ request: TokenEndpointRequest, dpop: Dpop?,
         authenticate: (inout TokenEndpointRequest) throws(HaapiError) -> Void = { _ throws(HaapiError) in }
-    ) async throws(HaapiError) -> HttpResponse {
+    ) async throws(HaapiError) -> HTTPResponse {
         var response = try await postOnce(request, dpop: dpop, authenticate: authenticate)
-        if dpop != nil, isUseDpopNonce(response) {
+        if dpop != nil, isUseDPoPNonce(response) {
             HaapiLogger.debug(
                 DriverFollowUpTag.http, "server asked for a DPoP nonce at \(sensitive: request.url.path); retrying once"
             )
@@ -31,10 +31,10 @@ public struct TokenEndpointExchange: Sendable {
     private func postOnce(
         _ request: TokenEndpointRequest, dpop: Dpop?,
         authenticate: (inout TokenEndpointRequest) throws(HaapiError) -> Void
-    ) async throws(HaapiError) -> HttpResponse {
+    ) async throws(HaapiError) -> HTTPResponse {
         var authenticated = request
         try authenticate(&authenticated)
-        var http = HttpRequest(
+        var http = HTTPRequest(
             method: "POST", url: request.url, headers: authenticated.headers,
             body: Data(FormURLEncoding.encode(authenticated.form).utf8))
         http.setHeader(HttpHeaderNames.contentType, MimeTypes.formURLEncoded)
@@ -52,8 +52,8 @@ public struct TokenEndpointExchange: Sendable {
     }
 
     /// Sends any request, records its nonce, and turns transport failures into `HaapiError.communication`.
-    public func send(_ request: HttpRequest) async throws(HaapiError) -> HttpResponse {
-        let response: HttpResponse
+    public func send(_ request: HTTPRequest) async throws(HaapiError) -> HTTPResponse {
+        let response: HTTPResponse
         do { response = try await transport.send(request) } catch {
             HaapiLogger.warning(
                 DriverFollowUpTag.http, "\(request.method) \(sensitive: request.url.absoluteString) failed: \(error)")
@@ -67,7 +67,7 @@ public struct TokenEndpointExchange: Sendable {
     }
 }
 
-extension HttpResponse {
+extension HTTPResponse {
     /// The body as an OAuth JSON object, or the error that says why it is not one (a 5xx page is a
     /// `serverError`, other media types and broken JSON are `communication`).
     public func oauthObject() throws(HaapiError) -> JSONObject {

@@ -2,7 +2,7 @@
 ///
 /// Concrete actions are `FormAction`, `SelectorAction`, `ClientOperationAction`, and `GenericAction`
 /// for templates this SDK does not know (it keeps the raw JSON so a custom UI can still use it).
-public protocol Action: RawJsonRepresentable {
+public protocol Action: RawJSONRepresentable {
     var template: ActionTemplate { get }
     var kind: ActionKind { get }
     var title: Message? { get }
@@ -45,16 +45,16 @@ public struct FormAction: Action {
     public let title: Message?
     public let model: FormActionModel
     public let properties: Properties?
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 
     /// Extra data on the action; for authenticator options it names the authenticator type.
-    public struct Properties: RawJsonRepresentable, Hashable {
+    public struct Properties: RawJSONRepresentable, Hashable {
         public let authenticatorType: String?
-        public let rawJson: JSONValue
+        public let rawJSON: JSONValue
 
         init(_ cursor: ObjectCursor) throws {
             authenticatorType = try cursor.optionalString("authenticatorType")
-            rawJson = cursor.raw
+            rawJSON = cursor.raw
         }
     }
 
@@ -63,7 +63,7 @@ public struct FormAction: Action {
         title = header.title
         model = try FormActionModel(try cursor.object("model"))
         properties = try cursor.optionalObject("properties").map(Properties.init)
-        rawJson = cursor.raw
+        rawJSON = cursor.raw
     }
 }
 
@@ -74,24 +74,24 @@ public struct SelectorAction: Action {
     public let title: Message?
     public let model: SelectorActionModel
     public let properties: JSONValue?
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 
     init(_ header: ActionHeader, _ cursor: ObjectCursor) throws {
         kind = header.kind
         title = header.title
         model = try SelectorActionModel(try cursor.object("model"))
         properties = cursor.value("properties")
-        rawJson = cursor.raw
+        rawJSON = cursor.raw
     }
 }
 
-public struct SelectorActionModel: RawJsonRepresentable {
+public struct SelectorActionModel: RawJSONRepresentable {
     public let options: [any Action]
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 
     init(_ cursor: ObjectCursor) throws {
         options = try ActionDecoding.actions("options", in: cursor)
-        rawJson = cursor.raw
+        rawJSON = cursor.raw
     }
 }
 
@@ -102,14 +102,14 @@ public struct ClientOperationAction: Action {
     public let title: Message?
     public let model: any ClientOperationActionModel
     public let properties: JSONValue?
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 
     init(_ header: ActionHeader, _ cursor: ObjectCursor) throws {
         kind = header.kind
         title = header.title
         model = try ClientOperationDecoding.model(try cursor.object("model"))
         properties = cursor.value("properties")
-        rawJson = cursor.raw
+        rawJSON = cursor.raw
     }
 }
 
@@ -119,13 +119,13 @@ public struct GenericAction: Action {
     public let kind: ActionKind
     public let title: Message?
     public let model: JSONValue?
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 
     init(_ header: ActionHeader, _ cursor: ObjectCursor) {
         template = header.template
         kind = header.kind
         title = header.title
         model = cursor.value("model")
-        rawJson = cursor.raw
+        rawJSON = cursor.raw
     }
 }

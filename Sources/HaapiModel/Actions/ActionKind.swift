@@ -11,11 +11,11 @@ public enum ActionKind: OpenEnum {
     case selectAuthenticator
     case poll
     case form
-    case bankIdSameDevice
-    case bankIdOtherDevice
+    case bankIDSameDevice
+    case bankIDOtherDevice
     case passwordReset
     /// The wire string was never observed; `account-id-recovery` follows the other kinds' pattern.
-    case accountIdRecovery
+    case accountIDRecovery
     case userRegister
     case userConsent
     case deviceRegister
@@ -24,8 +24,8 @@ public enum ActionKind: OpenEnum {
 
     public static let knownCases: [ActionKind] = [
         .cancel, .deviceOption, .login, .continue, .continueAutoLogin, .deviceSelector, .redirect,
-        .authenticatorSelector, .selectAuthenticator, .poll, .form, .bankIdSameDevice, .bankIdOtherDevice,
-        .passwordReset, .accountIdRecovery, .userRegister, .userConsent, .deviceRegister, .deviceAuthn,
+        .authenticatorSelector, .selectAuthenticator, .poll, .form, .bankIDSameDevice, .bankIDOtherDevice,
+        .passwordReset, .accountIDRecovery, .userRegister, .userConsent, .deviceRegister, .deviceAuthn,
     ]
 
     public var rawValue: String {
@@ -41,10 +41,10 @@ public enum ActionKind: OpenEnum {
         case .selectAuthenticator: "select-authenticator"
         case .poll: "poll"
         case .form: "form"
-        case .bankIdSameDevice: "bankid-same-device"
-        case .bankIdOtherDevice: "bankid-other-device"
+        case .bankIDSameDevice: "bankid-same-device"
+        case .bankIDOtherDevice: "bankid-other-device"
         case .passwordReset: "password-reset"
-        case .accountIdRecovery: "account-id-recovery"
+        case .accountIDRecovery: "account-id-recovery"
         case .userRegister: "user-register"
         case .userConsent: "user-consent"
         case .deviceRegister: "device-register"

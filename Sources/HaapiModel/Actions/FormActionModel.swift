@@ -1,5 +1,5 @@
 /// Where and how a form is submitted, and its fields.
-public struct FormActionModel: RawJsonRepresentable {
+public struct FormActionModel: RawJSONRepresentable {
     public static let urlEncodedMediaType = "application/x-www-form-urlencoded"
     public static let jsonMediaType = "application/json"
 
@@ -16,7 +16,7 @@ public struct FormActionModel: RawJsonRepresentable {
     public let continueActions: [any Action]
     /// Actions to offer when submitting fails.
     public let errorActions: [any Action]
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 
     init(_ cursor: ObjectCursor) throws {
         href = try cursor.string("href")
@@ -31,7 +31,7 @@ public struct FormActionModel: RawJsonRepresentable {
         fields = try cursor.array("fields").map { try FormFieldDecoding.field($0.value, at: $0.path) }
         continueActions = try ActionDecoding.actions("continueActions", in: cursor)
         errorActions = try ActionDecoding.actions("errorActions", in: cursor)
-        rawJson = cursor.raw
+        rawJSON = cursor.raw
     }
 
     /// Whether the form has something for the user to fill in or choose (anything but hidden fields).

@@ -1,5 +1,5 @@
 /// The model of a `client-operation` action: which operation, its arguments, and how to go on.
-public protocol ClientOperationActionModel: RawJsonRepresentable {
+public protocol ClientOperationActionModel: RawJSONRepresentable {
     var name: ClientOperationName { get }
     /// The operation's arguments exactly as sent.
     var arguments: JSONValue? { get }
@@ -15,14 +15,14 @@ public struct ClientOperationCommon: Sendable {
     public let arguments: JSONValue?
     public let continueActions: [any Action]
     public let errorActions: [any Action]
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 
     init(_ cursor: ObjectCursor) throws {
         name = ClientOperationName(rawValue: try cursor.string("name"))
         arguments = cursor.value("arguments")
         continueActions = try ActionDecoding.actions("continueActions", in: cursor)
         errorActions = try ActionDecoding.actions("errorActions", in: cursor)
-        rawJson = cursor.raw
+        rawJSON = cursor.raw
     }
 }
 
@@ -36,7 +36,7 @@ extension CommonClientOperationActionModel {
     public var arguments: JSONValue? { common.arguments }
     public var continueActions: [any Action] { common.continueActions }
     public var errorActions: [any Action] { common.errorActions }
-    public var rawJson: JSONValue { common.rawJson }
+    public var rawJSON: JSONValue { common.rawJSON }
 }
 
 enum ClientOperationDecoding {
@@ -46,7 +46,7 @@ enum ClientOperationDecoding {
         func arguments() throws -> ObjectCursor { try cursor.object("arguments") }
         switch common.name {
         case .externalBrowserFlow: return try ExternalBrowserClientOperationActionModel(common, try arguments())
-        case .bankId: return try BankIdClientOperationActionModel(common, try arguments())
+        case .bankID: return try BankIdClientOperationActionModel(common, try arguments())
         case .encapAutoActivation: return try EncapAutoActivationClientOperationActionModel(common, try arguments())
         case .webauthnRegistration: return try WebAuthnRegistrationClientOperationActionModel(common, try arguments())
         case .webauthnAuthentication:

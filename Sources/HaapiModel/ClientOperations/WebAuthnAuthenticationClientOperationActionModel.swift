@@ -20,25 +20,25 @@ public struct WebAuthnAuthenticationClientOperationActionModel: CommonClientOper
     }
 
     /// WebAuthn `PublicKeyCredentialRequestOptions`, with the base64url members decoded.
-    public struct CredentialRequestOptions: RawJsonRepresentable, Hashable {
-        public let relyingPartyId: String?
+    public struct CredentialRequestOptions: RawJSONRepresentable, Hashable {
+        public let relyingPartyID: String?
         public let challenge: Data
         public let userVerification: String?
         public let allowCredentials: [AllowedCredential]
         /// Milliseconds.
         public let timeout: Int?
         public let extensions: JSONValue?
-        public let rawJson: JSONValue
+        public let rawJSON: JSONValue
 
         init(_ options: ObjectCursor) throws {
-            relyingPartyId = try options.optionalString("rpId")
+            relyingPartyID = try options.optionalString("rpId")
             guard let challenge = try options.base64URLData("challenge") else { throw options.missing("challenge") }
             self.challenge = Data(challenge)
             userVerification = try options.optionalString("userVerification")
             allowCredentials = try options.objects("allowCredentials").map(AllowedCredential.init)
             timeout = try options.optionalInt("timeout")
             extensions = options.value("extensions")
-            rawJson = options.raw
+            rawJSON = options.raw
         }
     }
 
@@ -61,7 +61,7 @@ public struct WebAuthnAuthenticationClientOperationActionModel: CommonClientOper
         crossPlatformAllowCredentials = try list("crossPlatformCredentials")
     }
 
-    public var relyingPartyId: String? { credentialRequestOptions.relyingPartyId }
+    public var relyingPartyID: String? { credentialRequestOptions.relyingPartyID }
     public var challengeData: Data { credentialRequestOptions.challenge }
     public var userVerificationPreference: String? { credentialRequestOptions.userVerification }
 }

@@ -19,10 +19,10 @@ public struct WebAuthnRegistrationClientOperationActionModel: CommonClientOperat
     }
 
     /// WebAuthn `PublicKeyCredentialCreationOptions`, with the base64url members decoded.
-    public struct CredentialRequestOptions: RawJsonRepresentable, Hashable {
-        public let relyingPartyId: String?
+    public struct CredentialRequestOptions: RawJSONRepresentable, Hashable {
+        public let relyingPartyID: String?
         public let relyingPartyName: String?
-        public let userId: Data
+        public let userID: Data
         public let userName: String
         public let userDisplayName: String?
         public let challenge: Data
@@ -38,16 +38,16 @@ public struct WebAuthnRegistrationClientOperationActionModel: CommonClientOperat
         public let hints: [String]
         public let extensions: JSONValue?
         /// The `publicKey` object as sent, ready for a platform API that takes WebAuthn JSON.
-        public let rawJson: JSONValue
+        public let rawJSON: JSONValue
 
         init(wrapper: ObjectCursor) throws {
             let options = try wrapper.optionalObject("publicKey") ?? wrapper
             let rp = try options.object("rp")
-            relyingPartyId = try rp.optionalString("id")
+            relyingPartyID = try rp.optionalString("id")
             relyingPartyName = try rp.optionalString("name")
             let user = try options.object("user")
-            guard let userId = try user.base64URLData("id") else { throw user.missing("id") }
-            self.userId = Data(userId)
+            guard let userID = try user.base64URLData("id") else { throw user.missing("id") }
+            self.userID = Data(userID)
             userName = try user.string("name")
             userDisplayName = try user.optionalString("displayName")
             guard let challenge = try options.base64URLData("challenge") else { throw options.missing("challenge") }
@@ -72,7 +72,7 @@ public struct WebAuthnRegistrationClientOperationActionModel: CommonClientOperat
             attestation = try options.optionalString("attestation")
             hints = try options.strings("hints")
             extensions = options.value("extensions")
-            rawJson = options.raw
+            rawJSON = options.raw
         }
     }
 

@@ -1,18 +1,18 @@
 /// An alternative path offered by a step (forgot password, restart, a QR code, …).
-public struct Link: RawJsonRepresentable, Hashable {
+public struct Link: RawJSONRepresentable, Hashable {
     public let href: String
     public let rel: String
     public let title: Message?
     /// A media-type hint, e.g. `image/svg+xml`.
     public let type: String?
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 
     init(_ cursor: ObjectCursor) throws {
         href = try cursor.string("href")
         rel = try cursor.string("rel")
         title = try cursor.message("title")
         type = try cursor.optionalString("type")
-        rawJson = cursor.raw
+        rawJSON = cursor.raw
     }
 
     /// Whether the link carries its content inline (`data:` URL), typically a QR code image.

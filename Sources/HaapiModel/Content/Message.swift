@@ -13,16 +13,16 @@ public struct Message: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A message to show the user, with the CSS-like classes that say how (`info`, `error`, `heading`, …).
-public struct UserMessage: RawJsonRepresentable, Hashable {
+public struct UserMessage: RawJSONRepresentable, Hashable {
     public let text: Message
     public let classList: [String]
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 
     init(_ cursor: ObjectCursor) throws {
         guard let text = try cursor.message("text") else { throw cursor.missing("text") }
         self.text = text
         classList = try cursor.strings("classList")
-        rawJson = cursor.raw
+        rawJSON = cursor.raw
     }
 
     /// Whether any class marks the message as an error (`error`, `is-error`), compared case-insensitively.

@@ -30,7 +30,7 @@ public enum FormFieldType: OpenEnum {
 
 /// One input of a form. Concrete fields: `HiddenFormField`, `TextFormField`, `UsernameFormField`,
 /// `PasswordFormField`, `SelectFormField`, `CheckboxFormField`, `ContextFormField`, `GenericFormField`.
-public protocol FormField: RawJsonRepresentable {
+public protocol FormField: RawJSONRepresentable {
     var name: String { get }
     var type: FormFieldType { get }
     var label: Message? { get }
@@ -92,14 +92,14 @@ enum FormFieldDecoding {
         switch common.type {
         case .hidden:
             guard common.value != nil else { throw cursor.missing("value") }
-            return HiddenFormField(common: common, rawJson: cursor.raw)
+            return HiddenFormField(common: common, rawJSON: cursor.raw)
         case .text: return try TextFormField(common, cursor)
-        case .username: return UsernameFormField(common: common, rawJson: cursor.raw)
-        case .password: return PasswordFormField(common: common, rawJson: cursor.raw)
+        case .username: return UsernameFormField(common: common, rawJSON: cursor.raw)
+        case .password: return PasswordFormField(common: common, rawJSON: cursor.raw)
         case .select: return try SelectFormField(common, cursor)
         case .checkbox: return try CheckboxFormField(common, cursor)
-        case .context: return ContextFormField(common: common, rawJson: cursor.raw)
-        case .other: return GenericFormField(common: common, rawJson: cursor.raw)
+        case .context: return ContextFormField(common: common, rawJSON: cursor.raw)
+        case .other: return GenericFormField(common: common, rawJSON: cursor.raw)
         }
     }
 }

@@ -1,30 +1,30 @@
 /// A value the server needs back unchanged; the user never sees it.
 public struct HiddenFormField: CommonFormField {
     public let common: FormFieldCommon
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 }
 
 public struct UsernameFormField: CommonFormField {
     public let common: FormFieldCommon
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 }
 
 /// Entered without echo; its value never reaches a log.
 public struct PasswordFormField: CommonFormField {
     public let common: FormFieldCommon
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 }
 
 /// Filled by the client from what an out-of-band operation returned (`_resume_nonce`, a WebAuthn credential).
 public struct ContextFormField: CommonFormField {
     public let common: FormFieldCommon
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 }
 
 /// A field type this SDK does not know; render it as text and keep its raw JSON.
 public struct GenericFormField: CommonFormField {
     public let common: FormFieldCommon
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 }
 
 public struct TextFormField: CommonFormField {
@@ -55,7 +55,7 @@ public struct TextFormField: CommonFormField {
     public let kind: Kind?
     public let minLength: Int?
     public let maxLength: Int?
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 
     init(_ common: FormFieldCommon, _ cursor: ObjectCursor) throws {
         self.common = common
@@ -65,33 +65,33 @@ public struct TextFormField: CommonFormField {
         if let minLength, let maxLength, minLength > maxLength {
             throw cursor.invalid("minLength", "minLength \(minLength) is greater than maxLength \(maxLength)")
         }
-        rawJson = cursor.raw
+        rawJSON = cursor.raw
     }
 }
 
 public struct SelectFormField: CommonFormField {
-    public struct Option: RawJsonRepresentable, Hashable {
+    public struct Option: RawJSONRepresentable, Hashable {
         public let label: Message
         public let value: String
         public let selected: Bool
-        public let rawJson: JSONValue
+        public let rawJSON: JSONValue
 
         init(_ cursor: ObjectCursor) throws {
             label = try cursor.message("label") ?? Message(literal: try cursor.string("value"))
             value = try cursor.string("value")
             selected = try cursor.optionalBool("selected") ?? false
-            rawJson = cursor.raw
+            rawJSON = cursor.raw
         }
     }
 
     public let common: FormFieldCommon
     public let options: [Option]
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 
     init(_ common: FormFieldCommon, _ cursor: ObjectCursor) throws {
         self.common = common
         options = try cursor.objects("options").map(Option.init)
-        rawJson = cursor.raw
+        rawJSON = cursor.raw
     }
 
     /// The value the form starts with: the field's `value`, else the option marked `selected`.
@@ -105,12 +105,12 @@ public struct CheckboxFormField: CommonFormField {
     public let checked: Bool
     /// A read-only checkbox keeps the server's state (consent uses `checked` + `readonly`).
     public let readonly: Bool
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 
     init(_ common: FormFieldCommon, _ cursor: ObjectCursor) throws {
         self.common = common
         checked = try cursor.optionalBool("checked") ?? false
         readonly = try cursor.optionalBool("readonly") ?? false
-        rawJson = cursor.raw
+        rawJSON = cursor.raw
     }
 }

@@ -1,4 +1,4 @@
-/// Writing JSON values back out, for `rawJsonString` and for request bodies.
+/// Writing JSON values back out, for `rawJSONString` and for request bodies.
 extension JSONValue {
     /// Compact JSON text. Member order is kept unless `sortedKeys` is set (used for canonical forms).
     public func serialized(sortedKeys: Bool = false) -> String {

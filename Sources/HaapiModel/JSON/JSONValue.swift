@@ -1,7 +1,7 @@
 /// A JSON value exactly as the server sent it.
 ///
 /// Objects keep their member order and numbers keep their literal text, so a value can be written
-/// back out (`rawJsonString`) without losing anything the server said.
+/// back out (`rawJSONString`) without losing anything the server said.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)

@@ -1,6 +1,6 @@
 /// An RFC 7807 problem (`application/problem+json`). Problems are results, not thrown errors:
 /// many (invalid input, incorrect credentials) are fixed by the user on the same step.
-public protocol ProblemRepresentation: RawJsonRepresentable {
+public protocol ProblemRepresentation: RawJSONRepresentable {
     var content: ProblemContent { get }
 }
 
@@ -12,7 +12,7 @@ extension ProblemRepresentation {
     public var metadata: Metadata? { content.metadata }
     /// An extra machine-readable code some servers add (`authorization_failed`, `access_denied`, …).
     public var code: String? { content.code }
-    public var rawJson: JSONValue { content.rawJson }
+    public var rawJSON: JSONValue { content.rawJSON }
 }
 
 public enum ProblemType: OpenEnum {
@@ -66,7 +66,7 @@ public struct ProblemContent: Sendable {
     public let links: [Link]
     public let metadata: Metadata?
     public let code: String?
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 
     init(_ cursor: ObjectCursor) throws {
         type = ProblemType(rawValue: try cursor.string("type"))
@@ -75,7 +75,7 @@ public struct ProblemContent: Sendable {
         links = try cursor.objects("links").map(Link.init)
         metadata = try cursor.optionalObject("metadata").map(Metadata.init)
         code = try cursor.optionalString("code")
-        rawJson = cursor.raw
+        rawJSON = cursor.raw
     }
 }
 

@@ -1,9 +1,9 @@
 /// Type-specific data of a representation (`properties`).
-public protocol Properties: RawJsonRepresentable {}
+public protocol Properties: RawJSONRepresentable {}
 
 /// Properties of a representation type this SDK has no model for; the raw JSON is all there is.
 public struct GenericProperties: Properties, Hashable {
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 }
 
 public enum PollingStatus: OpenEnum {
@@ -36,7 +36,7 @@ public struct PollingProperties: Properties, Hashable {
     public let maxWaitTime: Int?
     /// How much of `maxWaitTime` is left, in seconds.
     public let maxWaitRemainingTime: Int?
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 
     init(_ cursor: ObjectCursor) throws {
         status = PollingStatus(rawValue: try cursor.string("status"))
@@ -45,7 +45,7 @@ public struct PollingProperties: Properties, Hashable {
         maxWaitTime = try cursor.flexibleInt("maxWaitTime")
         maxWaitRemainingTime = try cursor.flexibleInt("maxWaitRemainingTime")
         if let interval, interval < 0 { throw cursor.invalid("interval", "negative interval \(interval)") }
-        rawJson = cursor.raw
+        rawJSON = cursor.raw
     }
 }
 
@@ -62,7 +62,7 @@ public struct OAuthAuthorizationResponseProperties: Properties, Hashable {
     public let idToken: String?
     public let refreshToken: String?
     public let expiresIn: Int?
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
 
     init(_ cursor: ObjectCursor) throws {
         code = try cursor.optionalString("code")
@@ -75,6 +75,6 @@ public struct OAuthAuthorizationResponseProperties: Properties, Hashable {
         idToken = try cursor.optionalString("id_token")
         refreshToken = try cursor.optionalString("refresh_token")
         expiresIn = try cursor.flexibleInt("expires_in")
-        rawJson = cursor.raw
+        rawJSON = cursor.raw
     }
 }

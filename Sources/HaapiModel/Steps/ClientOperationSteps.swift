@@ -110,14 +110,14 @@ public struct WebAuthnAuthenticationClientOperationStep: ClientOperationStep {
         signature: Data,
         credentialID: Data,
         credentialParamType: String = "public-key",
-        userId: Data? = nil
+        userID: Data? = nil
     ) -> [String: JSONValue] {
         var response: JSONObject = [
             "clientDataJSON": .string(Base64URL.encode(rawClientDataJSON)),
             "authenticatorData": .string(Base64URL.encode(rawAuthenticatorData)),
             "signature": .string(Base64URL.encode(signature)),
         ]
-        if let userId { response["userHandle"] = .string(Base64URL.encode(userId)) }
+        if let userID { response["userHandle"] = .string(Base64URL.encode(userID)) }
         let encodedID = JSONValue.string(Base64URL.encode(credentialID))
         let credential: JSONValue = [
             "id": encodedID,

@@ -3,7 +3,7 @@
 /// Switch on the concrete type to render it: `RedirectionStep`, `AuthenticatorSelectorStep`,
 /// `InteractiveFormStep`, `PollingStep`, `ContinueSameStep`, `UserConsentStep`,
 /// `OAuthAuthorizationResponseStep`, the `ClientOperationStep`s, or `GenericRepresentationStep`.
-public protocol HaapiRepresentation: RawJsonRepresentable {
+public protocol HaapiRepresentation: RawJSONRepresentable {
     var content: RepresentationContent { get }
     /// The typed `properties` when the step has a model for them, else `GenericProperties`.
     var properties: (any Properties)? { get }
@@ -15,8 +15,8 @@ extension HaapiRepresentation {
     public var links: [Link] { content.links }
     public var messages: [UserMessage] { content.messages }
     public var metadata: Metadata? { content.metadata }
-    public var rawJson: JSONValue { content.rawJson }
-    public var properties: (any Properties)? { content.rawProperties.map(GenericProperties.init(rawJson:)) }
+    public var rawJSON: JSONValue { content.rawJSON }
+    public var properties: (any Properties)? { content.rawProperties.map(GenericProperties.init(rawJSON:)) }
 }
 
 /// The members every representation has, decoded once before the step is classified.
@@ -27,7 +27,7 @@ public struct RepresentationContent: Sendable {
     public let messages: [UserMessage]
     public let metadata: Metadata?
     public let rawProperties: JSONValue?
-    public let rawJson: JSONValue
+    public let rawJSON: JSONValue
     let path: JSONPath
 
     init(_ cursor: ObjectCursor) throws {
@@ -37,7 +37,7 @@ public struct RepresentationContent: Sendable {
         messages = try cursor.objects("messages").map(UserMessage.init)
         metadata = try cursor.optionalObject("metadata").map(Metadata.init)
         rawProperties = cursor.value("properties")
-        rawJson = cursor.raw
+        rawJSON = cursor.raw
         path = cursor.path
     }
 

@@ -124,7 +124,7 @@ struct DynamicClientRegistrar: Sendable {
         guard let token = try tokenResponse.oauthObject()["access_token"]?.stringValue else {
             throw .communication(message: "the dcr token response has no access_token", cause: nil)
         }
-        var request = HttpRequest(
+        var request = HTTPRequest(
             method: "POST", url: endpoint,
             body: Data(JSONValue.object(["software_id": .string(dcr.templateClientId)]).serialized().utf8))
         request.setHeader(HttpHeaderNames.contentType, MimeTypes.json)

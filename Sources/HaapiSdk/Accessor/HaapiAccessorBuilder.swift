@@ -108,7 +108,7 @@ public struct HaapiAccessorBuilder: Sendable {
             DynamicClientRegistrar(
                 configuration: configuration, dcr: $0,
                 exchange: TokenEndpointExchange(
-                    transport: configuration.transport, nonces: configuration.dpopNonceStore ?? DpopNonceStore()))
+                    transport: configuration.transport, nonces: configuration.dpopNonceStore ?? DPoPNonceStore()))
         }
         if shouldClearExistingDCRClient { try registrar?.clear() }
         // A device that already fell back keeps its dynamic client: attestation is not retried on every start.

@@ -11,18 +11,18 @@ public protocol HaapiConfigurable: Sendable {
     var httpHeadersProvider: HttpHeadersProvider? { get }
     var authorizationParametersProvider: OAuthAuthorizationParametersProvider? { get }
     var isAutoRedirect: Bool { get }
-    var transport: any HttpTransport { get }
-    var minTokenTtl: TimeInterval { get }
+    var transport: any HTTPTransport { get }
+    var minTokenTTL: TimeInterval { get }
     var attestationConfiguration: AttestationConfiguration { get }
     var attester: any Attester { get }
     var tokenBoundConfiguration: any TokenBoundConfiguration { get }
     var clientAuthenticationMethod: any ClientAuthenticationMethod { get }
     /// Where the flow's token manager keeps the server's latest `DPoP-Nonce`; `nil` gives it a store of its own.
-    var dpopNonceStore: DpopNonceStore? { get }
+    var dpopNonceStore: DPoPNonceStore? { get }
 }
 
 extension HaapiConfigurable {
-    public var dpopNonceStore: DpopNonceStore? { nil }
+    public var dpopNonceStore: DPoPNonceStore? { nil }
 }
 
 /// What `OAuthTokenManager` needs.
@@ -31,19 +31,19 @@ public protocol OAuthTokenConfigurable: Sendable {
     var tokenEndpointURL: URL { get }
     var revocationEndpointURL: URL? { get }
     var appRedirect: String { get }
-    var transport: any HttpTransport { get }
+    var transport: any HTTPTransport { get }
     var tokenBoundConfiguration: any TokenBoundConfiguration { get }
     var tokenEndpointResponseListener: (any TokenEndpointResponseListener)? { get }
     var clientAuthenticationMethod: any ClientAuthenticationMethod { get }
     /// RFC 7662; `nil` when the server has none or the app does not introspect.
     var introspectionEndpointURL: URL? { get }
     /// Where the manager keeps the server's latest `DPoP-Nonce`; `nil` gives each manager a store of its own.
-    var dpopNonceStore: DpopNonceStore? { get }
+    var dpopNonceStore: DPoPNonceStore? { get }
 }
 
 extension OAuthTokenConfigurable {
     public var introspectionEndpointURL: URL? { nil }
-    public var dpopNonceStore: DpopNonceStore? { nil }
+    public var dpopNonceStore: DPoPNonceStore? { nil }
 }
 
 /// The configuration of one client against one server, for both managers.
@@ -66,9 +66,9 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
     public let applicationBundle: Bundle?
     /// Follow redirection steps without returning them.
     public let isAutoRedirect: Bool
-    public let transport: any HttpTransport
+    public let transport: any HTTPTransport
     /// The HAAPI access token is renewed when fewer seconds than this remain.
-    public let minTokenTtl: TimeInterval
+    public let minTokenTTL: TimeInterval
     public let attestationConfiguration: AttestationConfiguration
     public let attester: any Attester
     public let tokenBoundConfiguration: any TokenBoundConfiguration
@@ -81,7 +81,7 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
     /// The server's latest `DPoP-Nonce`, shared by the HAAPI flow's token manager and the `OAuthTokenManager`
     /// made from this configuration, so the code redemption uses what the flow learnt. Each configuration
     /// has its own unless one is passed in: nothing is shared across clients by default.
-    public let dpopNonceStore: DpopNonceStore?
+    public let dpopNonceStore: DPoPNonceStore?
 
     public init(
         name: String,
@@ -94,10 +94,10 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         authorizationParametersProvider: OAuthAuthorizationParametersProvider? = nil,
         applicationBundle: Bundle? = nil,
         isAutoRedirect: Bool = true,
-        transport: (any HttpTransport)? = nil,
+        transport: (any HTTPTransport)? = nil,
         revocationEndpointURL: URL? = nil,
         introspectionEndpointURL: URL? = nil,
-        minTokenTtl: TimeInterval = 10,
+        minTokenTTL: TimeInterval = 10,
         attestationConfiguration: AttestationConfiguration = AttestationConfiguration(),
         attester: (any Attester)? = nil,
         tokenBoundConfiguration: any TokenBoundConfiguration = BoundedTokenConfiguration(),
@@ -105,7 +105,7 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         clientAuthenticationMethod: any ClientAuthenticationMethod = ClientAuthenticationMethodNone(),
         dpopKeyStorage: (any Storage)? = nil,
         dpopKey: (any SigningKey)? = nil,
-        dpopNonceStore: DpopNonceStore = DpopNonceStore()
+        dpopNonceStore: DPoPNonceStore = DPoPNonceStore()
     ) {
         self.name = name
         self.clientId = clientId
@@ -128,7 +128,7 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         }
         self.revocationEndpointURL = revocationEndpointURL
         self.introspectionEndpointURL = introspectionEndpointURL
-        self.minTokenTtl = minTokenTtl
+        self.minTokenTTL = minTokenTTL
         self.attestationConfiguration = attestationConfiguration
         self.attester = attester ?? defaultAttester()
         self.tokenBoundConfiguration = tokenBoundConfiguration
@@ -150,22 +150,22 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
             authorizationParametersProvider: authorizationParametersProvider, applicationBundle: applicationBundle,
             isAutoRedirect: isAutoRedirect, transport: transport,
             revocationEndpointURL: revocationEndpointURL, introspectionEndpointURL: introspectionEndpointURL,
-            minTokenTtl: minTokenTtl,
+            minTokenTTL: minTokenTTL,
             attestationConfiguration: AttestationConfiguration(
                 useAttestation: useAttestation,
                 attestationMaxRetries: attestationConfiguration.attestationMaxRetries),
             attester: attester, tokenBoundConfiguration: tokenBoundConfiguration,
             tokenEndpointResponseListener: tokenEndpointResponseListener,
             clientAuthenticationMethod: clientAuthenticationMethod, dpopKeyStorage: dpopKeyStorage, dpopKey: dpopKey,
-            dpopNonceStore: dpopNonceStore ?? DpopNonceStore())
+            dpopNonceStore: dpopNonceStore ?? DPoPNonceStore())
     }
 }
 
 /// Stands in for a transport whose configuration was rejected; every request fails with the reason.
-struct UnusableTransport: HttpTransport {
+struct UnusableTransport: HTTPTransport {
     let reason: String
 
-    func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
+    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         throw .connectionFailed(reason)
     }
 }

@@ -16,7 +16,7 @@ public struct ServerMetadata: Sendable, Equatable {
     /// another one could send the app's credentials to a server it did not choose, so it is refused. The
     /// authorization and token endpoints are required; every endpoint must be an absolute http(s) URL.
     public static func fetch(
-        issuer: URL, transport: any HttpTransport = defaultHttpTransport()
+        issuer: URL, transport: any HTTPTransport = defaultHTTPTransport()
     ) async throws(HaapiError) -> ServerMetadata {
         let trimmed =
             issuer.absoluteString.hasSuffix("/") ? String(issuer.absoluteString.dropLast()) : issuer.absoluteString
@@ -25,10 +25,10 @@ public struct ServerMetadata: Sendable, Equatable {
         else {
             throw .invalidConfiguration(reason: "the issuer \(issuer.absoluteString) is not an http(s) URL")
         }
-        let response: HttpResponse
+        let response: HTTPResponse
         do {
             response = try await transport.send(
-                HttpRequest(method: "GET", url: wellKnown, headers: [("Accept", "application/json")], timeout: 30))
+                HTTPRequest(method: "GET", url: wellKnown, headers: [("Accept", "application/json")], timeout: 30))
         } catch {
             throw .communication(
                 message: "the discovery document at \(wellKnown.absoluteString) could not be fetched (\(error))",
@@ -87,8 +87,8 @@ extension HaapiConfiguration {
         authorizationParametersProvider: OAuthAuthorizationParametersProvider? = nil,
         applicationBundle: Bundle? = nil,
         isAutoRedirect: Bool = true,
-        transport: (any HttpTransport)? = nil,
-        minTokenTtl: TimeInterval = 10,
+        transport: (any HTTPTransport)? = nil,
+        minTokenTTL: TimeInterval = 10,
         attestationConfiguration: AttestationConfiguration = AttestationConfiguration(),
         attester: (any Attester)? = nil,
         tokenBoundConfiguration: any TokenBoundConfiguration = BoundedTokenConfiguration(),
@@ -97,7 +97,7 @@ extension HaapiConfiguration {
         dpopKeyStorage: (any Storage)? = nil,
         dpopKey: (any SigningKey)? = nil
     ) async throws(HaapiError) -> HaapiConfiguration {
-        let metadata = try await ServerMetadata.fetch(issuer: issuer, transport: transport ?? defaultHttpTransport())
+        let metadata = try await ServerMetadata.fetch(issuer: issuer, transport: transport ?? defaultHTTPTransport())
         return HaapiConfiguration(
             name: name ?? clientId, clientId: clientId, baseURL: metadata.issuer,
             tokenEndpointURL: metadata.tokenEndpoint,
@@ -107,7 +107,7 @@ extension HaapiConfiguration {
             isAutoRedirect: isAutoRedirect,
             transport: transport, revocationEndpointURL: metadata.revocationEndpoint,
             introspectionEndpointURL: metadata.introspectionEndpoint,
-            minTokenTtl: minTokenTtl, attestationConfiguration: attestationConfiguration, attester: attester,
+            minTokenTTL: minTokenTTL, attestationConfiguration: attestationConfiguration, attester: attester,
             tokenBoundConfiguration: tokenBoundConfiguration,
             tokenEndpointResponseListener: tokenEndpointResponseListener,
             clientAuthenticationMethod: clientAuthenticationMethod, dpopKeyStorage: dpopKeyStorage, dpopKey: dpopKey)

@@ -75,9 +75,9 @@ public final class HaapiManager: Sendable {
         )
         .setName(configuration.name)
         .setTransport(configuration.transport)
-        .setNonceStore(configuration.dpopNonceStore ?? DpopNonceStore())
-        .setHaapiTokenMinTtl(configuration.minTokenTtl)
-        .setDpopKey(key)
+        .setNonceStore(configuration.dpopNonceStore ?? DPoPNonceStore())
+        .setHaapiTokenMinTTL(configuration.minTokenTTL)
+        .setDPoPKey(key)
         .setClientAuthenticationMethod(configuration.clientAuthenticationMethod)
         .setAttestationMaxRetryCount(attestation.attestationMaxRetries)
         if attestation.useAttestation {

@@ -11,11 +11,11 @@ public final class OAuthTokenManager: Sendable {
 
     /// - Parameter nonceStore: where `DPoP-Nonce`s are kept; by default the configuration's store (a
     ///   `HaapiConfiguration` shares it with its HAAPI flow), or one of this manager's own.
-    public init(oauthTokenConfiguration: any OAuthTokenConfigurable, nonceStore: DpopNonceStore? = nil) {
+    public init(oauthTokenConfiguration: any OAuthTokenConfigurable, nonceStore: DPoPNonceStore? = nil) {
         configuration = oauthTokenConfiguration
         exchange = TokenEndpointExchange(
             transport: oauthTokenConfiguration.transport,
-            nonces: nonceStore ?? oauthTokenConfiguration.dpopNonceStore ?? DpopNonceStore())
+            nonces: nonceStore ?? oauthTokenConfiguration.dpopNonceStore ?? DPoPNonceStore())
         state = RefreshState()
         deferred = nil
     }
@@ -23,7 +23,7 @@ public final class OAuthTokenManager: Sendable {
     init(deferringTo access: DeferredAccess, configuration: HaapiConfiguration) {
         self.configuration = configuration
         exchange = TokenEndpointExchange(
-            transport: configuration.transport, nonces: configuration.dpopNonceStore ?? DpopNonceStore())
+            transport: configuration.transport, nonces: configuration.dpopNonceStore ?? DPoPNonceStore())
         state = RefreshState()
         deferred = access
     }
@@ -89,8 +89,8 @@ public final class OAuthTokenManager: Sendable {
                 HaapiError.invalidConfiguration(
                     reason: "a DPoP was passed but the configuration is UnboundedTokenConfiguration"))
         }
-        let bound = await state.boundDpop
-        let proofKey = isUnbounded ? nil : (dpop ?? bound ?? storedDpop())
+        let bound = await state.boundDPoP
+        let proofKey = isUnbounded ? nil : (dpop ?? bound ?? storedDPoP())
         return await state.refresh(refreshToken) { [self] in
             var form: [(name: String, value: String)] = [
                 ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
@@ -103,7 +103,7 @@ public final class OAuthTokenManager: Sendable {
     }
 
     /// The device key a relaunched app's configuration names (see `refreshAccessToken`); never creates one.
-    private func storedDpop() -> Dpop? {
+    private func storedDPoP() -> Dpop? {
         guard let concrete = configuration as? HaapiConfiguration else { return nil }
         if let key = concrete.dpopKey { return Dpop(key: key) }
         guard let storage = concrete.dpopKeyStorage else { return nil }
@@ -180,7 +180,7 @@ public final class OAuthTokenManager: Sendable {
         let method = configuration.clientAuthenticationMethod
         let clientId = configuration.clientId
         let listener = configuration.tokenEndpointResponseListener
-        let response: HttpResponse
+        let response: HTTPResponse
         do throws(HaapiError) {
             response = try await exchange.post(
                 TokenEndpointRequest(url: configuration.tokenEndpointURL, form: form), dpop: dpop
@@ -222,12 +222,12 @@ public final class OAuthTokenManager: Sendable {
 
 /// One refresh in flight per refresh token, and a memory of rotations so a replaced token is never sent again.
 actor RefreshState {
-    private(set) var boundDpop: Dpop?
+    private(set) var boundDPoP: Dpop?
     private var inflight: [String: Task<TokenResponse, Never>] = [:]
     private var rotations: [(old: String, result: TokenResponse)] = []
     private static let rememberedRotations = 32
 
-    func bind(_ dpop: Dpop) { boundDpop = dpop }
+    func bind(_ dpop: Dpop) { boundDPoP = dpop }
 
     func refresh(_ token: String, perform: @escaping @Sendable () async -> TokenResponse) async -> TokenResponse {
         if let rotated = rotations.last(where: { $0.old == token }) {

@@ -18,7 +18,7 @@ public class HTTPURLResponseContent: @unchecked Sendable {
     public let headerFields: [String: String]
     public let httpURLResponse: HTTPURLResponse?
 
-    init(_ response: HttpResponse?) {
+    init(_ response: HTTPResponse?) {
         data = response?.body ?? Data()
         let object =
             response.flatMap {
@@ -38,7 +38,7 @@ public final class ErrorHTTPURLResponseContent: HTTPURLResponseContent, @uncheck
     /// Why: the transport's error, or what was wrong with the body.
     public let error: any Error
 
-    init(_ response: HttpResponse?, error: any Error) {
+    init(_ response: HTTPResponse?, error: any Error) {
         self.error = error
         super.init(response)
     }
@@ -63,7 +63,7 @@ extension OAuthTokenManager {
         /// Always nil: a successful response carries no error (the member mirrors `ErrorHTTPURLResponseContent`).
         public var error: (any Error)? { nil }
 
-        init(_ response: HttpResponse, _ token: SuccessfulTokenResponse) {
+        init(_ response: HTTPResponse, _ token: SuccessfulTokenResponse) {
             successfulTokenResponse = token
             super.init(response)
         }
@@ -76,7 +76,7 @@ extension OAuthTokenManager {
         /// Always nil: the server's OAuth error is `errorTokenResponse`.
         public var error: (any Error)? { nil }
 
-        init(_ response: HttpResponse, _ error: ErrorTokenResponse) {
+        init(_ response: HTTPResponse, _ error: ErrorTokenResponse) {
             errorTokenResponse = error
             super.init(response)
         }

@@ -10,7 +10,7 @@ public struct SuccessfulTokenResponse: Sendable, CustomStringConvertible {
     public let refreshToken: String?
     public let idToken: String?
     public let scope: String?
-    public let rawJson: JSONObject
+    public let rawJSON: JSONObject
 
     init(_ object: JSONObject, keepingRefreshToken previous: String? = nil) throws(HaapiError) {
         guard let accessToken = object["access_token"]?.stringValue, !accessToken.isEmpty else {
@@ -22,7 +22,7 @@ public struct SuccessfulTokenResponse: Sendable, CustomStringConvertible {
         refreshToken = object["refresh_token"]?.stringValue ?? previous
         idToken = object["id_token"]?.stringValue
         scope = object["scope"]?.stringValue
-        rawJson = object
+        rawJSON = object
     }
 
     /// Tokens are masked: a response printed in a log shows their presence, not their value.

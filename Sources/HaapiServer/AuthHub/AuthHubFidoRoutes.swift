@@ -26,10 +26,10 @@ extension DevServer {
             let userHandle = existing.first?.userHandle ?? Data(SecureRandom.bytes(16))
             let challenge = Data(SecureRandom.bytes(32))
             var options = PublicKeyCredentialCreationOptions(
-                rpId: relyingPartyId, rpName: "swift-haapi dev server", userId: userHandle, userName: username,
+                rpId: relyingPartyID, rpName: "swift-haapi dev server", userID: userHandle, userName: username,
                 userDisplayName: username,
                 challenge: challenge, residentKey: "preferred", userVerification: "required", attestation: "none")
-            options.excludeCredentials = existing.compactMap { Base64URL.decode($0.credentialId).map { Data($0) } }
+            options.excludeCredentials = existing.compactMap { Base64URL.decode($0.credentialID).map { Data($0) } }
             flow.fidoChallenge = challenge
             flow.fidoUserHandle = userHandle
             return .next("FIDO_REGISTER_VERIFY_CHALLENGE", ["data": options.json])
@@ -56,7 +56,7 @@ extension DevServer {
                     try RegistrationResponse(json: call.body), challenge: challenge, owner: .existingAccount(username),
                     userHandle: userHandle)
                 return .next(
-                    "FIDO_AUTH_GENERATE_CHALLENGE", ["data": .object(["fidoIdentifier": .string(stored.credentialId)])])
+                    "FIDO_AUTH_GENERATE_CHALLENGE", ["data": .object(["fidoIdentifier": .string(stored.credentialID)])])
             } catch {
                 return .retry(code: "3001036", message: "FIDO registration failed: \(error)", nested: true)
             }
@@ -76,8 +76,8 @@ extension DevServer {
             let challenge = Data(SecureRandom.bytes(32))
             flow.fidoChallenge = challenge
             let options = PublicKeyCredentialRequestOptions(
-                challenge: challenge, rpId: relyingPartyId,
-                allowCredentials: existing.compactMap { Base64URL.decode($0.credentialId).map { Data($0) } },
+                challenge: challenge, rpId: relyingPartyID,
+                allowCredentials: existing.compactMap { Base64URL.decode($0.credentialID).map { Data($0) } },
                 userVerification: "required")
             return .next("FIDO_AUTH_VERIFY_CHALLENGE", ["data": options.json])
         }
@@ -98,7 +98,7 @@ extension DevServer {
                 let response =
                     parsed.userHandle?.isEmpty == true
                     ? AuthenticationResponse(
-                        credentialId: parsed.credentialId, clientDataJSON: parsed.clientDataJSON,
+                        credentialID: parsed.credentialID, clientDataJSON: parsed.clientDataJSON,
                         authenticatorData: parsed.authenticatorData,
                         signature: parsed.signature, userHandle: nil,
                         authenticatorAttachment: parsed.authenticatorAttachment)

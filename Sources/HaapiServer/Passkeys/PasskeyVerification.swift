@@ -18,7 +18,7 @@ extension DevServer {
         _ response: RegistrationResponse, challenge: Data, owner: PasskeyOwner, userHandle: Data
     ) throws(WebAuthnError) -> StoredPasskey {
         let verified = try relyingPartyVerifier.verifyRegistration(response, expectedChallenge: challenge)
-        let id = Base64URL.encode(verified.credentialId)
+        let id = Base64URL.encode(verified.credentialID)
         guard (try? store.passkey(id: id)) == nil else {
             throw .verificationFailed("the credential is already registered")
         }
@@ -27,7 +27,7 @@ extension DevServer {
         case .existingAccount(let name), .newAccount(let name): username = name
         }
         let passkey = StoredPasskey(
-            credentialId: id, username: username, userHandle: userHandle, publicKey: verified.publicKey.encoded,
+            credentialID: id, username: username, userHandle: userHandle, publicKey: verified.publicKey.encoded,
             signCount: verified.signCount)
         do {
             switch owner {
@@ -56,7 +56,7 @@ extension DevServer {
     func verifyPasskeyAssertion(
         _ response: AuthenticationResponse, challenge: Data
     ) throws(WebAuthnError) -> StoredPasskey {
-        guard let stored = try? store.passkey(id: Base64URL.encode(response.credentialId)) else {
+        guard let stored = try? store.passkey(id: Base64URL.encode(response.credentialID)) else {
             throw .verificationFailed("unknown credential")
         }
         if let handle = response.userHandle, handle != stored.userHandle {
@@ -68,7 +68,7 @@ extension DevServer {
         let count = try relyingPartyVerifier.verifyAuthentication(
             response, expectedChallenge: challenge, publicKey: try COSEKey(cbor: keyCBOR),
             storedSignCount: stored.signCount)
-        guard (try? store.advancePasskeyCounter(id: stored.credentialId, from: stored.signCount, to: count)) == true
+        guard (try? store.advancePasskeyCounter(id: stored.credentialID, from: stored.signCount, to: count)) == true
         else {
             throw .verificationFailed("the signature counter did not advance")
         }

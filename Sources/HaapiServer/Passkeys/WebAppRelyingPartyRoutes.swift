@@ -13,17 +13,17 @@ extension DevServer {
         router.post("authentication_finalize") { request, _ in await self.authenticationFinalize(request) }
     }
 
-    var relyingPartyId: String { URL(string: issuer)?.host ?? "localhost" }
+    var relyingPartyID: String { URL(string: issuer)?.host ?? "localhost" }
 
     var relyingPartyVerifier: RelyingPartyVerifier {
-        RelyingPartyVerifier(rpId: relyingPartyId, origins: [issuer], requireUserVerification: true)
+        RelyingPartyVerifier(rpId: relyingPartyID, origins: [issuer], requireUserVerification: true)
     }
 
     /// The account a ceremony confirmed; after a sign-in also the RP session that may add passkeys to it.
     static func accountJSON(_ passkey: StoredPasskey, session: String? = nil) -> Response {
         var body: JSONObject = [
             "credential": [
-                "id": .string(passkey.credentialId),
+                "id": .string(passkey.credentialID),
                 "user": [
                     "id": .string(Base64URL.encode(passkey.userHandle)), "name": .string(passkey.username),
                     "displayName": .string(passkey.username),
@@ -69,10 +69,10 @@ extension DevServer {
         }
         let challenge = Data(SecureRandom.bytes(32))
         let existing = ((try? store.passkeys(username: name)) ?? []).compactMap {
-            Base64URL.decode($0.credentialId).map { Data($0) }
+            Base64URL.decode($0.credentialID).map { Data($0) }
         }
         let options = PublicKeyCredentialCreationOptions(
-            rpId: relyingPartyId, rpName: "swift-haapi dev server", userId: userHandle, userName: name,
+            rpId: relyingPartyID, rpName: "swift-haapi dev server", userID: userHandle, userName: name,
             userDisplayName: name, challenge: challenge,
             excludeCredentials: existing, residentKey: "required", userVerification: "required", attestation: "none")
         let pending = PasskeyChallenges.Pending(
@@ -135,7 +135,7 @@ extension DevServer {
                 ceremony: .authentication, username: nil, userHandle: nil,
                 expiresAt: clock().addingTimeInterval(300)), now: clock())
         let options = PublicKeyCredentialRequestOptions(
-            challenge: challenge, rpId: relyingPartyId, userVerification: "required")
+            challenge: challenge, rpId: relyingPartyID, userVerification: "required")
         return HTTP.json(["publicKey": options.json])
     }
 

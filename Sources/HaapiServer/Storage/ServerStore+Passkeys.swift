@@ -3,7 +3,7 @@ import GRDB
 
 /// A registered passkey: the COSE public key (as encoded by the authenticator) and its signature counter.
 struct StoredPasskey: Sendable {
-    let credentialId: String
+    let credentialID: String
     let username: String
     let userHandle: Data
     let publicKey: Data
@@ -29,7 +29,7 @@ extension ServerStore {
                 INSERT INTO passkey_credentials (credential_id, username, public_key, sign_count, created_at, user_handle) VALUES (?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                passkey.credentialId, passkey.username, passkey.publicKey, Int(passkey.signCount),
+                passkey.credentialID, passkey.username, passkey.publicKey, Int(passkey.signCount),
                 now.timeIntervalSince1970, passkey.userHandle,
             ])
     }
@@ -43,7 +43,7 @@ extension ServerStore {
                 sql: """
                     SELECT u.created_at <= p.created_at FROM passkey_credentials p JOIN users u ON u.username = p.username
                     WHERE p.credential_id = ?
-                    """, arguments: [passkey.credentialId]) ?? false
+                    """, arguments: [passkey.credentialID]) ?? false
         }
     }
 
@@ -74,7 +74,7 @@ extension ServerStore {
     private static func passkey(from row: Row) -> StoredPasskey {
         let count: Int = row["sign_count"]
         return StoredPasskey(
-            credentialId: row["credential_id"], username: row["username"], userHandle: row["user_handle"] ?? Data(),
+            credentialID: row["credential_id"], username: row["username"], userHandle: row["user_handle"] ?? Data(),
             publicKey: row["public_key"], signCount: UInt32(clamping: count))
     }
 }

@@ -64,14 +64,14 @@ public struct HaapiUIKitApplicationBuilder: Sendable {
     }
 
     /// Uses a key the app already holds for DPoP.
-    public func setDpopKey(_ key: any SigningKey) -> Self {
+    public func setDPoPKey(_ key: any SigningKey) -> Self {
         var copy = self
         copy.dpopKey = key
         return copy
     }
 
     /// Keeps the DPoP key in `storage` so bound tokens can be refreshed after a restart.
-    public func setDpopKeyStorage(_ storage: any Storage) -> Self {
+    public func setDPoPKeyStorage(_ storage: any Storage) -> Self {
         var copy = self
         copy.keyStorage = storage
         return copy

@@ -10,7 +10,7 @@ public struct HaapiUIKitConfiguration: Sendable {
     public let baseUrl: URL
     public let tokenEndpointUrl: URL
     public let authorizationEndpointUrl: URL
-    public let revocationEndpointUrl: URL?
+    public let revocationEndpointURL: URL?
     public let appRedirect: String
     public let scopes: [String]
     public let acrValues: [String]
@@ -28,7 +28,7 @@ public struct HaapiUIKitConfiguration: Sendable {
     public let clientAuthenticationMethod: any ClientAuthenticationMethod
     public let dcrConfiguration: DCRConfiguration?
     public let tokenBoundConfiguration: any TokenBoundConfiguration
-    public let transport: (any HttpTransport)?
+    public let transport: (any HTTPTransport)?
     /// Runs the WebAuthn client operations (passkey steps); without one they take the server's fallback.
     public let passkeyAuthenticator: (any WebAuthnAuthenticator)?
     /// The origin the authenticator acts for; by default the origin of `baseUrl`.
@@ -48,7 +48,7 @@ public struct HaapiUIKitConfiguration: Sendable {
             authorizationEndpointURL: authorizationEndpointUrl,
             appRedirect: appRedirect,
             authorizationParametersProvider: { OAuthAuthorizationParameters(scopes: scopes, acrValues: acrValues) },
-            transport: transport, revocationEndpointURL: revocationEndpointUrl,
+            transport: transport, revocationEndpointURL: revocationEndpointURL,
             attestationConfiguration: attestationConfiguration,
             attester: attester, tokenBoundConfiguration: tokenBoundConfiguration,
             clientAuthenticationMethod: clientAuthenticationMethod,
@@ -63,7 +63,7 @@ public struct HaapiUIKitConfigurationBuilder: Sendable {
     private let tokenEndpointUrl: URL
     private let authorizationEndpointUrl: URL
     private let appRedirect: String
-    private var revocationEndpointUrl: URL?
+    private var revocationEndpointURL: URL?
     private var scopes: [String] = []
     private var acrValues: [String] = []
     private var autoPollingDuration: TimeInterval = 3
@@ -78,7 +78,7 @@ public struct HaapiUIKitConfigurationBuilder: Sendable {
     private var clientAuthenticationMethod: any ClientAuthenticationMethod = ClientAuthenticationMethodNone()
     private var dcrConfiguration: DCRConfiguration?
     private var tokenBoundConfiguration: any TokenBoundConfiguration = BoundedTokenConfiguration()
-    private var transport: (any HttpTransport)?
+    private var transport: (any HTTPTransport)?
     private var passkeyAuthenticator: (any WebAuthnAuthenticator)?
     private var passkeyOrigin: String?
     private var strings = HaapiUIStrings()
@@ -94,9 +94,9 @@ public struct HaapiUIKitConfigurationBuilder: Sendable {
         self.appRedirect = appRedirect
     }
 
-    public func setRevocationEndpointUrl(_ url: URL) -> Self {
+    public func setRevocationEndpointURL(_ url: URL) -> Self {
         var copy = self
-        copy.revocationEndpointUrl = url
+        copy.revocationEndpointURL = url
         return copy
     }
     public func setScopes(_ scopes: [String]) -> Self {
@@ -171,7 +171,7 @@ public struct HaapiUIKitConfigurationBuilder: Sendable {
         copy.tokenBoundConfiguration = value
         return copy
     }
-    public func setTransport(_ value: any HttpTransport) -> Self {
+    public func setTransport(_ value: any HTTPTransport) -> Self {
         var copy = self
         copy.transport = value
         return copy
@@ -204,7 +204,7 @@ public struct HaapiUIKitConfigurationBuilder: Sendable {
         HaapiUIKitConfiguration(
             clientId: clientId, baseUrl: baseUrl, tokenEndpointUrl: tokenEndpointUrl,
             authorizationEndpointUrl: authorizationEndpointUrl,
-            revocationEndpointUrl: revocationEndpointUrl, appRedirect: appRedirect, scopes: scopes,
+            revocationEndpointURL: revocationEndpointURL, appRedirect: appRedirect, scopes: scopes,
             acrValues: acrValues,
             autoPollingDuration: autoPollingDuration, pollingTimeout: pollingTimeout,
             shouldAutoHandleFlowErrorFeedback: shouldAutoHandleFlowErrorFeedback, presentationMode: presentationMode,

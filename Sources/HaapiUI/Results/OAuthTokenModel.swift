@@ -18,7 +18,7 @@ public struct OAuthTokenModel: OAuthModel, CustomStringConvertible {
     public var refreshToken: String? { tokenResponse.refreshToken }
     public var idToken: String? { tokenResponse.idToken }
     public var scope: String? { tokenResponse.scope }
-    public var rawJson: JSONObject { tokenResponse.rawJson }
+    public var rawJSON: JSONObject { tokenResponse.rawJSON }
 
     /// The ID token's claims, decoded but not verified (the token came straight from the token endpoint over TLS).
     public var idTokenClaims: JSONObject? {

@@ -77,7 +77,7 @@ public final class HaapiFlowViewModel: ObservableObject {
     }
 
     /// The client the flow runs as (a dynamic client after the DCR fallback); `nil` before `start()`.
-    public var flowClientId: String? { accessor?.haapiManager.configuration.clientId }
+    public var flowClientID: String? { accessor?.haapiManager.configuration.clientId }
 
     /// Whether automatic polling is waiting for its next poll.
     public var isPolling: Bool { pollingTask != nil }

@@ -41,7 +41,7 @@ enum UIModelMapper {
                     continueForm: operation.continueFormActionModel,
                     errorForms: operation.errorActions.compactMap { $0 as? FormAction }.map(form), step: operation))
         default:
-            content = forms.isEmpty ? .unsupported(rawJson: step.rawJsonString) : .forms(forms)
+            content = forms.isEmpty ? .unsupported(rawJSON: step.rawJSONString) : .forms(forms)
         }
         let title = step.actions.first?.title?.description
         return HaapiUIModel(

@@ -15,7 +15,7 @@ public struct HaapiUIModel: Sendable {
         /// The app must do something outside the flow (open a browser, run a passkey ceremony, …).
         case clientOperation(ClientOperationUIModel)
         /// A step this kit has no screen for; its raw JSON is kept.
-        case unsupported(rawJson: String)
+        case unsupported(rawJSON: String)
     }
 
     public let title: String?

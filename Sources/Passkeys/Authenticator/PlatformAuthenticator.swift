@@ -31,7 +31,7 @@ public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unch
         case .platform:
             let provider = ASAuthorizationPlatformPublicKeyCredentialProvider(relyingPartyIdentifier: options.rpId)
             let platform = provider.createCredentialRegistrationRequest(
-                challenge: options.challenge, name: options.userName, userID: options.userId)
+                challenge: options.challenge, name: options.userName, userID: options.userID)
             if let preference = options.userVerification {
                 platform.userVerificationPreference = .init(rawValue: preference)
             }
@@ -40,7 +40,7 @@ public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unch
             let provider = ASAuthorizationSecurityKeyPublicKeyCredentialProvider(relyingPartyIdentifier: options.rpId)
             let key = provider.createCredentialRegistrationRequest(
                 challenge: options.challenge, displayName: options.userDisplayName,
-                name: options.userName, userID: options.userId)
+                name: options.userName, userID: options.userID)
             key.credentialParameters = options.algorithms.map {
                 ASAuthorizationPublicKeyCredentialParameters(algorithm: ASCOSEAlgorithmIdentifier(rawValue: $0))
             }
@@ -61,7 +61,7 @@ public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unch
             throw .notAllowed("the system returned no attestation")
         }
         return RegistrationResponse(
-            credentialId: registration.credentialID, clientDataJSON: registration.rawClientDataJSON,
+            credentialID: registration.credentialID, clientDataJSON: registration.rawClientDataJSON,
             attestationObject: attestation,
             transports: kind == .platform ? ["internal", "hybrid"] : ["usb", "nfc"],
             authenticatorAttachment: kind == .platform ? "platform" : "cross-platform")
@@ -102,7 +102,7 @@ public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unch
             throw .notAllowed("the system returned no assertion")
         }
         return AuthenticationResponse(
-            credentialId: assertion.credentialID, clientDataJSON: assertion.rawClientDataJSON,
+            credentialID: assertion.credentialID, clientDataJSON: assertion.rawClientDataJSON,
             authenticatorData: assertion.rawAuthenticatorData, signature: assertion.signature,
             userHandle: assertion.userID,
             authenticatorAttachment: kind == .platform ? "platform" : "cross-platform")

@@ -118,20 +118,20 @@ public actor SoftwareAuthenticator: WebAuthnAuthenticator {
             throw .notAllowed("a credential in excludeCredentials is already on this authenticator")
         }
         let key = P256.Signing.PrivateKey()
-        let credentialId = Data(SecureRandom.bytes(32))
+        let credentialID = Data(SecureRandom.bytes(32))
         let clientData = CollectedClientData(type: "webauthn.create", challenge: options.challenge, origin: origin).json
         let attestation = try Self.attestationObject(
-            rpId: options.rpId, privateKey: key, credentialId: credentialId, aaguid: Self.aaguid, flags: flags,
+            rpId: options.rpId, privateKey: key, credentialID: credentialID, aaguid: Self.aaguid, flags: flags,
             clientDataJSON: clientData, format: policy.attestation)
         // A discoverable credential replaces an older one for the same account at the same RP.
-        stored.removeAll { $0.rpId == options.rpId && $0.userHandle == options.userId }
+        stored.removeAll { $0.rpId == options.rpId && $0.userHandle == options.userID }
         stored.append(
             Credential(
-                id: credentialId, rpId: options.rpId, userHandle: options.userId, userName: options.userName,
+                id: credentialID, rpId: options.rpId, userHandle: options.userID, userName: options.userName,
                 privateKey: key.rawRepresentation, signCount: 0))
         try save(stored)
         return RegistrationResponse(
-            credentialId: credentialId, clientDataJSON: clientData, attestationObject: attestation.encoded)
+            credentialID: credentialID, clientDataJSON: clientData, attestationObject: attestation.encoded)
     }
 
     public func authenticate(
@@ -156,18 +156,18 @@ public actor SoftwareAuthenticator: WebAuthnAuthenticator {
         let signature = try Self.sign(
             authenticatorData.raw + Data(SHA256.hash(data: clientData)), with: credential.privateKey)
         return AuthenticationResponse(
-            credentialId: credential.id, clientDataJSON: clientData, authenticatorData: authenticatorData.raw,
+            credentialID: credential.id, clientDataJSON: clientData, authenticatorData: authenticatorData.raw,
             signature: signature, userHandle: credential.userHandle)
     }
 
     /// The attestation object for a new credential. Deterministic apart from the "packed" signature, so the
     /// W3C test vectors can check the bytes.
     public static func attestationObject(
-        rpId: String, privateKey: P256.Signing.PrivateKey, credentialId: Data, aaguid: Data,
+        rpId: String, privateKey: P256.Signing.PrivateKey, credentialID: Data, aaguid: Data,
         flags: AuthenticatorData.Flags, clientDataJSON: Data, format: Attestation
     ) throws(WebAuthnError) -> AttestationObject {
         let credential = AuthenticatorData.AttestedCredential(
-            aaguid: aaguid, credentialId: credentialId, publicKey: COSEKey(p256: privateKey.publicKey))
+            aaguid: aaguid, credentialID: credentialID, publicKey: COSEKey(p256: privateKey.publicKey))
         let authenticatorData = AuthenticatorData(
             rpId: rpId, flags: flags, signCount: 0, attestedCredential: credential)
         switch format {

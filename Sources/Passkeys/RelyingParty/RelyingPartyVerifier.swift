@@ -18,7 +18,7 @@ public struct RelyingPartyVerifier: Sendable {
     }
 
     public struct VerifiedRegistration: Sendable, Equatable {
-        public let credentialId: Data
+        public let credentialID: Data
         public let publicKey: COSEKey
         public let signCount: UInt32
         public let userVerified: Bool
@@ -36,7 +36,7 @@ public struct RelyingPartyVerifier: Sendable {
         guard let credential = authData.attestedCredential else {
             throw .verificationFailed("no attested credential data")
         }
-        guard credential.credentialId == response.credentialId else {
+        guard credential.credentialID == response.credentialID else {
             throw .verificationFailed("the credential id differs from rawId")
         }
         let clientDataHash = Data(SHA256.hash(data: response.clientDataJSON))
@@ -57,7 +57,7 @@ public struct RelyingPartyVerifier: Sendable {
             throw .verificationFailed("attestation format \(attestation.format) is not accepted")
         }
         return VerifiedRegistration(
-            credentialId: credential.credentialId, publicKey: credential.publicKey, signCount: authData.signCount,
+            credentialID: credential.credentialID, publicKey: credential.publicKey, signCount: authData.signCount,
             userVerified: authData.flags.contains(.userVerified), attestationFormat: attestation.format)
     }
 

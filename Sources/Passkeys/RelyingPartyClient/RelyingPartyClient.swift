@@ -5,17 +5,17 @@ import HaapiDriver
 /// `/authentication_initialize`, `/authentication_finalize`; ../shared/research/authhub-hanko.md B.2).
 public struct RelyingPartyClient: Sendable {
     public let baseURL: URL
-    public let transport: any HttpTransport
+    public let transport: any HTTPTransport
 
-    public init(baseURL: URL, transport: any HttpTransport = defaultHttpTransport()) {
+    public init(baseURL: URL, transport: any HTTPTransport = defaultHTTPTransport()) {
         self.baseURL = baseURL
         self.transport = transport
     }
 
     /// The account the RP confirmed.
     public struct Account: Sendable, Equatable {
-        public let credentialId: String
-        public let userId: String
+        public let credentialID: String
+        public let userID: String
         public let userName: String
         /// After a sign-in, the RP's session for the account (when the RP gives one): it lets the signed-in
         /// user add another passkey to the same account (`registrationInitialize(userName:session:)`).
@@ -23,7 +23,7 @@ public struct RelyingPartyClient: Sendable {
 
         /// Two answers name the same account when credential, user id and name match; sessions differ per sign-in.
         public static func == (lhs: Account, rhs: Account) -> Bool {
-            lhs.credentialId == rhs.credentialId && lhs.userId == rhs.userId && lhs.userName == rhs.userName
+            lhs.credentialID == rhs.credentialID && lhs.userID == rhs.userID && lhs.userName == rhs.userName
         }
     }
 
@@ -36,7 +36,7 @@ public struct RelyingPartyClient: Sendable {
             url: baseURL.appendingPathComponent("registration_initialize"), resolvingAgainstBaseURL: true)
         components?.queryItems = [URLQueryItem(name: "user_name", value: userName)]
         guard let url = components?.url else { throw .malformed("bad RP URL") }
-        var request = HttpRequest(method: "GET", url: url)
+        var request = HTTPRequest(method: "GET", url: url)
         if let session { request.setHeader("Authorization", "Bearer " + session) }
         return try PublicKeyCredentialCreationOptions(json: try await send(request))
     }
@@ -48,23 +48,23 @@ public struct RelyingPartyClient: Sendable {
     public func authenticationInitialize() async throws(WebAuthnError) -> PublicKeyCredentialRequestOptions {
         try PublicKeyCredentialRequestOptions(
             json: try await send(
-                HttpRequest(method: "GET", url: baseURL.appendingPathComponent("authentication_initialize"))))
+                HTTPRequest(method: "GET", url: baseURL.appendingPathComponent("authentication_initialize"))))
     }
 
     public func authenticationFinalize(_ response: AuthenticationResponse) async throws(WebAuthnError) -> Account {
         try Self.account(try await send(post("authentication_finalize", response.json)))
     }
 
-    private func post(_ path: String, _ body: JSONValue) -> HttpRequest {
-        HttpRequest(
+    private func post(_ path: String, _ body: JSONValue) -> HTTPRequest {
+        HTTPRequest(
             method: "POST", url: baseURL.appendingPathComponent(path), headers: [("Content-Type", "application/json")],
             body: Data(body.serialized().utf8))
     }
 
-    private func send(_ request: HttpRequest) async throws(WebAuthnError) -> JSONValue {
+    private func send(_ request: HTTPRequest) async throws(WebAuthnError) -> JSONValue {
         var outgoing = request
         outgoing.setHeader("Accept", "application/json")
-        let response: HttpResponse
+        let response: HTTPResponse
         do { response = try await transport.send(outgoing) } catch {
             throw .notAllowed("the RP cannot be reached: \(error)")
         }
@@ -83,7 +83,7 @@ public struct RelyingPartyClient: Sendable {
         }
         let user = credential?["user"]
         return Account(
-            credentialId: id, userId: user?["id"]?.stringValue ?? json["user_id"]?.stringValue ?? "",
+            credentialID: id, userID: user?["id"]?.stringValue ?? json["user_id"]?.stringValue ?? "",
             userName: user?["name"]?.stringValue ?? "",
             session: json["session"]?.stringValue)
     }

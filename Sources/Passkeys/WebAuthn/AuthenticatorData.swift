@@ -17,7 +17,7 @@ public struct AuthenticatorData: Sendable, Equatable {
 
     public struct AttestedCredential: Sendable, Equatable {
         public let aaguid: Data
-        public let credentialId: Data
+        public let credentialID: Data
         public let publicKey: COSEKey
     }
 
@@ -37,9 +37,9 @@ public struct AuthenticatorData: Sendable, Equatable {
         if let credential = attestedCredential {
             raw.append(credential.aaguid)
             raw.append(contentsOf: [
-                UInt8(credential.credentialId.count >> 8), UInt8(credential.credentialId.count & 0xFF),
+                UInt8(credential.credentialID.count >> 8), UInt8(credential.credentialID.count & 0xFF),
             ])
-            raw.append(credential.credentialId)
+            raw.append(credential.credentialID)
             raw.append(credential.publicKey.encoded)
         }
         self.rpIdHash = rpIdHash
@@ -65,7 +65,7 @@ public struct AuthenticatorData: Sendable, Equatable {
             guard length <= 1023, bytes.count >= position + length else {
                 throw .malformed("credential id is truncated or longer than 1023 bytes")
             }
-            let credentialId = Data(bytes[position..<position + length])
+            let credentialID = Data(bytes[position..<position + length])
             position += length
             let decoded: (value: CBORValue, length: Int)
             do { decoded = try CBORDecoder(requireCanonical: false).decodePrefix(Data(bytes[position...])) } catch {
@@ -73,7 +73,7 @@ public struct AuthenticatorData: Sendable, Equatable {
             }
             position += decoded.length
             attestedCredential = AttestedCredential(
-                aaguid: aaguid, credentialId: credentialId, publicKey: try COSEKey(cbor: decoded.value))
+                aaguid: aaguid, credentialID: credentialID, publicKey: try COSEKey(cbor: decoded.value))
         } else {
             attestedCredential = nil
         }

@@ -5,7 +5,7 @@ import HaapiDriver
 public struct PublicKeyCredentialCreationOptions: Sendable {
     public var rpId: String
     public var rpName: String
-    public var userId: Data
+    public var userID: Data
     public var userName: String
     public var userDisplayName: String
     public var challenge: Data
@@ -18,14 +18,14 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
     public var timeout: Int?
 
     public init(
-        rpId: String, rpName: String, userId: Data, userName: String, userDisplayName: String, challenge: Data,
+        rpId: String, rpName: String, userID: Data, userName: String, userDisplayName: String, challenge: Data,
         algorithms: [Int] = [COSEKey.Algorithm.es256, COSEKey.Algorithm.rs256], excludeCredentials: [Data] = [],
         residentKey: String? = "preferred", userVerification: String? = "preferred", attestation: String? = "none",
         timeout: Int? = 60000
     ) {
         self.rpId = rpId
         self.rpName = rpName
-        self.userId = userId
+        self.userID = userID
         self.userName = userName
         self.userDisplayName = userDisplayName
         self.challenge = challenge
@@ -41,17 +41,17 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
         let options = json["publicKey"] ?? json
         guard let challenge = options["challenge"]?.stringValue.flatMap(Base64URL.decodeLenient),
             let rp = options["rp"], let user = options["user"],
-            let userId = user["id"]?.stringValue.flatMap(Base64URL.decodeLenient),
+            let userID = user["id"]?.stringValue.flatMap(Base64URL.decodeLenient),
             let userName = user["name"]?.stringValue
         else { throw .malformed("creation options need challenge, rp, user.id and user.name") }
         self.challenge = challenge
         rpId = rp["id"]?.stringValue ?? ""
         rpName = rp["name"]?.stringValue ?? rpId
-        self.userId = userId
+        self.userID = userID
         self.userName = userName
         userDisplayName = user["displayName"]?.stringValue ?? userName
         algorithms = (options["pubKeyCredParams"]?.arrayValue ?? []).compactMap { $0["alg"]?.numberValue?.intValue }
-        excludeCredentials = try Base64URL.credentialIds(options["excludeCredentials"], in: "excludeCredentials")
+        excludeCredentials = try Base64URL.credentialIDs(options["excludeCredentials"], in: "excludeCredentials")
         let selection = options["authenticatorSelection"]
         residentKey =
             selection?["residentKey"]?.stringValue
@@ -65,7 +65,7 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
         var object: JSONObject = [
             "rp": ["id": .string(rpId), "name": .string(rpName)],
             "user": [
-                "id": .string(Base64URL.encode(userId)), "name": .string(userName),
+                "id": .string(Base64URL.encode(userID)), "name": .string(userName),
                 "displayName": .string(userDisplayName),
             ],
             "challenge": .string(Base64URL.encode(challenge)),
@@ -109,7 +109,7 @@ public struct PublicKeyCredentialRequestOptions: Sendable {
         }
         self.challenge = challenge
         rpId = options["rpId"]?.stringValue
-        allowCredentials = try Base64URL.credentialIds(options["allowCredentials"], in: "allowCredentials")
+        allowCredentials = try Base64URL.credentialIDs(options["allowCredentials"], in: "allowCredentials")
         userVerification = options["userVerification"]?.stringValue
         timeout = options["timeout"]?.numberValue?.intValue
     }
@@ -164,17 +164,17 @@ public struct CollectedClientData: Sendable, Equatable {
 
 /// `RegistrationResponseJSON` (§5.1.13).
 public struct RegistrationResponse: Sendable {
-    public let credentialId: Data
+    public let credentialID: Data
     public let clientDataJSON: Data
     public let attestationObject: Data
     public let transports: [String]
     public let authenticatorAttachment: String?
 
     public init(
-        credentialId: Data, clientDataJSON: Data, attestationObject: Data, transports: [String] = ["internal"],
+        credentialID: Data, clientDataJSON: Data, attestationObject: Data, transports: [String] = ["internal"],
         authenticatorAttachment: String? = "platform"
     ) {
-        self.credentialId = credentialId
+        self.credentialID = credentialID
         self.clientDataJSON = clientDataJSON
         self.attestationObject = attestationObject
         self.transports = transports
@@ -193,18 +193,18 @@ public struct RegistrationResponse: Sendable {
             response["authenticatorData"] = .string(Base64URL.encode(parsed.authenticatorData.raw))
             response["publicKeyAlgorithm"] = .number(JSONNumber(key.algorithm))
         }
-        return publicKeyCredentialJSON(id: credentialId, response: response, attachment: authenticatorAttachment)
+        return publicKeyCredentialJSON(id: credentialID, response: response, attachment: authenticatorAttachment)
     }
 
     public init(json: JSONValue) throws(WebAuthnError) {
         guard let id = json["rawId"]?.stringValue ?? json["id"]?.stringValue,
-            let credentialId = Base64URL.decodeLenient(id),
+            let credentialID = Base64URL.decodeLenient(id),
             let response = json["response"],
             let clientData = response["clientDataJSON"]?.stringValue.flatMap(Base64URL.decodeLenient),
             let attestation = response["attestationObject"]?.stringValue.flatMap(Base64URL.decodeLenient)
         else { throw .malformed("a registration response needs rawId, clientDataJSON and attestationObject") }
         self.init(
-            credentialId: credentialId, clientDataJSON: clientData, attestationObject: attestation,
+            credentialID: credentialID, clientDataJSON: clientData, attestationObject: attestation,
             transports: (response["transports"]?.arrayValue ?? []).compactMap(\.stringValue),
             authenticatorAttachment: json["authenticatorAttachment"]?.stringValue)
     }
@@ -212,7 +212,7 @@ public struct RegistrationResponse: Sendable {
 
 /// `AuthenticationResponseJSON` (§5.1.14).
 public struct AuthenticationResponse: Sendable {
-    public let credentialId: Data
+    public let credentialID: Data
     public let clientDataJSON: Data
     public let authenticatorData: Data
     public let signature: Data
@@ -220,10 +220,10 @@ public struct AuthenticationResponse: Sendable {
     public let authenticatorAttachment: String?
 
     public init(
-        credentialId: Data, clientDataJSON: Data, authenticatorData: Data, signature: Data, userHandle: Data?,
+        credentialID: Data, clientDataJSON: Data, authenticatorData: Data, signature: Data, userHandle: Data?,
         authenticatorAttachment: String? = "platform"
     ) {
-        self.credentialId = credentialId
+        self.credentialID = credentialID
         self.clientDataJSON = clientDataJSON
         self.authenticatorData = authenticatorData
         self.signature = signature
@@ -238,12 +238,12 @@ public struct AuthenticationResponse: Sendable {
             "signature": .string(Base64URL.encode(signature)),
         ]
         if let userHandle { response["userHandle"] = .string(Base64URL.encode(userHandle)) }
-        return publicKeyCredentialJSON(id: credentialId, response: response, attachment: authenticatorAttachment)
+        return publicKeyCredentialJSON(id: credentialID, response: response, attachment: authenticatorAttachment)
     }
 
     public init(json: JSONValue) throws(WebAuthnError) {
         guard let id = json["rawId"]?.stringValue ?? json["id"]?.stringValue,
-            let credentialId = Base64URL.decodeLenient(id),
+            let credentialID = Base64URL.decodeLenient(id),
             let response = json["response"],
             let clientData = response["clientDataJSON"]?.stringValue.flatMap(Base64URL.decodeLenient),
             let authData = response["authenticatorData"]?.stringValue.flatMap(Base64URL.decodeLenient),
@@ -257,7 +257,7 @@ public struct AuthenticationResponse: Sendable {
             userHandle = handle
         }
         self.init(
-            credentialId: credentialId, clientDataJSON: clientData, authenticatorData: authData, signature: signature,
+            credentialID: credentialID, clientDataJSON: clientData, authenticatorData: authData, signature: signature,
             userHandle: userHandle,
             authenticatorAttachment: json["authenticatorAttachment"]?.stringValue)
     }
@@ -289,7 +289,7 @@ extension Base64URL {
 
     /// The credential ids of an options list; one that is not base64url makes the whole list malformed
     /// (dropping it would widen an allow list or narrow an exclude list without anyone knowing).
-    static func credentialIds(_ list: JSONValue?, in field: String) throws(WebAuthnError) -> [Data] {
+    static func credentialIDs(_ list: JSONValue?, in field: String) throws(WebAuthnError) -> [Data] {
         var ids: [Data] = []
         for (index, entry) in (list?.arrayValue ?? []).enumerated() {
             guard let id = entry["id"]?.stringValue.flatMap(decodeLenient) else {

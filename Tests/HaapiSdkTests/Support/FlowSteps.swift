@@ -13,7 +13,7 @@ extension HaapiResult {
         switch self {
         case .representation(let step): return step
         case .problem(let problem):
-            throw TestFailure("expected a step, got problem \(problem.type.rawValue): \(problem.rawJsonString)")
+            throw TestFailure("expected a step, got problem \(problem.type.rawValue): \(problem.rawJSONString)")
         case .error(let error): throw TestFailure("expected a step, got error \(error)")
         }
     }
@@ -21,7 +21,7 @@ extension HaapiResult {
     func step<T>(_ type: T.Type) throws -> T {
         let step = try step()
         guard let typed = step as? T else {
-            throw TestFailure("expected \(T.self), got \(Swift.type(of: step)): \(step.rawJsonString)")
+            throw TestFailure("expected \(T.self), got \(Swift.type(of: step)): \(step.rawJSONString)")
         }
         return typed
     }
@@ -49,7 +49,7 @@ extension HaapiManager {
     func passwordLogin(username: String = "demouser", password: String = "Password1") async throws -> String {
         let form = try await startAuthenticator("password")
         guard let login = form as? InteractiveFormStep, let action = (login.actions.first as? FormAction)?.model else {
-            throw TestFailure("no login form: \(form.rawJsonString)")
+            throw TestFailure("no login form: \(form.rawJSONString)")
         }
         let done = try await submitForm(action, parameters: ["userName": username, "password": password]).step(
             OAuthAuthorizationResponseStep.self)

@@ -78,7 +78,7 @@ final class SdkTestServer: Sendable {
         useAttestation: Bool = true,
         tokenBound: any TokenBoundConfiguration = BoundedTokenConfiguration(keyPairType: .p256),
         clientAuthentication: any ClientAuthenticationMethod = ClientAuthenticationMethodNone(),
-        transport: (any HttpTransport)? = nil,
+        transport: (any HTTPTransport)? = nil,
         isAutoRedirect: Bool = true, listener: (any TokenEndpointResponseListener)? = nil, storage: (any Storage)? = nil
     ) -> HaapiConfiguration {
         HaapiConfiguration(

@@ -12,16 +12,16 @@ struct RecordedExchange: Sendable {
 }
 
 /// Passes requests to the real network and records each exchange.
-actor RecordingTransport: HttpTransport {
-    static let plain = defaultHttpTransport()
-    private let inner: any HttpTransport
+actor RecordingTransport: HTTPTransport {
+    static let plain = defaultHTTPTransport()
+    private let inner: any HTTPTransport
     private(set) var requests: [RecordedExchange] = []
 
-    init(inner: any HttpTransport = defaultHttpTransport()) {
+    init(inner: any HTTPTransport = defaultHTTPTransport()) {
         self.inner = inner
     }
 
-    func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
+    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let response = try await inner.send(request)
         let nonce = request.header("DPoP").flatMap { try? DPoPProof(parsing: $0) }?.nonce
         let askedForNonce =
@@ -40,13 +40,13 @@ actor RecordingTransport: HttpTransport {
 }
 
 /// Answers from a script, for faults the real server never produces.
-final class StubTransport: HttpTransport, @unchecked Sendable {
-    typealias Handler = @Sendable (HttpRequest) async throws(TransportError) -> HttpResponse
+final class StubTransport: HTTPTransport, @unchecked Sendable {
+    typealias Handler = @Sendable (HTTPRequest) async throws(TransportError) -> HTTPResponse
     private let lock = NSLock()
-    private var handlers: [(matches: @Sendable (HttpRequest) -> Bool, handler: Handler)] = []
-    private(set) var sent: [HttpRequest] = []
+    private var handlers: [(matches: @Sendable (HTTPRequest) -> Bool, handler: Handler)] = []
+    private(set) var sent: [HTTPRequest] = []
 
-    func on(_ matches: @escaping @Sendable (HttpRequest) -> Bool, _ handler: @escaping Handler) {
+    func on(_ matches: @escaping @Sendable (HTTPRequest) -> Bool, _ handler: @escaping Handler) {
         lock.lock()
         handlers.append((matches, handler))
         lock.unlock()
@@ -62,13 +62,13 @@ final class StubTransport: HttpTransport, @unchecked Sendable {
         return sent.count
     }
 
-    func send(_ request: HttpRequest) async throws(TransportError) -> HttpResponse {
+    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let handler = record(request)
         guard let handler else { return Self.json(request, 404, ["error": "not_found"]) }
         return try await handler(request)
     }
 
-    private func record(_ request: HttpRequest) -> Handler? {
+    private func record(_ request: HTTPRequest) -> Handler? {
         lock.withLock {
             sent.append(request)
             return handlers.last { $0.matches(request) }?.handler
@@ -76,17 +76,17 @@ final class StubTransport: HttpTransport, @unchecked Sendable {
     }
 
     static func json(
-        _ request: HttpRequest, _ status: Int, _ body: JSONValue, headers: [String: String] = [:]
-    ) -> HttpResponse {
-        HttpResponse(
+        _ request: HTTPRequest, _ status: Int, _ body: JSONValue, headers: [String: String] = [:]
+    ) -> HTTPResponse {
+        HTTPResponse(
             statusCode: status, headers: ["Content-Type": "application/json"].merging(headers) { $1 },
             body: Data(body.serialized().utf8), url: request.url)
     }
 
     static func raw(
-        _ request: HttpRequest, _ status: Int, contentType: String, _ body: String, headers: [String: String] = [:]
-    ) -> HttpResponse {
-        HttpResponse(
+        _ request: HTTPRequest, _ status: Int, contentType: String, _ body: String, headers: [String: String] = [:]
+    ) -> HTTPResponse {
+        HTTPResponse(
             statusCode: status, headers: ["Content-Type": contentType].merging(headers) { $1 }, body: Data(body.utf8),
             url: request.url)
     }
@@ -105,7 +105,7 @@ final class StubTransport: HttpTransport, @unchecked Sendable {
 
 /// The transport the tests run beside URLSession: AsyncHTTPClient where the driver links it (Linux); on
 /// Apple platforms, which have no AsyncHTTPClient in the client products, URLSession again.
-func nioTransport(timeout: TimeInterval) throws -> any HttpTransport {
+func nioTransport(timeout: TimeInterval) throws -> any HTTPTransport {
     #if canImport(Darwin)
     URLSessionTransport(timeout: timeout)
     #else

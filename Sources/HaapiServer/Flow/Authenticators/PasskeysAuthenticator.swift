@@ -44,7 +44,7 @@ extension DevServer {
                 $0.passkey = .init(kind: .authentication, challenge: challenge, username: nil, userHandle: nil)
             }
             let options = PublicKeyCredentialRequestOptions(
-                challenge: challenge, rpId: relyingPartyId, userVerification: "required")
+                challenge: challenge, rpId: relyingPartyID, userVerification: "required")
             return clientOperation(
                 caller, authenticator, name: "webauthn-authentication", viewName: "authenticator/passkeys/authenticate",
                 arguments: ["credentialRequestOptions": ["publicKey": options.json]], continueAction: "assert")
@@ -64,10 +64,10 @@ extension DevServer {
                     kind: .registration, challenge: challenge, username: user.username, userHandle: handle)
             }
             let options = PublicKeyCredentialCreationOptions(
-                rpId: relyingPartyId, rpName: "swift-haapi dev server", userId: handle, userName: user.username,
+                rpId: relyingPartyID, rpName: "swift-haapi dev server", userID: handle, userName: user.username,
                 userDisplayName: user.name ?? user.username, challenge: challenge,
                 excludeCredentials: ((try? store.passkeys(username: user.username)) ?? []).compactMap {
-                    Base64URL.decode($0.credentialId).map { Data($0) }
+                    Base64URL.decode($0.credentialID).map { Data($0) }
                 },
                 residentKey: "required", userVerification: "required", attestation: "none")
             return clientOperation(

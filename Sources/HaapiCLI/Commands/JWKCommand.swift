@@ -1,7 +1,7 @@
 import ArgumentParser
 import HaapiDriver
 
-struct JwkCommand: ParsableCommand {
+struct JWKCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jwk",
         abstract: "Work with JSON Web Keys.",

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import HaapiDriver
 
-struct JwsCommand: ParsableCommand {
+struct JWSCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jws",
         abstract: "Sign and verify compact JWS (ES256/384/512, RS256/384/512, PS256/384/512, HS256/384/512).",
@@ -31,7 +31,7 @@ struct JwsCommand: ParsableCommand {
         func run() throws {
             do {
                 let jwk = try KeyFile.loadJWK(at: key)
-                let algorithm = try alg.map(JwsCommand.algorithm)
+                let algorithm = try alg.map(JWSCommand.algorithm)
                 var extra = JSONObject()
                 if let header {
                     guard case .object(let object) = try JSONParser().parse(header) else {
@@ -73,7 +73,7 @@ struct JwsCommand: ParsableCommand {
         func run() throws {
             do {
                 let jwk = try KeyFile.loadJWK(at: key)
-                let allowed = Set(try alg.map(JwsCommand.algorithm))
+                let allowed = Set(try alg.map(JWSCommand.algorithm))
                 let jws = try CompactJWS(parsing: token)
                 try jws.verify(with: jwk, allowedAlgorithms: allowed)
                 print(String(decoding: jws.payload, as: UTF8.self))

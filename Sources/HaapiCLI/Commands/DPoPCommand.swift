@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import HaapiDriver
 
-struct DpopCommand: ParsableCommand {
+struct DPoPCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dpop",
         abstract: "Print one DPoP proof (RFC 9449) for a request.",

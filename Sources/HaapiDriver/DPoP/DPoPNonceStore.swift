@@ -6,7 +6,7 @@ import Foundation
 ///
 /// There is no process-wide store: a client instance owns one (`HaapiConfiguration.dpopNonceStore` serves
 /// both of its managers), so two clients in one process never see each other's nonces.
-public actor DpopNonceStore {
+public actor DPoPNonceStore {
     private var nonces: [String: String] = [:]
 
     public init() {}
@@ -15,7 +15,7 @@ public actor DpopNonceStore {
 
     /// Remembers the response's nonce, if it has one. Returns whether it carried one.
     @discardableResult
-    public func record(_ response: HttpResponse) -> Bool {
+    public func record(_ response: HTTPResponse) -> Bool {
         guard let nonce = response.header(HttpHeaderNames.dpopNonce), !nonce.isEmpty else { return false }
         nonces[Self.origin(of: response.url)] = nonce
         return true
@@ -33,7 +33,7 @@ public actor DpopNonceStore {
 
 /// Whether a response asks for a new nonce: RFC 9449 §8 (token endpoint: 400 `{"error":"use_dpop_nonce"}`)
 /// and §9 (resource: 401 with `WWW-Authenticate: DPoP error="use_dpop_nonce"`).
-func isUseDpopNonce(_ response: HttpResponse) -> Bool {
+func isUseDPoPNonce(_ response: HTTPResponse) -> Bool {
     guard response.statusCode == 400 || response.statusCode == 401 else { return false }
     if let challenge = response.header(HttpHeaderNames.wwwAuthenticate), challenge.contains("use_dpop_nonce") {
         return true
