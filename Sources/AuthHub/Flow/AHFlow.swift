@@ -18,9 +18,13 @@ public actor AHFlow {
     public private(set) var flowState: String?
     public private(set) var lastResponse: AHFlowResponse?
 
-    /// - Parameter core: pass `AHCore.getInstance()` (or an instance set up with a custom request object) to
-    ///   share its tenant keys and request object; by default the flow has a core of its own, so two flows
-    ///   never share a nonce exchange.
+    /// - Parameters:
+    ///   - address: the tenant's address (host and tenant, or a proxy URL).
+    ///   - requestHeaders: sent with every call of the flow (the client's `Authorization`); values that are
+    ///     not strings are sent as their description.
+    ///   - core: pass `AHCore.getInstance()` (or an instance set up with a custom request object) to share
+    ///     its tenant keys and request object; by default the flow has a core of its own, so two flows never
+    ///     share a nonce exchange.
     public init(address: AHServerAddress, requestHeaders: [String: Any], core: AHCore = AHCore()) {
         self.address = address
         self.requestHeaders = AHCore.headers(requestHeaders)

@@ -20,6 +20,7 @@ public struct Dpop: Sendable {
     package let codeVerifiers = CodeVerifierStore()
 
     /// - Parameters:
+    ///   - key: the device key the proofs are signed with; its public JWK goes in every proof's header.
     ///   - clock: the time for `iat`; injectable for tests.
     ///   - jtiGenerator: proof ids; the default is 128 random bits, so ids never repeat in practice.
     public init(

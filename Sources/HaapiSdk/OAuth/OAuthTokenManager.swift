@@ -9,8 +9,10 @@ public final class OAuthTokenManager: Sendable {
     /// Set for the manager of `HaapiAccessorBuilder.build()`: every call goes to the manager it decides on.
     private let deferred: DeferredAccess?
 
-    /// - Parameter nonceStore: where `DPoP-Nonce`s are kept; by default the configuration's store (a
-    ///   `HaapiConfiguration` shares it with its HAAPI flow), or one of this manager's own.
+    /// - Parameters:
+    ///   - oauthTokenConfiguration: the client, its endpoints and transport, and whether tokens are bound.
+    ///   - nonceStore: where `DPoP-Nonce`s are kept; by default the configuration's store (a
+    ///     `HaapiConfiguration` shares it with its HAAPI flow), or one of this manager's own.
     public init(oauthTokenConfiguration: any OAuthTokenConfigurable, nonceStore: DPoPNonceStore? = nil) {
         configuration = oauthTokenConfiguration
         exchange = TokenEndpointExchange(

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Doc-comment coverage of the client modules' public API, from the compiler's symbol graphs.
+
+    swift package dump-symbol-graph --minimum-access-level public
+    python3 scripts/doc-coverage.py [--min PERCENT] [--list MODULE]
+
+Counts every public symbol a module declares (types, members, cases, functions; not symbols it only
+inherits or gets from a protocol's default implementation) and whether it carries a doc comment of its own.
+Exits 1 when a module is below --min.
+"""
+import glob, json, os, sys
+
+MODULES = ["HaapiModel", "HaapiDriver", "HaapiSdk", "HaapiUI", "Passkeys", "AuthHub"]
+
+
+def symbols(module):
+    root = os.path.join(".build", "x86_64-unknown-linux-gnu", "symbolgraph")
+    paths = glob.glob(os.path.join(root, f"{module}.symbols.json"))
+    for path in paths:
+        graph = json.load(open(path))
+        inherited = {r["source"] for r in graph.get("relationships", [])
+                     if r.get("kind") == "defaultImplementationOf" or "sourceOrigin" in r}
+        for symbol in graph["symbols"]:
+            if symbol["accessLevel"] not in ("public", "open"): continue
+            ident = symbol["identifier"]["precise"]
+            if ident in inherited: continue
+            # Implicit members (synthesised inits, rawValue) have no location in our sources.
+            if "location" not in symbol: continue
+            yield symbol
+
+
+def main():
+    minimum = None
+    listing = None
+    args = sys.argv[1:]
+    if "--min" in args: minimum = float(args[args.index("--min") + 1])
+    if "--list" in args: listing = args[args.index("--list") + 1]
+    failed = False
+    total_all = documented_all = 0
+    print(f"{'module':<12} {'public':>7} {'documented':>11} {'coverage':>9}")
+    for module in MODULES:
+        found = list(symbols(module))
+        documented = [s for s in found if s.get("docComment", {}).get("lines")]
+        total_all += len(found)
+        documented_all += len(documented)
+        coverage = 100.0 * len(documented) / len(found) if found else 100.0
+        print(f"{module:<12} {len(found):>7} {len(documented):>11} {coverage:>8.1f}%")
+        if minimum is not None and coverage < minimum: failed = True
+        if listing == module:
+            for s in found:
+                if not s.get("docComment", {}).get("lines"):
+                    loc = s["location"]
+                    print("  undocumented:", "/".join(s["pathComponents"]), loc["uri"].split("/Sources/")[-1], loc["position"]["line"] + 1)
+    coverage = 100.0 * documented_all / total_all if total_all else 100.0
+    print(f"{'all':<12} {total_all:>7} {documented_all:>11} {coverage:>8.1f}%")
+    sys.exit(1 if failed else 0)
+
+
+main()
