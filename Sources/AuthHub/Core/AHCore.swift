@@ -49,6 +49,9 @@ public final class AHCore: Sendable {
 
     // MARK: - Fields to be encrypted
 
+    /// Reads the tenant's BrandingSettings at `serverHost`/`tenant`:
+    /// `data[AHConstants.GenericKeys.FieldsToBeEncrypted]` lists the fields it wants encrypted, and the tenant key is
+    /// fetched when the list is not empty.
     public func getFieldsToBeEncryptedInAuthFlow(
         serverHost: String, tenant: String, requestHeaders: [String: Any]
     ) async throws -> AHCoreResult {
@@ -56,6 +59,7 @@ public final class AHCore: Sendable {
             AHServerAddress(serverHost: serverHost, tenant: tenant), Self.headers(requestHeaders))
     }
 
+    /// The same through a proxy URL that already names the tenant.
     public func getFieldsToBeEncryptedInAuthFlow(
         serverUrl: String, requestHeaders: [String: Any]
     ) async throws -> AHCoreResult {
@@ -69,6 +73,8 @@ public final class AHCore: Sendable {
         try await fieldsToBeEncrypted(address, Self.headers(requestHeaders))
     }
 
+    /// The completion-block form; it throws at once when the address is not usable, and the block runs on the main
+    /// actor.
     public func getFieldsToBeEncryptedInAuthFlow(
         serverHost: String, tenant: String, requestHeaders: [String: Any],
         completionBlock: @escaping AHCompletionBlock
@@ -79,6 +85,7 @@ public final class AHCore: Sendable {
         }
     }
 
+    /// The completion-block form through a proxy URL.
     public func getFieldsToBeEncryptedInAuthFlow(
         serverUrl: String, requestHeaders: [String: Any],
         completionBlock: @escaping AHCompletionBlock
@@ -109,6 +116,8 @@ public final class AHCore: Sendable {
         return result
     }
 
+    /// Whether the tenant wants `fieldName` encrypted: `data[fieldName]` is a `Bool`, and the full list is in
+    /// `data[AHConstants.GenericKeys.FieldsToBeEncrypted]`.
     public func isEncryptionRequiredForField(
         serverHost: String, tenant: String, requestHeaders: [String: Any], fieldName: String
     ) async throws -> AHCoreResult {
@@ -116,6 +125,7 @@ public final class AHCore: Sendable {
             AHServerAddress(serverHost: serverHost, tenant: tenant), Self.headers(requestHeaders), fieldName)
     }
 
+    /// The same through a proxy URL that already names the tenant.
     public func isEncryptionRequiredForField(
         serverUrl: String, requestHeaders: [String: Any], fieldName: String
     ) async throws -> AHCoreResult {
@@ -135,6 +145,7 @@ public final class AHCore: Sendable {
         return knownRequirement(address, fieldName)
     }
 
+    /// The completion-block form through a proxy URL; it returns what this instance already knew.
     @discardableResult
     public func isEncryptionRequiredForField(
         serverUrl: String, requestHeaders: [String: Any], fieldName: String,
@@ -161,6 +172,8 @@ public final class AHCore: Sendable {
 
     // MARK: - initAuth
 
+    /// Starts a flow: POSTs `authRequestParams` to `/auth/v1/authenticate`, after a nonce exchange when
+    /// `fieldsTobeEncryptedList` is not empty. Throws when the address is not usable or a parameter has no JSON form.
     public func initAuth(
         serverHost: String, tenant: String, requestHeaders: [String: Any], authRequestParams: [String: Any],
         fieldsTobeEncryptedList: [String]?
@@ -170,6 +183,7 @@ public final class AHCore: Sendable {
             try Self.parameters(authRequestParams), fieldsTobeEncryptedList)
     }
 
+    /// The same through a proxy URL that already names the tenant.
     public func initAuth(
         serverUrl: String, requestHeaders: [String: Any], authRequestParams: [String: Any],
         fieldsTobeEncryptedList: [String]?
@@ -191,6 +205,7 @@ public final class AHCore: Sendable {
         }
     }
 
+    /// The completion-block form through a proxy URL.
     public func initAuth(
         serverUrl: String, requestHeaders: [String: Any], authRequestParams: [String: Any],
         fieldsTobeEncryptedList: [String]?, completionBlock: @escaping AHCompletionBlock

@@ -3,11 +3,14 @@ import HaapiModel
 
 /// What every `AHCore` call hands to its completion block: a result code, a message and the response data.
 public struct AHCoreResult: Sendable {
+    /// `AHResult.Code.SUCCESS`, or why the call failed (server, network, response, encryption).
     public var code: Int
+    /// "OK", or the failure in words (the server's `errorMessage` when it sent one).
     public var message: String
     /// The response body with the SDK's own entries (such as the list of fields to encrypt).
     public var json: JSONObject
 
+    /// A result with the response body as our JSON object.
     public init(code: Int, message: String, json: JSONObject) {
         self.code = code
         self.message = message
@@ -38,6 +41,7 @@ public struct AHCoreResult: Sendable {
     /// The flow's next step, when the call answered one.
     public var nextAction: AHNextAction? { json["nextaction"]?.stringValue.map(AHNextAction.init(rawValue:)) }
 
+    /// The flow state the answer carries, to send as `X-Flow-State` with the next call.
     public var flowState: String? { json["flowState"]?.stringValue }
 }
 
@@ -48,8 +52,10 @@ public typealias AHCompletionBlock = @MainActor (AHCoreResult) throws -> Void
 
 // The seed spells these names this way; apps that follow its samples use them as they are.
 // swift-format-ignore: AlwaysUseLowerCamelCase
+/// The seed's namespace of result codes.
 public enum AHResult {
     public enum Code {
+        /// The call succeeded; `data` holds the answer.
         public static let SUCCESS = 0
         /// The server answered with an `errorCode` or a non-2xx status; `data` holds its body.
         public static let SERVER_ERROR = 1

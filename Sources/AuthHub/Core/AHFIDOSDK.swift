@@ -14,6 +14,7 @@ public final class AHFIDOSDK: Sendable {
     /// The shared instance, as in the seed; `init()` makes one of its own (tests, two hubs).
     public static func getInstance() -> AHFIDOSDK { shared }
 
+    /// An instance of its own, not the shared one (tests, or an app that talks to two hubs).
     public init() {}
 
     /// Sends the FIDO calls to `serverHost`/`tenant` through `authhubRequest` (nil: the default request object).

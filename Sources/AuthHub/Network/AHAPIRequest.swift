@@ -8,7 +8,9 @@ import FoundationNetworking
 
 /// A response from the Authentication Hub: status, headers (lower-cased) and the JSON body.
 public struct AHRequestResult: Sendable {
+    /// The HTTP status.
     public let statusCode: Int
+    /// The response headers, names lower-cased.
     public let headers: [String: String]
     /// The body as our parser read it: `[:]` when the body is empty or not a JSON object.
     public let json: JSONObject
@@ -16,6 +18,7 @@ public struct AHRequestResult: Sendable {
     /// The body as a dictionary of Foundation values, the seed's shape.
     public var data: [String: Any] { json.foundationDictionary }
 
+    /// A result from a status, headers and a body already read.
     public init(statusCode: Int, headers: [String: String], json: JSONObject) {
         self.statusCode = statusCode
         self.headers = headers
@@ -32,7 +35,9 @@ public struct AHRequestResult: Sendable {
 
 /// Sends Authentication Hub requests.
 public protocol AHAPIRequest: AnyObject, Sendable {
+    /// Sends the call `endpoint` describes and reads the answer.
     func sendRequest(endpoint: AuthHubEndpoint) async throws -> AHRequestResult
+    /// Logs every call from now on through `requestLogger`.
     func setRequestLogger(requestLogger: AuthHubRequestLogger)
 }
 
@@ -49,6 +54,8 @@ open class AuthHubBasicRequest: AHAPIRequest, @unchecked Sendable {
     /// Bodies larger or deeper than a hub ever sends are refused rather than parsed.
     static let parserLimits = JSONParser.Limits(maxBytes: 1024 * 1024, maxDepth: 32)
 
+    /// A request object that sends through `transport` (the platform's default: URLSession on Apple, AsyncHTTPClient on
+    /// Linux).
     public init(transport: any HTTPTransport = defaultHTTPTransport()) {
         self.transport = transport
     }

@@ -50,6 +50,7 @@ public final class AuthHubEndpoint: Sendable {
         }
     }
 
+    /// Which call this is.
     public let path: Path
     /// `https://host/tenant` (serverHost + tenant form) or a proxy URL that already names the tenant.
     public let baseURL: String
@@ -61,12 +62,14 @@ public final class AuthHubEndpoint: Sendable {
     }
     private let content = LockedValue(Content())
 
+    /// A call to `path` under `https://serverHost/tenant` (`serverHost` may carry its own scheme).
     public init(serverHost: String, tenant: String, path: Path) {
         let host = serverHost.hasPrefix("http") ? serverHost : "https://" + serverHost
         baseURL = host.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/" + tenant
         self.path = path
     }
 
+    /// A call to `path` under a proxy URL that already names the tenant.
     public init(serverUrl: String, path: Path) {
         baseURL = serverUrl.hasSuffix("/") ? String(serverUrl.dropLast()) : serverUrl
         self.path = path
@@ -105,6 +108,7 @@ public final class AuthHubEndpoint: Sendable {
         return self
     }
 
+    /// Replaces the headers; values that are not strings are sent as their description.
     @discardableResult
     public func setRequestHeaders(_ headers: [String: Any]) -> Self {
         let strings = headers.mapValues { $0 as? String ?? "\($0)" }
@@ -112,6 +116,7 @@ public final class AuthHubEndpoint: Sendable {
         return self
     }
 
+    /// The call's full address, when `baseURL` and the path make one.
     public var url: URL? { URL(string: baseURL + path.rawValue) }
 
     /// The request: JSON body for POSTs, `Accept: application/json`, the headers.

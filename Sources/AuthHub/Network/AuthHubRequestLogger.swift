@@ -14,8 +14,11 @@ public enum RequestLoggingType: String, Sendable, CaseIterable {
 
 /// Logs Authentication Hub network calls.
 public protocol AuthHubRequestLogger: AnyObject, Sendable {
+    /// Turns logging on or off.
     func enableLog(enable: Bool)
+    /// Chooses what is logged: the response time only, or the data too.
     func setLoggingType(type: RequestLoggingType)
+    /// Logs one call: its endpoint (headers and payload), the response body and the time it took in milliseconds.
     func logRequestData(responseTime: Int64, endPoint: AuthHubEndpoint, respDict: [String: AnyObject]?)
 }
 

@@ -12,10 +12,14 @@ public protocol Attester: Sendable {
 
 /// Whether and how hard the SDK tries attestation.
 public struct AttestationConfiguration: Sendable, Equatable {
+    /// Whether the HAAPI token is obtained with client attestation (`true`, the default) or with the client's own
+    /// credentials.
     public let useAttestation: Bool
     /// How many times a failed attestation (not a refusal) is retried before giving up.
     public let attestationMaxRetries: Int
 
+    /// Attestation on or off, and how many times a refused or failed attestation is retried before the error is
+    /// returned.
     public init(useAttestation: Bool = true, attestationMaxRetries: Int = 3) {
         self.useAttestation = useAttestation
         self.attestationMaxRetries = max(0, attestationMaxRetries)

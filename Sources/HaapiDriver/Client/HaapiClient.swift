@@ -10,6 +10,7 @@ public struct HaapiClientResponse: Sendable {
 /// a fresh proof with `ath` and the origin's current nonce, and the flow's session header. It retries once
 /// on `use_dpop_nonce`, and once with a fresh token when the server no longer accepts the current one.
 public actor HaapiClient {
+    /// The token manager whose HAAPI token and DPoP key every request uses.
     public nonisolated let tokenManager: HaapiTokenManager
     nonisolated let exchange: TokenEndpointExchange
     nonisolated let headersProvider: HttpHeadersProvider?
@@ -32,6 +33,8 @@ public actor HaapiClient {
     /// Forgets the flow session (a new flow starts without one).
     public func resetSession() { sessionID = nil }
 
+    /// Sends one HAAPI request with the HAAPI token, a fresh DPoP proof, the origin's latest nonce and the flow's
+    /// session header, retrying once on `use_dpop_nonce` and once with a new token on `invalid_token`.
     public func send(_ request: HaapiRequest) async throws(HaapiError) -> HaapiClientResponse {
         let origin = DPoPNonceStore.origin(of: request.url)
         guard allowedOrigins.contains(origin) else {

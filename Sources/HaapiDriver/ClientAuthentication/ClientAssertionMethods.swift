@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import _CryptoExtras
 
+/// The signature algorithms `ClientAuthenticationMethodJWTAsymmetric` can sign its client assertion with.
 public enum JWTAsymmetricAlgorithm: String, Sendable, CaseIterable {
     case rs256 = "RS256"
     case rs384 = "RS384"
@@ -16,6 +17,7 @@ public enum JWTAsymmetricAlgorithm: String, Sendable, CaseIterable {
     var jws: JWSAlgorithm { JWSAlgorithm(rawValue: rawValue) ?? .rs256 }
 }
 
+/// The HMAC algorithms `ClientAuthenticationMethodJWTSymmetric` can sign its client assertion with.
 public enum JWTSymmetricAlgorithm: String, Sendable, CaseIterable {
     case hs256 = "HS256"
     case hs384 = "HS384"
@@ -54,10 +56,13 @@ struct ClientAssertion {
 /// `private_key_jwt` with an RSA or EC private key read from PEM (PKCS#8, PKCS#1 or SEC1).
 public struct ClientAuthenticationMethodJWTAsymmetric: ClientAuthenticationMethod {
     private let signer: any JWSSigner
+    /// The algorithm the assertion is signed with; it must suit the key.
     public let signatureAlgorithm: JWTAsymmetricAlgorithm
     /// The `kid` of the key as the server registered it; servers that hold several keys per client need it.
     public let keyID: String?
 
+    /// A `private_key_jwt` client from a PEM private key (RSA or EC); `keyID` goes in the assertion's `kid` when the
+    /// server needs it. Throws `.invalidConfiguration` when the key does not parse or does not suit the algorithm.
     public init(pem: String, signatureAlgorithm: JWTAsymmetricAlgorithm, keyID: String? = nil) throws(HaapiError) {
         self.signatureAlgorithm = signatureAlgorithm
         self.keyID = keyID
@@ -101,8 +106,10 @@ public struct ClientAuthenticationMethodJWTAsymmetric: ClientAuthenticationMetho
 /// `client_secret_jwt`: the assertion is an HMAC over the shared secret.
 public struct ClientAuthenticationMethodJWTSymmetric: ClientAuthenticationMethod, CustomStringConvertible {
     private let signer: any JWSSigner
+    /// The HMAC algorithm the assertion is signed with.
     public let signatureAlgorithm: JWTSymmetricAlgorithm
 
+    /// A `client_secret_jwt` client: assertions signed with the client secret.
     public init(signatureAlgorithm: JWTSymmetricAlgorithm, secretKey: String) {
         self.signatureAlgorithm = signatureAlgorithm
         signer = HMACSigner(algorithm: signatureAlgorithm.jws, key: SymmetricKey(data: Data(secretKey.utf8)))

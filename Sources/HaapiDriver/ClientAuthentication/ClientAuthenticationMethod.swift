@@ -30,6 +30,7 @@ extension ClientAuthenticationMethod {
 
 /// A public client: only `client_id` is sent.
 public struct ClientAuthenticationMethodNone: ClientAuthenticationMethod {
+    /// A public client: no credentials are sent.
     public init() {}
 
     public func authenticate(_ request: inout TokenEndpointRequest, clientId: String) throws(HaapiError) {
@@ -43,6 +44,7 @@ public struct ClientAuthenticationMethodSecret: ClientAuthenticationMethod, Cust
     let secret: String
     public let placement: Placement
 
+    /// A client secret, sent in the `Authorization: Basic` header (the default) or in the form body.
     public init(_ secret: String, placement: Placement = .basic) {
         self.secret = secret
         self.placement = placement
@@ -98,6 +100,8 @@ public struct ClientAuthenticationMethodMTLS: ClientAuthenticationMethod {
             isValidatingHostname: isValidatingHostname)
     }
 
+    /// Mutual TLS with the client certificate and key of a PKCS#12 file in `bundle`, trusting the server only through
+    /// the given key pins. Throws `.invalidConfiguration` when the file cannot be read or opened.
     public init(
         pkcs12Filename: String, pkcs12Passphrase: String, serverKeyPinnings: [KeyPinning], bundle: Bundle = .main
     ) throws(HaapiError) {

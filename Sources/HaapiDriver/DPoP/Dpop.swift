@@ -9,6 +9,7 @@ import Foundation
 public struct Dpop: Sendable {
     public static let proofType = "dpop+jwt"
 
+    /// The device key the proofs are signed with.
     public let key: any SigningKey
     private let clock: @Sendable () -> Date
     private let makeJTI: @Sendable () -> String

@@ -2,9 +2,13 @@
 public protocol IdsvrError: Error, Sendable {
     /// A stable code for the error (the case name, or the server's `error`).
     var error: String { get }
+    /// What failed, in one sentence.
     var errorDescription: String { get }
+    /// Why it failed, when the SDK or the server knows.
     var failureReason: String { get }
+    /// Whether and when retrying can help, or what must change first.
     var recoverySuggestion: IdsvrErrorHandling { get }
+    /// The underlying error (a transport error, a storage error), when there is one.
     var cause: (any Error)? { get }
 }
 
@@ -18,6 +22,7 @@ public enum IdsvrErrorHandling: Sendable, Equatable {
     case nonRecoverable(action: UnrecoverableAction)
 }
 
+/// When a retryable error is worth retrying.
 public enum RetryCondition: Sendable, Equatable {
     /// A transient failure (network, a nonce race): retry now.
     case immediately
@@ -27,6 +32,7 @@ public enum RetryCondition: Sendable, Equatable {
     case whenAppIsInForeground
 }
 
+/// What must change before an error that retrying cannot fix goes away.
 public enum UnrecoverableAction: Sendable, Equatable {
     /// The configuration contradicts itself or the server's: fix it.
     case fixConfiguration

@@ -100,9 +100,13 @@ public typealias HttpHeadersProvider = @Sendable () -> [String: String]
 
 /// The header names the driver sends and reads.
 public enum HttpHeaderNames {
+    /// `Accept`.
     public static let accept = "Accept"
+    /// `Authorization`: `DPoP <token>` on HAAPI requests.
     public static let authorization = "Authorization"
+    /// `Content-Type`.
     public static let contentType = "Content-Type"
+    /// `DPoP`: the proof (RFC 9449).
     public static let dpop = "DPoP"
     public static let dpopNonce = "DPoP-Nonce"
     public static let wwwAuthenticate = "WWW-Authenticate"
@@ -115,8 +119,11 @@ public enum HttpHeaderNames {
 
 /// Media types the driver sends and reads.
 public enum MimeTypes {
+    /// `application/vnd.auth+json`: a HAAPI step.
     public static let haapi = HaapiMediaType.representation
+    /// `application/problem+json`: a HAAPI problem.
     public static let problem = HaapiMediaType.problem
+    /// `application/json`: OAuth responses.
     public static let json = "application/json"
     public static let formURLEncoded = "application/x-www-form-urlencoded"
 }

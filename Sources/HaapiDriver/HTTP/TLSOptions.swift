@@ -4,9 +4,12 @@ import Foundation
 /// A server key the client accepts for a host: the Base64 SHA-256 of the certificate's
 /// SubjectPublicKeyInfo (the `pin-sha256` value of RFC 7469).
 public struct KeyPinning: Sendable, Hashable {
+    /// The host the pin applies to.
     public let hostname: String
+    /// The `pin-sha256` value: base64 of the SHA-256 of the server key's SubjectPublicKeyInfo.
     public let publicKeyHash: String
 
+    /// Pins `hostname` to the key whose SubjectPublicKeyInfo hashes to `publicKeyHash`.
     public init(hostname: String, publicKeyHash: String) {
         self.hostname = hostname
         self.publicKeyHash = publicKeyHash

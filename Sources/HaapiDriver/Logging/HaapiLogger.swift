@@ -45,21 +45,25 @@ public enum HaapiLogger {
         set { state.withLock { $0.followUpTags = newValue } }
     }
 
+    /// Whether debug lines are written (on in DEBUG builds only, by default).
     public static var isDebugEnabled: Bool {
         get { state.withLock { $0.isDebugEnabled } }
         set { state.withLock { $0.isDebugEnabled = newValue } }
     }
 
+    /// Whether info lines are written (on by default).
     public static var isInfoEnabled: Bool {
         get { state.withLock { $0.isInfoEnabled } }
         set { state.withLock { $0.isInfoEnabled = newValue } }
     }
 
+    /// Whether warnings are written (on by default).
     public static var isWarningEnabled: Bool {
         get { state.withLock { $0.isWarningEnabled } }
         set { state.withLock { $0.isWarningEnabled = newValue } }
     }
 
+    /// Whether errors are written (on by default).
     public static var isErrorEnabled: Bool {
         get { state.withLock { $0.isErrorEnabled } }
         set { state.withLock { $0.isErrorEnabled = newValue } }
@@ -82,23 +86,28 @@ public enum HaapiLogger {
         state.withLock { $0.sinks = [ConsoleLogSink()] }
     }
 
+    /// Logs a debug line under `tag`, if the tag is followed and debug lines are on.
     public static func debug(_ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line) {
         log(.debug, tag, message, file: file, line: line)
     }
 
+    /// Logs an info line under `tag`, if the tag is followed and info lines are on.
     public static func info(_ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line) {
         log(.info, tag, message, file: file, line: line)
     }
 
+    /// Logs a warning under `tag`, if the tag is followed and warnings are on.
     public static func warning(_ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line)
     {
         log(.warning, tag, message, file: file, line: line)
     }
 
+    /// Logs an error under `tag`, if the tag is followed and errors are on.
     public static func error(_ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line) {
         log(.error, tag, message, file: file, line: line)
     }
 
+    /// Logs a line of any level under `tag`, if the tag is followed and the level is on.
     public static func log(
         _ type: LogType, _ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line
     ) {

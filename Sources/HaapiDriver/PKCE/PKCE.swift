@@ -3,6 +3,7 @@ import Foundation
 
 /// Proof Key for Code Exchange (RFC 7636) with the S256 method.
 public struct PKCE: Sendable, Hashable {
+    /// The challenge method: SHA-256 (RFC 7636 §4.2); `plain` is never used.
     public static let method = "S256"
 
     public let codeVerifier: String
@@ -13,6 +14,7 @@ public struct PKCE: Sendable, Hashable {
         self.init(verifier: SecureRandom.token(byteCount: 32))
     }
 
+    /// The pair for a verifier the app already has.
     public init(verifier: String) {
         codeVerifier = verifier
         codeChallenge = PKCE.challenge(for: verifier)

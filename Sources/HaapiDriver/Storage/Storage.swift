@@ -13,6 +13,7 @@ public protocol Storage: Sendable {
     func delete(key: String) throws(StorageError)
 }
 
+/// Why a storage read, write or delete failed.
 public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The backing store could not be read or written (permissions, disk full, …).
     case unavailable(String)

@@ -2,10 +2,12 @@ import Foundation
 
 /// A HAAPI access token and what goes with it.
 public struct AccessToken: Sendable, CustomStringConvertible {
+    /// The token itself; never logged.
     public let value: String
     public let expiresOn: Date
     public let tokenType: String
 
+    /// A token, when it expires, and its type.
     public init(value: String, expiresOn: Date, tokenType: String = "DPoP") {
         self.value = value
         self.expiresOn = expiresOn
@@ -15,7 +17,9 @@ public struct AccessToken: Sendable, CustomStringConvertible {
     public var description: String { "AccessToken(*****, expiresOn: \(expiresOn))" }
 }
 
+/// A HAAPI access token with the DPoP instance that proves possession of its key.
 public struct DpopAccessTokenInfo: Sendable {
+    /// The HAAPI access token.
     public let accessToken: AccessToken
     /// The key the token is bound to; every HAAPI request's proof is signed with it.
     public let dpop: Dpop
@@ -32,9 +36,12 @@ public actor HaapiTokenManager {
     public static let haapiScope = "urn:se:curity:scopes:haapi"
     public static let attestationAssertionType = "urn:se:curity:attestation:client"
 
+    /// The manager's name; two open managers may not share one, since it names the device identity.
     public nonisolated let name: String
     public nonisolated let tokenEndpoint: URL
+    /// The client the HAAPI token is issued to.
     public nonisolated let clientId: String
+    /// The DPoP key's proof builder; pass it to `OAuthTokenManager` so the code is redeemed with the same key.
     public nonisolated let dpop: Dpop
     public nonisolated let exchange: TokenEndpointExchange
     nonisolated let attester: (any Attester)?

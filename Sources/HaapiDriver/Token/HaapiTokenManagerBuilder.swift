@@ -15,6 +15,8 @@ public struct HaapiTokenManagerBuilder: Sendable {
     private var nonces = DPoPNonceStore()
     private var clock: @Sendable () -> Date = { Date() }
 
+    /// A builder for `clientId` at `tokenEndpoint`, with attestation, a software P-256 key and a 10-second minimum
+    /// token lifetime by default.
     public init(tokenEndpoint: URL, clientId: String) {
         self.tokenEndpoint = tokenEndpoint
         self.clientId = clientId
@@ -80,6 +82,8 @@ public struct HaapiTokenManagerBuilder: Sendable {
         return copy
     }
 
+    /// The token manager. Throws `.haapiTokenManagerAlreadyExists` when a manager with the same name is open, and
+    /// `.invalidConfiguration` when the settings contradict each other.
     public func build() throws(HaapiError) -> HaapiTokenManager {
         if attester == nil, !clientAuthentication.hasCredentials {
             throw .invalidConfiguration(

@@ -3,8 +3,11 @@
 /// Concrete actions are `FormAction`, `SelectorAction`, `ClientOperationAction`, and `GenericAction`
 /// for templates this SDK does not know (it keeps the raw JSON so a custom UI can still use it).
 public protocol Action: RawJSONRepresentable {
+    /// How the action is shaped: a form, a selector of nested actions, or a client operation.
     var template: ActionTemplate { get }
+    /// What the action is for (`login`, `cancel`, `poll`, `redirect`, …); unknown kinds keep their raw text.
     var kind: ActionKind { get }
+    /// The label a UI shows on the action's button or option.
     var title: Message? { get }
 }
 
@@ -44,6 +47,7 @@ public struct FormAction: Action {
     public let kind: ActionKind
     public let title: Message?
     public let model: FormActionModel
+    /// What the server adds about this action; `authenticatorType` for an authenticator option.
     public let properties: Properties?
     public let rawJSON: JSONValue
 
@@ -73,6 +77,7 @@ public struct SelectorAction: Action {
     public let kind: ActionKind
     public let title: Message?
     public let model: SelectorActionModel
+    /// The action's `properties` object as sent, when there is one.
     public let properties: JSONValue?
     public let rawJSON: JSONValue
 
@@ -85,7 +90,9 @@ public struct SelectorAction: Action {
     }
 }
 
+/// The options of a selector action.
 public struct SelectorActionModel: RawJSONRepresentable {
+    /// The actions to choose between, in the server's order; an option may be a selector itself.
     public let options: [any Action]
     public let rawJSON: JSONValue
 
@@ -101,6 +108,7 @@ public struct ClientOperationAction: Action {
     public let kind: ActionKind
     public let title: Message?
     public let model: any ClientOperationActionModel
+    /// The action's `properties` object as sent, when there is one.
     public let properties: JSONValue?
     public let rawJSON: JSONValue
 

@@ -3,6 +3,7 @@ public struct FormActionModel: RawJSONRepresentable {
     public static let urlEncodedMediaType = "application/x-www-form-urlencoded"
     public static let jsonMediaType = "application/json"
 
+    /// Where the form is submitted, as the server wrote it (relative to the server's base URL, or absolute).
     public let href: String
     /// Upper-cased HTTP method.
     public let method: String
@@ -11,6 +12,7 @@ public struct FormActionModel: RawJSONRepresentable {
     public let actionTitle: Message?
     /// Seen on some older servers beside `actionTitle`.
     public let title: Message?
+    /// The fields to fill in or send as they are, in the server's order; hidden fields included.
     public let fields: [any FormField]
     /// Actions to offer after this form was submitted successfully (e.g. a passcode form after "send SMS").
     public let continueActions: [any Action]

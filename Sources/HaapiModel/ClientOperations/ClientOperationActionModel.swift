@@ -1,5 +1,6 @@
 /// The model of a `client-operation` action: which operation, its arguments, and how to go on.
 public protocol ClientOperationActionModel: RawJSONRepresentable {
+    /// Which operation the client performs (`external-browser-flow`, `bankid`, `webauthn-registration`, …).
     var name: ClientOperationName { get }
     /// The operation's arguments exactly as sent.
     var arguments: JSONValue? { get }
@@ -59,6 +60,7 @@ enum ClientOperationDecoding {
 /// Open `href` in a browser; the browser comes back to the app with `_resume_nonce`.
 public struct ExternalBrowserClientOperationActionModel: CommonClientOperationActionModel {
     public let common: ClientOperationCommon
+    /// The address to open in the external browser; it carries the flow's resume nonce back to the app.
     public let href: String
 
     init(_ common: ClientOperationCommon, _ arguments: ObjectCursor) throws {
@@ -73,6 +75,7 @@ public struct BankIdClientOperationActionModel: CommonClientOperationActionModel
     /// A ready-made launch URL.
     public let href: String?
     public let autoStartToken: String?
+    /// Where the BankID app returns to once the user has signed, when the server names it.
     public let redirect: String?
 
     init(_ common: ClientOperationCommon, _ arguments: ObjectCursor) throws {
@@ -86,6 +89,7 @@ public struct BankIdClientOperationActionModel: CommonClientOperationActionModel
 /// Activate an Encap device automatically (deprecated by the vendor, still decoded).
 public struct EncapAutoActivationClientOperationActionModel: CommonClientOperationActionModel {
     public let common: ClientOperationCommon
+    /// The Encap activation address, when the server sends one.
     public let href: String?
     public let activationCode: String?
 

@@ -7,7 +7,9 @@ import Foundation
 /// have been described both beside `credentialRequestOptions` and inside `publicKey`, so both are read.
 public struct WebAuthnAuthenticationClientOperationActionModel: CommonClientOperationActionModel {
     public struct AllowedCredential: Sendable, Hashable {
+        /// The credential type, `public-key` for WebAuthn.
         public let type: String
+        /// The credential's id, decoded from base64url.
         public let id: Data
         public let transports: [String]
 
@@ -22,7 +24,9 @@ public struct WebAuthnAuthenticationClientOperationActionModel: CommonClientOper
     /// WebAuthn `PublicKeyCredentialRequestOptions`, with the base64url members decoded.
     public struct CredentialRequestOptions: RawJSONRepresentable, Hashable {
         public let relyingPartyID: String?
+        /// The server's challenge the assertion must sign, decoded from base64url.
         public let challenge: Data
+        /// `required`, `preferred` or `discouraged`, as the relying party asks.
         public let userVerification: String?
         public let allowCredentials: [AllowedCredential]
         /// Milliseconds.
@@ -63,5 +67,6 @@ public struct WebAuthnAuthenticationClientOperationActionModel: CommonClientOper
 
     public var relyingPartyID: String? { credentialRequestOptions.relyingPartyID }
     public var challengeData: Data { credentialRequestOptions.challenge }
+    /// The user-verification requirement of the request options (`required`, `preferred`, `discouraged`).
     public var userVerificationPreference: String? { credentialRequestOptions.userVerification }
 }

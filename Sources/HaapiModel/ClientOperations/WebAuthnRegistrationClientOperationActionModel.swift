@@ -7,13 +7,16 @@ import Foundation
 /// Each holds WebAuthn creation options in JSON form, usually wrapped in `publicKey`.
 public struct WebAuthnRegistrationClientOperationActionModel: CommonClientOperationActionModel {
     public struct CredentialParams: Sendable, Hashable {
+        /// The credential type, `public-key` for WebAuthn.
         public let type: String
         /// A COSE algorithm identifier (-7 is ES256, -257 is RS256).
         public let alg: Int
     }
 
     public struct ExcludedCredential: Sendable, Hashable {
+        /// The credential type, `public-key` for WebAuthn.
         public let type: String
+        /// The id of a credential the user already has, which the authenticator must not register again.
         public let id: Data
         public let transports: [String]
     }
@@ -22,9 +25,12 @@ public struct WebAuthnRegistrationClientOperationActionModel: CommonClientOperat
     public struct CredentialRequestOptions: RawJSONRepresentable, Hashable {
         public let relyingPartyID: String?
         public let relyingPartyName: String?
+        /// The user handle the new credential is registered under, decoded from base64url.
         public let userID: Data
+        /// The account name the authenticator shows next to the passkey.
         public let userName: String
         public let userDisplayName: String?
+        /// The server's challenge the attestation must sign, decoded from base64url.
         public let challenge: Data
         public let credentialParams: [CredentialParams]
         public let excludeCredentials: [ExcludedCredential]
@@ -33,8 +39,11 @@ public struct WebAuthnRegistrationClientOperationActionModel: CommonClientOperat
         public let authenticatorAttachment: String?
         public let residentKey: String?
         public let requireResidentKey: Bool?
+        /// `required`, `preferred` or `discouraged`, as the relying party asks.
         public let userVerification: String?
+        /// The attestation conveyance the relying party asks for (`none`, `indirect`, `direct`).
         public let attestation: String?
+        /// WebAuthn hints (`security-key`, `client-device`, `hybrid`) in the server's order of preference.
         public let hints: [String]
         public let extensions: JSONValue?
         /// The `publicKey` object as sent, ready for a platform API that takes WebAuthn JSON.

@@ -1,7 +1,10 @@
 /// An alternative path offered by a step (forgot password, restart, a QR code, …).
 public struct Link: RawJSONRepresentable, Hashable {
+    /// Where the link goes, as the server wrote it (relative to the server's base URL, or absolute).
     public let href: String
+    /// What the link is (`register-create`, `forgot-password`, …).
     public let rel: String
+    /// The text a UI shows for the link.
     public let title: Message?
     /// A media-type hint, e.g. `image/svg+xml`.
     public let type: String?

@@ -1,8 +1,10 @@
 /// A human-readable text as the server sends it: a literal, a localisation key (`…Key`), or both.
 public struct Message: Sendable, Hashable, CustomStringConvertible {
     public let literal: String?
+    /// The server's message key, for apps that show their own text instead of the literal one.
     public let key: String?
 
+    /// A message with the server's text and, optionally, its key.
     public init(literal: String?, key: String? = nil) {
         self.literal = literal
         self.key = key
@@ -14,6 +16,7 @@ public struct Message: Sendable, Hashable, CustomStringConvertible {
 
 /// A message to show the user, with the CSS-like classes that say how (`info`, `error`, `heading`, …).
 public struct UserMessage: RawJSONRepresentable, Hashable {
+    /// What the message says.
     public let text: Message
     public let classList: [String]
     public let rawJSON: JSONValue

@@ -1,6 +1,8 @@
 /// Hints about the server template behind a step; UIs may switch on `viewName`.
 public struct Metadata: RawJSONRepresentable, Hashable {
     public let templateArea: String?
+    /// The server's name for the screen this step is (`authenticator/html-form/authenticate/get`), for apps that style
+    /// screens by name.
     public let viewName: String?
     public let rawJSON: JSONValue
 

@@ -31,8 +31,11 @@ public enum FormFieldType: OpenEnum {
 /// One input of a form. Concrete fields: `HiddenFormField`, `TextFormField`, `UsernameFormField`,
 /// `PasswordFormField`, `SelectFormField`, `CheckboxFormField`, `ContextFormField`, `GenericFormField`.
 public protocol FormField: RawJSONRepresentable {
+    /// The parameter name the field's value is sent under.
     var name: String { get }
+    /// The kind of input (`text`, `username`, `password`, `select`, `checkbox`, `hidden`, `context`).
     var type: FormFieldType { get }
+    /// The label a UI shows next to the input.
     var label: Message? { get }
     var placeholder: String? { get }
     /// The value the server suggests (always sent for hidden fields).

@@ -4,6 +4,7 @@ public struct HiddenFormField: CommonFormField {
     public let rawJSON: JSONValue
 }
 
+/// A field for the user's name; a UI may offer the platform's saved accounts.
 public struct UsernameFormField: CommonFormField {
     public let common: FormFieldCommon
     public let rawJSON: JSONValue
@@ -27,6 +28,8 @@ public struct GenericFormField: CommonFormField {
     public let rawJSON: JSONValue
 }
 
+/// A free-text field; `kind` says when it holds something more specific (an e-mail address, a number, a URL, a phone
+/// number).
 public struct TextFormField: CommonFormField {
     /// The keyboard or input flavour the server asks for.
     public enum Kind: OpenEnum {
@@ -52,6 +55,7 @@ public struct TextFormField: CommonFormField {
     }
 
     public let common: FormFieldCommon
+    /// What the text is, when the server says, so a UI can pick the right keyboard.
     public let kind: Kind?
     public let minLength: Int?
     public let maxLength: Int?
@@ -71,8 +75,11 @@ public struct TextFormField: CommonFormField {
 
 public struct SelectFormField: CommonFormField {
     public struct Option: RawJSONRepresentable, Hashable {
+        /// The text shown for this option.
         public let label: Message
+        /// The value sent when this option is chosen.
         public let value: String
+        /// Whether the option is chosen before the user picks one.
         public let selected: Bool
         public let rawJSON: JSONValue
 
@@ -85,6 +92,7 @@ public struct SelectFormField: CommonFormField {
     }
 
     public let common: FormFieldCommon
+    /// The options to choose from, in the server's order.
     public let options: [Option]
     public let rawJSON: JSONValue
 
@@ -100,6 +108,7 @@ public struct SelectFormField: CommonFormField {
     }
 }
 
+/// A yes-or-no field; its value is sent only when it is checked.
 public struct CheckboxFormField: CommonFormField {
     public let common: FormFieldCommon
     public let checked: Bool

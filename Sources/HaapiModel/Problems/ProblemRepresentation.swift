@@ -1,20 +1,27 @@
 /// An RFC 7807 problem (`application/problem+json`). Problems are results, not thrown errors:
 /// many (invalid input, incorrect credentials) are fixed by the user on the same step.
 public protocol ProblemRepresentation: RawJSONRepresentable {
+    /// The members every problem has: type, title, messages, links and metadata.
     var content: ProblemContent { get }
 }
 
 extension ProblemRepresentation {
+    /// What went wrong, from the problem's `type` URI.
     public var type: ProblemType { content.type }
+    /// A short summary of the problem for the user.
     public var title: Message? { content.title }
+    /// Messages to show with the problem.
     public var messages: [UserMessage] { content.messages }
+    /// Links the problem offers (to start again, to recover an account).
     public var links: [Link] { content.links }
+    /// The screen the server associates with the problem.
     public var metadata: Metadata? { content.metadata }
     /// An extra machine-readable code some servers add (`authorization_failed`, `access_denied`, …).
     public var code: String? { content.code }
     public var rawJSON: JSONValue { content.rawJSON }
 }
 
+/// The kinds of problem a HAAPI server reports; an unknown `type` URI keeps its text in `.other`.
 public enum ProblemType: OpenEnum {
     case authenticationFailedProblem
     case invalidInputProblem
@@ -87,11 +94,14 @@ public struct Problem: ProblemRepresentation {
 /// Some fields were missing or wrong; `invalidFields` names them.
 public struct InvalidInputProblem: ProblemRepresentation {
     public struct InvalidField: Sendable, Hashable {
+        /// The name of the field whose value was refused.
         public let name: String
         /// `missing` or `invalidValue` on the servers seen so far.
         public let reason: String?
+        /// Why the value was refused, for the user.
         public let detail: Message?
 
+        /// A refused field: its name, the server's machine-readable reason and the text for the user.
         public init(name: String, reason: String?, detail: Message?) {
             self.name = name
             self.reason = reason
@@ -101,6 +111,7 @@ public struct InvalidInputProblem: ProblemRepresentation {
 
     public let content: ProblemContent
     public let invalidFields: [InvalidField]
+    /// The problem's summary as one sentence, for logs and alerts.
     public let errorDescription: String?
 
     init(_ content: ProblemContent, _ cursor: ObjectCursor) throws {
@@ -123,8 +134,11 @@ public struct InvalidInputProblem: ProblemRepresentation {
 /// The authorization request failed with an OAuth error (`error`, `error_description`).
 public struct AuthorizationProblem: ProblemRepresentation {
     public let content: ProblemContent
+    /// The OAuth error code (`access_denied`, `login_required`, …).
     public let error: String
+    /// The server's explanation of the error, when it gives one.
     public let errorDescription: String?
+    /// The issuer that answered (RFC 9207), for clients that check it.
     public let iss: String?
 
     init(_ content: ProblemContent, _ cursor: ObjectCursor) throws {

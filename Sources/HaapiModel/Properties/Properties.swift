@@ -6,6 +6,7 @@ public struct GenericProperties: Properties, Hashable {
     public let rawJSON: JSONValue
 }
 
+/// Where a polling step stands: still `pending`, `done`, or `failed`; unknown values keep their text.
 public enum PollingStatus: OpenEnum {
     case pending
     case done
@@ -27,6 +28,7 @@ public enum PollingStatus: OpenEnum {
 /// Properties of a polling step. Times arrive as JSON numbers on some servers and as strings of
 /// digits on others; both are accepted (see docs/WIRE-DECISIONS.md).
 public struct PollingProperties: Properties, Hashable {
+    /// Whether to poll again (`pending`) or follow the step's main action.
     public let status: PollingStatus
     /// Where a code or link was sent, masked by the server (e.g. `xxxx@xxxxple.com`).
     public let recipientOfCommunication: String?
@@ -51,16 +53,22 @@ public struct PollingProperties: Properties, Hashable {
 
 /// The OAuth authorization response that ends a flow.
 public struct OAuthAuthorizationResponseProperties: Properties, Hashable {
+    /// The authorization code to redeem at the token endpoint.
     public let code: String?
+    /// The `state` the authorization request sent, echoed for the client to check.
     public let state: String?
+    /// The scopes granted, when they differ from the ones asked for.
     public let scope: String?
+    /// The issuer that answered (RFC 9207), for clients that check it.
     public let iss: String?
     public let sessionState: String?
     /// Present only for implicit or hybrid flows.
     public let accessToken: String?
     public let tokenType: String?
     public let idToken: String?
+    /// A refresh token, when the server issues tokens in the authorization response.
     public let refreshToken: String?
+    /// Seconds until the access token in this response expires, when there is one.
     public let expiresIn: Int?
     public let rawJSON: JSONValue
 

@@ -49,12 +49,14 @@ public struct ExternalBrowserClientOperationStep: ClientOperationStep {
     }
 }
 
+/// A step that asks the client to open the BankID app on this device; its action model carries the launch address.
 public struct BankIdClientOperationStep: ClientOperationStep {
     public let content: RepresentationContent
     public let clientOperationAction: ClientOperationAction
     public let actionModel: BankIdClientOperationActionModel
 }
 
+/// A step that asks the client to activate Encap on this device.
 public struct EncapClientOperationStep: ClientOperationStep {
     public let content: RepresentationContent
     public let clientOperationAction: ClientOperationAction

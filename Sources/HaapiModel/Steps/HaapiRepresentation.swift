@@ -4,16 +4,22 @@
 /// `InteractiveFormStep`, `PollingStep`, `ContinueSameStep`, `UserConsentStep`,
 /// `OAuthAuthorizationResponseStep`, the `ClientOperationStep`s, or `GenericRepresentationStep`.
 public protocol HaapiRepresentation: RawJSONRepresentable {
+    /// The members every step has: type, actions, links, messages and metadata.
     var content: RepresentationContent { get }
     /// The typed `properties` when the step has a model for them, else `GenericProperties`.
     var properties: (any Properties)? { get }
 }
 
 extension HaapiRepresentation {
+    /// What kind of step this is, from the representation's `type`.
     public var type: RepresentationType { content.type }
+    /// What the user or the client can do next, in the server's order.
     public var actions: [any Action] { content.actions }
+    /// Links the step offers besides its actions.
     public var links: [Link] { content.links }
+    /// Messages to show on the step.
     public var messages: [UserMessage] { content.messages }
+    /// The server's name for the screen, when it sends one.
     public var metadata: Metadata? { content.metadata }
     public var rawJSON: JSONValue { content.rawJSON }
     public var properties: (any Properties)? { content.rawProperties.map(GenericProperties.init(rawJSON:)) }

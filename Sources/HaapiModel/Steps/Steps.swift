@@ -1,22 +1,27 @@
 /// A step with a single form and nothing to ask the user; clients follow it automatically.
 public struct RedirectionStep: HaapiRepresentation {
     public let content: RepresentationContent
+    /// The form to submit to continue; `HaapiManager` follows it by itself unless auto-redirect is off.
     public let action: FormAction
 }
 
 /// A choice between authenticators (password, e-mail, passkey, …).
 public struct AuthenticatorSelectorStep: HaapiRepresentation {
     public struct AuthenticatorOption: Sendable {
+        /// The authenticator's name as the server shows it.
         public let title: Message?
         /// `properties.authenticatorType` of the option, e.g. `html-form`, `email`, `bankid`.
         public let type: String?
+        /// Submitting this action chooses the authenticator.
         public let action: FormAction
     }
 
     public let content: RepresentationContent
     public let selectorAction: SelectorAction
+    /// The authenticators to choose from, in the server's order.
     public let authenticators: [AuthenticatorOption]
 
+    /// The selector's heading.
     public var title: Message? { selectorAction.title }
 }
 
@@ -36,6 +41,7 @@ public struct PollingStep: HaapiRepresentation {
     public let pollingProperties: PollingProperties
 
     public var properties: (any Properties)? { pollingProperties }
+    /// Whether to poll again or follow the step's main action.
     public var status: PollingStatus { pollingProperties.status }
 
     /// The form to submit again after the interval while pending.
@@ -66,6 +72,7 @@ public struct UserConsentStep: HaapiRepresentation {
 /// The end of a successful flow, carrying the authorization code.
 public struct OAuthAuthorizationResponseStep: HaapiRepresentation {
     public let content: RepresentationContent
+    /// The authorization response: the code to redeem, `state`, and the issuer.
     public let oauthAuthorizationResponseProperties: OAuthAuthorizationResponseProperties
 
     public var properties: (any Properties)? { oauthAuthorizationResponseProperties }

@@ -12,6 +12,8 @@ public struct DCRConfiguration: Sendable {
     /// under the user's application-support directory elsewhere (`defaultStorage()`).
     public let storage: (any Storage)?
 
+    /// The fallback registers clients from `templateClientId` at `clientRegistrationEndpointUrl` and keeps the
+    /// registered client in `storage`.
     public init(
         templateClientId: String, clientRegistrationEndpointUrl: URL?,
         storage: (any Storage)? = DCRConfiguration.defaultStorage()

@@ -2,16 +2,20 @@ import Foundation
 
 /// Gives access to the OAuth side.
 public protocol OAuthAccessor: Sendable {
+    /// Redeems the flow's code and refreshes and revokes the tokens.
     var oAuthTokenManager: OAuthTokenManager { get }
 }
 
 /// Gives access to HAAPI flows and the OAuth side, both using the same client.
 public protocol HaapiAccessor: OAuthAccessor {
+    /// Runs the authorization flow.
     var haapiManager: HaapiManager { get }
 }
 
+/// The seed's other name for `HaapiAccessor`.
 public typealias HaapiManagerAccessor = HaapiAccessor
 
+/// Which managers `HaapiAccessorBuilder` builds.
 public enum HaapiAccessorOption: Sendable {
     /// A `HaapiManager` and an `OAuthTokenManager`.
     case all
@@ -35,16 +39,19 @@ public struct HaapiAccessorBuilder: Sendable {
     private var option = HaapiAccessorOption.all
     private var dcrConfiguration: DCRConfiguration?
 
+    /// A builder for the managers of `haapiConfiguration`; by default it builds both, with attestation and no fallback.
     public init(haapiConfiguration: HaapiConfiguration) {
         configuration = haapiConfiguration
     }
 
+    /// A copy that builds both managers (`.all`) or only the `OAuthTokenManager` (`.oauth`).
     public func setHaapiAccessorOption(option: HaapiAccessorOption) -> Self {
         var copy = self
         copy.option = option
         return copy
     }
 
+    /// A copy that falls back to dynamic client registration when the device cannot attest.
     public func setDCRConfiguration(configuration: DCRConfiguration) -> Self {
         var copy = self
         copy.dcrConfiguration = configuration

@@ -2,20 +2,31 @@ import Foundation
 
 /// What `HaapiManager` needs.
 public protocol HaapiConfigurable: Sendable {
+    /// Names the device identity (the DPoP key and the HAAPI token manager); unique among open managers.
     var name: String { get }
+    /// The OAuth client the app is.
     var clientId: String { get }
+    /// Resolves relative links in representations. Not the issuer.
     var baseURL: URL { get }
+    /// The token endpoint: HAAPI tokens, codes, refreshes.
     var tokenEndpointURL: URL { get }
+    /// Where the flow starts.
     var authorizationEndpointURL: URL { get }
+    /// The redirect URI registered for the client.
     var appRedirect: String { get }
+    /// Extra headers for every HAAPI request.
     var httpHeadersProvider: HttpHeadersProvider? { get }
+    /// The scopes, ACR values and other parameters of each authorization request.
     var authorizationParametersProvider: OAuthAuthorizationParametersProvider? { get }
     var isAutoRedirect: Bool { get }
+    /// How requests reach the server.
     var transport: any HTTPTransport { get }
     var minTokenTTL: TimeInterval { get }
     var attestationConfiguration: AttestationConfiguration { get }
     var attester: any Attester { get }
+    /// Whether the tokens are bound to the DPoP key, and where the key lives.
     var tokenBoundConfiguration: any TokenBoundConfiguration { get }
+    /// The client's own credentials, for a HAAPI token without attestation and for the DCR fallback.
     var clientAuthenticationMethod: any ClientAuthenticationMethod { get }
     /// Where the flow's token manager keeps the server's latest `DPoP-Nonce`; `nil` gives it a store of its own.
     var dpopNonceStore: DPoPNonceStore? { get }
@@ -27,13 +38,20 @@ extension HaapiConfigurable {
 
 /// What `OAuthTokenManager` needs.
 public protocol OAuthTokenConfigurable: Sendable {
+    /// The OAuth client the tokens are issued to.
     var clientId: String { get }
+    /// The token endpoint: codes, refreshes.
     var tokenEndpointURL: URL { get }
     var revocationEndpointURL: URL? { get }
+    /// The redirect URI the code was issued for.
     var appRedirect: String { get }
+    /// How requests reach the server.
     var transport: any HTTPTransport { get }
+    /// Whether the tokens are bound to the flow's DPoP key.
     var tokenBoundConfiguration: any TokenBoundConfiguration { get }
+    /// Told about every token-endpoint response, with its headers.
     var tokenEndpointResponseListener: (any TokenEndpointResponseListener)? { get }
+    /// The client's credentials at the token endpoint.
     var clientAuthenticationMethod: any ClientAuthenticationMethod { get }
     /// RFC 7662; `nil` when the server has none or the app does not introspect.
     var introspectionEndpointURL: URL? { get }
@@ -83,6 +101,8 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
     /// has its own unless one is passed in: nothing is shared across clients by default.
     public let dpopNonceStore: DPoPNonceStore?
 
+    /// A configuration with the seed's parameters; everything after `appRedirect` has a default that suits a public
+    /// client with attestation and DPoP-bound tokens.
     public init(
         name: String,
         clientId: String,

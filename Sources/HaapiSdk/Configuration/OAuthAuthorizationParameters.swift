@@ -1,14 +1,18 @@
 /// What `HaapiManager.start()` adds to the authorization request besides `client_id`, `response_type`
 /// and `redirect_uri`.
 public struct OAuthAuthorizationParameters: Sendable, Equatable {
+    /// The scopes to ask for (`openid`, `profile`, …).
     public let scopes: [String]
+    /// The OpenID Connect `nonce` the ID token must carry.
     public let nonce: String?
     public let acrValues: [String]
+    /// A value the server echoes in the authorization response.
     public let state: String?
     public let codeChallenge: String?
     /// Any other parameter; names the SDK sets itself cannot be overridden here.
     public let extraRequestParameters: [String: String]
 
+    /// Parameters for one authorization request; all optional.
     public init(
         scopes: [String] = [], nonce: String? = nil, acrValues: [String] = [], state: String? = nil,
         codeChallenge: String? = nil,
@@ -50,4 +54,5 @@ public struct OAuthAuthorizationParameters: Sendable, Equatable {
     }
 }
 
+/// Called for each authorization request, so every flow can have fresh values (a new `nonce`, a new `state`).
 public typealias OAuthAuthorizationParametersProvider = @Sendable () -> OAuthAuthorizationParameters

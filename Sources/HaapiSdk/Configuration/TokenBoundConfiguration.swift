@@ -20,5 +20,6 @@ public struct BoundedTokenConfiguration: TokenBoundConfiguration, Equatable {
 /// The HAAPI calls themselves are still DPoP-bound, with an in-memory P-256 key.
 public struct UnboundedTokenConfiguration: TokenBoundConfiguration, Equatable {
     public var keyPairType: CryptoKeyType { .p256 }
+    /// Bearer tokens from the code; HAAPI calls stay DPoP-bound.
     public init() {}
 }

@@ -3,6 +3,7 @@ import Foundation
 /// Runs one HAAPI authorization flow: `start()`, then `submitForm` / `followLink` until an
 /// `OAuthAuthorizationResponseStep` carries the code. Every call returns a `HaapiResult`; none throws.
 public final class HaapiManager: Sendable {
+    /// The client this manager runs flows as (a dynamic client after the DCR fallback).
     public let configuration: any HaapiConfigurable
     /// The manager of the HAAPI access token this flow's requests carry.
     public var tokenManager: HaapiTokenManager { deferred?.resolved?.manager?.tokenManager ?? ownTokenManager }
@@ -159,6 +160,8 @@ public final class HaapiManager: Sendable {
         return await send(request)
     }
 
+    /// Follows a link of the current step (a GET with the HAAPI token and a proof); refused when it leaves the
+    /// configured server.
     public func followLink(_ link: Link) async -> HaapiResult {
         switch await target() {
         case .failure(let error): return .error(error)
@@ -232,6 +235,7 @@ public final class HaapiManager: Sendable {
 
 // The completion-handler forms: the request runs off the main actor, the handler on it.
 extension HaapiManager {
+    /// The completion-handler form of `start(parameters:)`; the handler runs on the main actor.
     public func start(
         parameters: OAuthAuthorizationParameters? = nil, completionHandler: @escaping HaapiCompletionHandler
     ) {
@@ -247,6 +251,7 @@ extension HaapiManager {
         Task { await completionHandler(await submitForm(form, parameters: values)) }
     }
 
+    /// The completion-handler form of `followLink(_:)`; the handler runs on the main actor.
     public func followLink(_ link: Link, completionHandler: @escaping HaapiCompletionHandler) {
         Task { await completionHandler(await followLink(link)) }
     }

@@ -3,6 +3,7 @@ import Foundation
 /// Plain OAuth after the flow: redeem the code, refresh, revoke. With a bound configuration every request
 /// carries a DPoP proof from the flow's key, and refreshes keep using that key.
 public final class OAuthTokenManager: Sendable {
+    /// The client, endpoints and token binding this manager uses.
     public let configuration: any OAuthTokenConfigurable
     let exchange: TokenEndpointExchange
     private let state: RefreshState
@@ -119,6 +120,7 @@ public final class OAuthTokenManager: Sendable {
         await revoke(accessToken, hint: "access_token")
     }
 
+    /// Revokes a refresh token (RFC 7009); the server revokes the tokens issued from it.
     public func revokeRefreshToken(_ refreshToken: String) async -> TokenRevocationResponse {
         await revoke(refreshToken, hint: "refresh_token")
     }
@@ -251,10 +253,13 @@ actor RefreshState {
 
 // The completion-handler forms: the request runs off the main actor, the completion on it.
 extension OAuthTokenManager {
+    /// The completion form of `fetchAccessToken(with:dpop:codeVerifier:additionalParameters:)`; it runs on the main
+    /// actor.
     public func fetchAccessToken(with code: String, dpop: Dpop? = nil, completion: @escaping OAuthCompletion) {
         Task { await completion(await fetchAccessToken(with: code, dpop: dpop)) }
     }
 
+    /// The completion form of `refreshAccessToken(with:dpop:additionalParameters:)`; it runs on the main actor.
     public func refreshAccessToken(with refreshToken: String, dpop: Dpop? = nil, completion: @escaping OAuthCompletion)
     {
         Task { await completion(await refreshAccessToken(with: refreshToken, dpop: dpop)) }
@@ -264,6 +269,7 @@ extension OAuthTokenManager {
         Task { await completion(await revokeAccessToken(accessToken)) }
     }
 
+    /// The completion form of `revokeRefreshToken(_:)`; it runs on the main actor.
     public func revokeRefreshToken(_ refreshToken: String, completion: @escaping OAuthRevocationCompletion) {
         Task { await completion(await revokeRefreshToken(refreshToken)) }
     }

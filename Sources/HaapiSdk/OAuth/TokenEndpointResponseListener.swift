@@ -11,11 +11,13 @@ import FoundationNetworking
 /// `Sendable` only on final classes; every member here and in the subclasses is an immutable `let`, and
 /// `httpURLResponse` is never mutated after init.
 public class HTTPURLResponseContent: @unchecked Sendable {
+    /// The response body as received.
     public let data: Data
     /// The JSON body as a dictionary (`[:]` when the body is not a JSON object).
     public let dataAsDictionary: [String: any Sendable]
     /// Header names are lower-cased.
     public let headerFields: [String: String]
+    /// The response's status and headers, as Foundation's type.
     public let httpURLResponse: HTTPURLResponse?
 
     init(_ response: HTTPResponse?) {
@@ -48,8 +50,11 @@ public final class ErrorHTTPURLResponseContent: HTTPURLResponseContent, @uncheck
 /// call that caused it returns. A plain class conforming to it is main-actor isolated, so it may keep state.
 @MainActor
 public protocol TokenEndpointResponseListener: Sendable {
+    /// A response with tokens.
     func onSuccess(_ value: OAuthTokenManager.SuccessTokenHTTPURLResponseContent)
+    /// An OAuth error response (`invalid_grant`, …).
     func onTokenError(_ value: OAuthTokenManager.ErrorTokenHTTPURLResponseContent)
+    /// No usable response: the transport failed or the body could not be read.
     func onError(_ value: ErrorHTTPURLResponseContent)
 }
 
@@ -58,6 +63,7 @@ extension OAuthTokenManager {
 
     // Unchecked as the base class is; every member is an immutable `let`.
     public final class SuccessTokenHTTPURLResponseContent: HTTPURLResponseContent, @unchecked Sendable {
+        /// The tokens, read.
         public let successfulTokenResponse: SuccessfulTokenResponse
 
         /// Always nil: a successful response carries no error (the member mirrors `ErrorHTTPURLResponseContent`).
@@ -71,6 +77,7 @@ extension OAuthTokenManager {
 
     // Unchecked as the base class is; every member is an immutable `let`.
     public final class ErrorTokenHTTPURLResponseContent: HTTPURLResponseContent, @unchecked Sendable {
+        /// The OAuth error, read.
         public let errorTokenResponse: ErrorTokenResponse
 
         /// Always nil: the server's OAuth error is `errorTokenResponse`.

@@ -2,13 +2,16 @@ import Foundation
 
 /// A successful token response (RFC 6749 §5.1).
 public struct SuccessfulTokenResponse: Sendable, CustomStringConvertible {
+    /// The access token; never logged, and masked in `description`.
     public let accessToken: String
     public let tokenType: String?
+    /// Seconds until the access token expires, when the server says.
     public let expiresIn: Int?
     /// The refresh token to keep. When a refresh response carries none, this is the one that was used,
     /// because the server left it valid.
     public let refreshToken: String?
     public let idToken: String?
+    /// The scopes granted, when the server says.
     public let scope: String?
     public let rawJSON: JSONObject
 
@@ -38,7 +41,9 @@ public struct SuccessfulTokenResponse: Sendable, CustomStringConvertible {
 
 /// An OAuth error response (RFC 6749 §5.2).
 public struct ErrorTokenResponse: Sendable, Equatable {
+    /// The OAuth error code (`invalid_grant`, `invalid_dpop_proof`, …).
     public let error: String
+    /// The server's explanation, when it gives one.
     public let errorDescription: String?
     public let errorUri: String?
 
@@ -50,12 +55,14 @@ public struct ErrorTokenResponse: Sendable, Equatable {
     }
 }
 
+/// What a token request gave: tokens, an OAuth error, or no usable answer.
 public enum TokenResponse: Sendable {
     case successfulToken(SuccessfulTokenResponse)
     case errorToken(ErrorTokenResponse)
     case error(any Error)
 }
 
+/// What a revocation request gave.
 public enum TokenRevocationResponse: Sendable {
     case success
     case errorToken(ErrorTokenResponse)
@@ -64,4 +71,5 @@ public enum TokenRevocationResponse: Sendable {
 
 /// Completion handlers run on the main actor, like `HaapiCompletionHandler`.
 public typealias OAuthCompletion = @MainActor @Sendable (TokenResponse) -> Void
+/// Called on the main actor with the revocation's outcome.
 public typealias OAuthRevocationCompletion = @MainActor @Sendable (TokenRevocationResponse) -> Void

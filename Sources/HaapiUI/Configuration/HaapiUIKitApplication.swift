@@ -3,7 +3,9 @@ import Foundation
 /// What the UI kit needs for every flow of one app: the configuration, the theme, and the device's DPoP
 /// key (shared by flows and by `OAuthLifecycle` refreshes of the tokens they produced).
 public final class HaapiUIKitApplication: Sendable {
+    /// The app's client and flow settings.
     public let haapiUIKitConfiguration: HaapiUIKitConfiguration
+    /// The styles the screens use: the built-in theme with the app's overrides.
     public let theme: ThemeRegistry
     /// The device's DPoP key, or why it could not be loaded or made (reported by the first flow or refresh).
     let key: Result<any SigningKey, HaapiError>
@@ -36,6 +38,7 @@ public final class HaapiUIKitApplication: Sendable {
     }
 }
 
+/// Builds a `HaapiUIKitApplication`: the configuration, the theme, and the DPoP key the flows use.
 public struct HaapiUIKitApplicationBuilder: Sendable {
     private let configuration: HaapiUIKitConfiguration
     private var themingPlistFileName: String?
@@ -44,6 +47,8 @@ public struct HaapiUIKitApplicationBuilder: Sendable {
     private var keyStorage: (any Storage)?
     private var dpopKey: (any SigningKey)?
 
+    /// A builder with the built-in theme and an ephemeral DPoP key; set a key storage to keep tokens usable after a
+    /// restart.
     public init(haapiUIKitConfiguration: HaapiUIKitConfiguration) {
         configuration = haapiUIKitConfiguration
     }

@@ -1,33 +1,50 @@
 import Foundation
 import Passkeys
 
+/// How the login screens appear: over the app (`modal`) or pushed on its navigation stack (`stack`).
 public enum PresentationMode: Sendable { case modal, stack }
+/// How a choice of authenticators is shown: one list, or a tab per authenticator.
 public enum AuthenticatorSelectionPresentation: Sendable { case list, tabs }
 
 /// How the UI kit runs a flow: the client and server (passed on to the SDK) and the UI behaviour.
 public struct HaapiUIKitConfiguration: Sendable {
+    /// The OAuth client the app is.
     public let clientId: String
+    /// Resolves relative links in representations.
     public let baseUrl: URL
+    /// The token endpoint.
     public let tokenEndpointUrl: URL
+    /// Where flows start.
     public let authorizationEndpointUrl: URL
     public let revocationEndpointURL: URL?
+    /// The redirect URI registered for the client.
     public let appRedirect: String
+    /// The scopes each flow asks for.
     public let scopes: [String]
     public let acrValues: [String]
     /// Seconds between automatic polls; 0 or less turns automatic polling off. Default 3.
     public let autoPollingDuration: TimeInterval
     /// Automatic polling stops after this many seconds and reports a timeout. Default 300.
     public let pollingTimeout: TimeInterval
+    /// Whether a failed flow shows an alert before its error reaches `HaapiFlowResult`.
     public let shouldAutoHandleFlowErrorFeedback: Bool
+    /// How the login screens appear.
     public let presentationMode: PresentationMode
+    /// How a choice of authenticators is shown.
     public let authenticationSelectionPresentation: AuthenticatorSelectionPresentation
+    /// Whether closing the screens mid-flow asks the user first.
     public let shouldConfirmFlowInterruption: Bool
+    /// Whether an external-browser step opens the default browser instead of an in-app browser session.
     public let useDefaultExternalBrowser: Bool
     public let attestationConfiguration: AttestationConfiguration
     public let attester: (any Attester)?
+    /// The client's own credentials (for the DCR fallback, or a HAAPI token without attestation).
     public let clientAuthenticationMethod: any ClientAuthenticationMethod
+    /// The dynamic-client fallback for devices that cannot attest, when set.
     public let dcrConfiguration: DCRConfiguration?
+    /// Whether the tokens are bound to the DPoP key, and where the key lives.
     public let tokenBoundConfiguration: any TokenBoundConfiguration
+    /// How requests reach the server; `nil` uses the platform's default.
     public let transport: (any HTTPTransport)?
     /// Runs the WebAuthn client operations (passkey steps); without one they take the server's fallback.
     public let passkeyAuthenticator: (any WebAuthnAuthenticator)?
@@ -84,6 +101,7 @@ public struct HaapiUIKitConfigurationBuilder: Sendable {
     private var strings = HaapiUIStrings()
     private var externalAppOpener: (any ExternalAppOpener)? = defaultExternalAppOpener()
 
+    /// A builder with the seed's required values; every other setting has the seed's default.
     public init(
         clientId: String, baseUrl: URL, tokenEndpointUrl: URL, authorizationEndpointUrl: URL, appRedirect: String
     ) {
@@ -161,6 +179,7 @@ public struct HaapiUIKitConfigurationBuilder: Sendable {
         copy.clientAuthenticationMethod = value
         return copy
     }
+    /// A copy with the dynamic-client fallback for devices that cannot attest.
     public func setDCRConfiguration(_ value: DCRConfiguration) -> Self {
         var copy = self
         copy.dcrConfiguration = value
@@ -200,6 +219,7 @@ public struct HaapiUIKitConfigurationBuilder: Sendable {
         return copy
     }
 
+    /// The configuration.
     public func build() -> HaapiUIKitConfiguration {
         HaapiUIKitConfiguration(
             clientId: clientId, baseUrl: baseUrl, tokenEndpointUrl: tokenEndpointUrl,

@@ -12,11 +12,15 @@ public struct OAuthTokenModel: OAuthModel, CustomStringConvertible {
         tokenResponse = response
     }
 
+    /// The access token; masked in `description`.
     public var accessToken: String { tokenResponse.accessToken }
     public var tokenType: String? { tokenResponse.tokenType }
+    /// Seconds until the access token expires, when the server says.
     public var expiresIn: Int? { tokenResponse.expiresIn }
+    /// The refresh token, when the server issued one.
     public var refreshToken: String? { tokenResponse.refreshToken }
     public var idToken: String? { tokenResponse.idToken }
+    /// The scopes granted, when the server says.
     public var scope: String? { tokenResponse.scope }
     public var rawJSON: JSONObject { tokenResponse.rawJSON }
 
@@ -34,7 +38,9 @@ public struct OAuthTokenModel: OAuthModel, CustomStringConvertible {
 /// Told how a flow ended, on the main actor: a view or view controller conforms to it.
 @MainActor
 public protocol HaapiFlowResult {
+    /// The flow ended with tokens.
     func didReceiveOAuthTokenModel(_ oAuthTokenModel: OAuthTokenModel)
+    /// The flow ended without tokens: a `HaapiError`, a `HaapiUIError` (cancelled, timed out) or a problem.
     func didReceiveError(_ error: Error)
 }
 

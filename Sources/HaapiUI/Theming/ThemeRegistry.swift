@@ -38,12 +38,15 @@ public enum StyleValue: Sendable, Equatable {
 
 /// A text appearance after references are resolved.
 public struct TextAppearance: Sendable, Equatable {
+    /// The font family (`Roboto` by default).
     public let fontName: String
     public let fontSize: Double
     public let symbolicTrait: String
+    /// `left`, `center`, `right` or `natural`.
     public let alignment: String
     public let colorName: String
 
+    /// An appearance from resolved values.
     public init(fontName: String, fontSize: Double, symbolicTrait: String, alignment: String, colorName: String) {
         self.fontName = fontName
         self.fontSize = fontSize
@@ -59,10 +62,13 @@ public struct TextAppearance: Sendable, Equatable {
 /// whose type differs from the built-in one is logged as an error (`HAAPI_UI_THEMING`) and ignored, so a
 /// mistake in a theme file never crashes the app. New keys (an app's own `TextAppearance.MyBody`) are added.
 public final class ThemeRegistry: Sendable {
+    /// Every style by name, after the app's overrides.
     public let definitions: [String: StyleValue]
     /// Problems found while loading overrides, in the order they were found.
     public let problems: [String]
 
+    /// The built-in theme with the overrides of the property list at `url`; a file that cannot be read is reported in
+    /// `problems`.
     public convenience init(overridesAt url: URL? = nil) {
         var data: Data?
         var problems: [String] = []
@@ -74,6 +80,7 @@ public final class ThemeRegistry: Sendable {
         self.init(overrides: data, initialProblems: problems)
     }
 
+    /// The built-in theme with the overrides of a property list's data.
     public init(overrides: Data?, initialProblems: [String] = []) {
         var problems = initialProblems
         var definitions = Self.parse(Data(DefaultTheme.plist.utf8), problems: &problems)
@@ -128,19 +135,23 @@ public final class ThemeRegistry: Sendable {
 
     // MARK: - Reading styles
 
+    /// The theme's font family.
     public var fontName: String { string("fontName") ?? "Roboto" }
 
+    /// The members of a style; empty (and a warning logged) when there is no style of that name.
     public func style(_ name: String) -> [String: StyleValue] {
         if case .dictionary(let members)? = definitions[name] { return members }
         HaapiLogger.warning(UIKitFollowUpTag.component, "no style definition named \(name)")
         return [:]
     }
 
+    /// A string value of `style` (or a top-level one), references resolved.
     public func string(_ key: String, in style: String? = nil) -> String? {
         if case .string(let text)? = value(key, in: style) { return text }
         return nil
     }
 
+    /// A number value of `style` (or a top-level one), references resolved.
     public func number(_ key: String, in style: String? = nil) -> Double? {
         if case .number(let number)? = value(key, in: style) { return number }
         return nil

@@ -12,12 +12,14 @@ public protocol HaapiDeepLinkManageable: AnyObject, Sendable {
     func cancelExpectation()
 }
 
+/// Hands the URL an app is opened with to the flow that waits for it.
 public final class HaapiDeepLinkManager: HaapiDeepLinkManageable, Sendable {
     /// The instance the seed's samples pass to every flow: an app is opened through one URL handler, so
     /// one router serves the whole process. `init()` makes another (tests, an app with its own routing).
     public static let shared = HaapiDeepLinkManager()
     private let waiting = LockedValue<(prefix: String, handler: @Sendable (URL) -> Void)?>(nil)
 
+    /// A router of its own, not the shared one.
     public init() {}
 
     @discardableResult

@@ -5,15 +5,19 @@ import Foundation
 /// takes the user's choices. Polling steps are polled automatically (configurable), with a timeout.
 @MainActor
 public final class HaapiFlowViewModel: ObservableObject {
+    /// Whether a request is running; a renderer shows progress and disables input.
     @Published public private(set) var isLoading = false {
         didSet { announceChange() }
     }
+    /// What to show now: the current step as a screen model, with any problem attached.
     @Published public private(set) var uiModel: HaapiUIModel? {
         didSet { announceChange() }
     }
+    /// How the flow failed, once it has.
     @Published public private(set) var error: (any Error)? {
         didSet { announceChange() }
     }
+    /// The tokens the flow produced, once it has.
     @Published public private(set) var oAuthModel: (any OAuthModel)? {
         didSet { announceChange() }
     }
@@ -24,6 +28,7 @@ public final class HaapiFlowViewModel: ObservableObject {
     /// screen being `uiModel` (the selector step itself is never shown). `nil` in `.list` mode.
     @Published public private(set) var authenticatorTabs: AuthenticatorTabs?
 
+    /// The application whose configuration, theme and DPoP key the flow uses.
     public let haapiUIKitApplication: HaapiUIKitApplication
     private let flowResult: (any HaapiFlowResult)?
     private let clock: @Sendable () -> Date
@@ -37,6 +42,7 @@ public final class HaapiFlowViewModel: ObservableObject {
     /// answer is a new polling step, and the app is opened once.
     private var openedAppWhilePolling = false
 
+    /// A view model for one flow; `flowResult` hears how it ends, and `clock` dates polling deadlines.
     public init(
         haapiUIKitApplication: HaapiUIKitApplication, flowResult: (any HaapiFlowResult)? = nil,
         clock: @escaping @Sendable () -> Date = { Date() }
@@ -84,6 +90,7 @@ public final class HaapiFlowViewModel: ObservableObject {
 
     // MARK: - What the user can do
 
+    /// Starts (or restarts) the flow: builds the managers on the first call, then asks for the first step.
     public func start() async {
         stopPolling()
         isFinished = false
@@ -107,6 +114,7 @@ public final class HaapiFlowViewModel: ObservableObject {
         await handle(await manager.start())
     }
 
+    /// Chooses an option of a selector (an authenticator, a device).
     public func select(_ option: SelectorOptionUIModel) async {
         await send { await $0.submitForm(option.model) }
     }
@@ -123,6 +131,7 @@ public final class HaapiFlowViewModel: ObservableObject {
         await send { await $0.submitForm(form.model, parameters: values) }
     }
 
+    /// Follows a link of the current step.
     public func followLink(_ link: LinkUIModel) async {
         guard !link.isDataImage else { return }
         await send { await $0.followLink(link.link) }
@@ -267,6 +276,7 @@ public final class HaapiFlowViewModel: ObservableObject {
         fail(HaapiUIError.flowCancelled)
     }
 
+    /// Stops polling and closes the flow's HAAPI manager; call when the screens go away.
     public func close() async {
         stopPolling()
         await accessor?.haapiManager.close()

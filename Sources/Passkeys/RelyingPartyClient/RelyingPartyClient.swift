@@ -91,11 +91,14 @@ public struct RelyingPartyClient: Sendable {
 
 /// Sign-up and sign-in with passkeys against a web app RP, in the pattern of seed 004's account manager.
 public struct AccountManager: Sendable {
+    /// The web app's passkey endpoints.
     public let client: RelyingPartyClient
+    /// Creates and uses the passkeys.
     public let authenticator: any WebAuthnAuthenticator
     /// The origin the authenticator acts for; by default the RP's own origin.
     public let origin: String
 
+    /// An account manager for the web app behind `client`; `origin` defaults to the RP's own.
     public init(client: RelyingPartyClient, authenticator: any WebAuthnAuthenticator, origin: String? = nil) {
         self.client = client
         self.authenticator = authenticator
