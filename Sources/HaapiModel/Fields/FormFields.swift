@@ -73,6 +73,7 @@ public struct TextFormField: CommonFormField {
     }
 }
 
+/// A choice of one value among options (a country, a device).
 public struct SelectFormField: CommonFormField {
     public struct Option: RawJSONRepresentable, Hashable {
         /// The text shown for this option.

@@ -6,13 +6,20 @@ import HaapiDriver
 /// counter, a policy for the user-presence and user-verification flags, and "none" or "packed" self
 /// attestation. For Linux, CI and tests; it proves possession of a key, nothing about the device.
 public actor SoftwareAuthenticator: WebAuthnAuthenticator {
+    /// The attestation statement a new credential comes with: none, or a self-signed `packed` statement.
     public enum Attestation: String, Sendable { case none, packed }
 
+    /// The flags and attestation the authenticator reports, so tests can play an authenticator that does less.
     public struct Policy: Sendable {
+        /// Whether assertions and registrations report the user as present (the UP flag).
         public var userPresent = true
+        /// Whether they report the user as verified (the UV flag).
         public var userVerified = true
+        /// Whether new credentials are reported as eligible for backup (the BE flag).
         public var backupEligible = false
+        /// The attestation of new credentials.
         public var attestation = Attestation.none
+        /// A policy; by default the user is present and verified, nothing is backed up, and there is no attestation.
         public init(
             userPresent: Bool = true, userVerified: Bool = true, backupEligible: Bool = false,
             attestation: Attestation = .none
@@ -26,11 +33,16 @@ public actor SoftwareAuthenticator: WebAuthnAuthenticator {
 
     /// A stored credential. The private key never leaves the store except to sign.
     public struct Credential: Sendable, Equatable {
+        /// The credential id.
         public let id: Data
+        /// The relying party the credential belongs to.
         public let rpId: String
+        /// The relying party's handle for the user.
         public let userHandle: Data
+        /// The account name the credential was created for.
         public let userName: String
         let privateKey: Data
+        /// How many signatures the credential has made; sent with each assertion.
         public internal(set) var signCount: UInt32
 
         var json: JSONValue {
@@ -64,19 +76,24 @@ public actor SoftwareAuthenticator: WebAuthnAuthenticator {
         }
     }
 
+    /// The authenticator model id: all zeros, as for an authenticator that does not attest its model.
     public static let aaguid = Data(repeating: 0, count: 16)
     private let storage: any Storage
     private let storageKey: String
+    /// What the authenticator reports from now on.
     public var policy: Policy
 
+    /// An authenticator whose credentials are kept in `storage` under `storageKey`.
     public init(storage: any Storage, storageKey: String = "passkeys.credentials", policy: Policy = Policy()) {
         self.storage = storage
         self.storageKey = storageKey
         self.policy = policy
     }
 
+    /// Changes what the authenticator reports from now on.
     public func setPolicy(_ policy: Policy) { self.policy = policy }
 
+    /// The stored credentials; throws `.storage` when the store cannot be read.
     public func credentials() throws(WebAuthnError) -> [Credential] {
         let data: Data?
         do { data = try storage.read(key: storageKey) } catch { throw .storage("\(error)") }

@@ -2,21 +2,35 @@ import Foundation
 
 /// Why CBOR input was refused; `offset` is where in the input.
 public struct CBORDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was wrong with the input.
     public enum Reason: Sendable, Equatable {
+        /// The input ended inside an item.
         case truncated
+        /// Bytes followed the top-level item.
         case trailingBytes
+        /// Arrays, maps or tags nested deeper than `Limits.maxDepth`.
         case tooDeep
+        /// The input is larger than `Limits.maxBytes`.
         case tooLarge
+        /// More items than `Limits.maxItems`.
         case tooManyItems
+        /// An indefinite-length item, which WebAuthn's CBOR does not allow.
         case indefiniteLength
+        /// Additional information 28 to 30, which RFC 8949 reserves.
         case reservedAdditionalInformation
+        /// A text string that is not UTF-8.
         case invalidUTF8
+        /// A map with the same key twice.
         case duplicateMapKey
+        /// With `requireCanonical`: an item not in CTAP2 canonical form, and which rule it breaks.
         case nonCanonical(String)
+        /// A simple value other than false, true, null and undefined.
         case unsupportedSimpleValue(UInt8)
     }
 
+    /// What was wrong.
     public let reason: Reason
+    /// Where in the input, in bytes from its start.
     public let offset: Int
 
     public var description: String { "CBOR: \(reason) at byte \(offset)" }
@@ -28,16 +42,24 @@ public struct CBORDecodingError: Error, Sendable, Equatable, CustomStringConvert
 /// number of items are bounded. With `requireCanonical`, integers and lengths must use their shortest
 /// form (what CTAP2 authenticators produce).
 public struct CBORDecoder: Sendable {
+    /// Bounds on what a decoder accepts, so hostile input cannot exhaust memory or the stack.
     public struct Limits: Sendable {
+        /// The largest input accepted (1 MiB); a length beyond the input ends in `truncated`.
         public var maxBytes = 1 << 20
+        /// How deep arrays, maps and tags may nest.
         public var maxDepth = 16
+        /// How many items the input may hold in all.
         public var maxItems = 10_000
+        /// The default limits.
         public init() {}
     }
 
+    /// The bounds this decoder enforces.
     public let limits: Limits
+    /// Whether items must be in CTAP2 canonical form (shortest lengths, sorted map keys).
     public let requireCanonical: Bool
 
+    /// A decoder with the given bounds; canonical form is checked only when asked for.
     public init(limits: Limits = Limits(), requireCanonical: Bool = false) {
         self.limits = limits
         self.requireCanonical = requireCanonical

@@ -3,6 +3,7 @@ import Foundation
 /// Writes CBOR the CTAP2 canonical way: the shortest encoding of every length and integer, definite
 /// lengths only, and map keys ordered by major type, then encoded length, then bytes.
 public enum CBOREncoder {
+    /// The value's CTAP2 canonical encoding: shortest lengths, map keys in canonical order.
     public static func encode(_ value: CBORValue) -> Data {
         var output = Data()
         write(value, into: &output)

@@ -6,20 +6,28 @@ import _CryptoExtras
 /// A credential public key in COSE form (RFC 9053): EC2 P-256 (ES256) or RSA (RS256), the two kinds
 /// every WebAuthn relying party must accept.
 public enum COSEKey: Sendable, Equatable {
+    /// A P-256 key (kty EC2, crv 1, alg ES256) by its coordinates.
     case ec2P256(x: Data, y: Data)
+    /// An RSA key (kty RSA) by modulus and exponent, for RS256 or PS256.
     case rsa(n: Data, e: Data, algorithm: Int)
 
+    /// COSE algorithm identifiers (IANA COSE Algorithms registry).
     public enum Algorithm {
+        /// ECDSA with P-256 and SHA-256.
         public static let es256 = -7
+        /// RSASSA-PKCS1-v1_5 with SHA-256.
         public static let rs256 = -257
+        /// RSASSA-PSS with SHA-256.
         public static let ps256 = -37
     }
 
+    /// The COSE form of a P-256 public key.
     public init(p256 key: P256.Signing.PublicKey) {
         let raw = key.rawRepresentation
         self = .ec2P256(x: raw.prefix(32), y: raw.suffix(32))
     }
 
+    /// The key's COSE algorithm identifier.
     public var algorithm: Int {
         switch self {
         case .ec2P256: Algorithm.es256
@@ -43,8 +51,11 @@ public enum COSEKey: Sendable, Equatable {
         }
     }
 
+    /// The key as canonical CBOR, as it appears in attested credential data.
     public var encoded: Data { CBOREncoder.encode(cbor) }
 
+    /// Reads a COSE key; throws `.unsupportedAlgorithm` for a key type or algorithm this module does not verify,
+    /// `.malformed` for a broken one.
     public init(cbor: CBORValue) throws(WebAuthnError) {
         guard let kty = cbor[1]?.intValue, let alg = cbor[3]?.intValue else {
             throw .malformed("COSE key without kty or alg")
@@ -87,13 +98,19 @@ public enum COSEKey: Sendable, Equatable {
     }
 }
 
+/// Why a WebAuthn operation or check failed.
 public enum WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Input that is not what WebAuthn defines, and what was wrong with it.
     case malformed(String)
+    /// A COSE algorithm this module does not support.
     case unsupportedAlgorithm(Int)
+    /// CBOR that could not be decoded.
     case cbor(CBORDecodingError)
     /// The request cannot be served: wrong RP ID for the origin, no usable algorithm, an excluded credential, …
     case notAllowed(String)
+    /// A check failed (challenge, origin, RP ID, flags, signature, counter), and which.
     case verificationFailed(String)
+    /// The credential store could not be read or written.
     case storage(String)
 
     public var description: String {

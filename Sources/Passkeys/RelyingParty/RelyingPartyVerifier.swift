@@ -7,24 +7,36 @@ import HaapiDriver
 /// self attestation); and, for sign-ins, the signature and the counter. Single use of challenges is the
 /// caller's job: it must forget a challenge once it has been offered here.
 public struct RelyingPartyVerifier: Sendable {
+    /// The relying party's ID; the authenticator data must carry its SHA-256.
     public let rpId: String
+    /// The origins the client data may name.
     public let origins: Set<String>
+    /// Whether the UV flag is required, not just UP.
     public let requireUserVerification: Bool
 
+    /// A verifier for `rpId`, accepting ceremonies from `origins`.
     public init(rpId: String, origins: Set<String>, requireUserVerification: Bool = false) {
         self.rpId = rpId
         self.origins = origins
         self.requireUserVerification = requireUserVerification
     }
 
+    /// What a verified registration gives the relying party to store.
     public struct VerifiedRegistration: Sendable, Equatable {
+        /// The new credential's id.
         public let credentialID: Data
+        /// The credential's public key.
         public let publicKey: COSEKey
+        /// The signature counter at registration.
         public let signCount: UInt32
+        /// Whether the user was verified during registration.
         public let userVerified: Bool
+        /// The attestation statement's format (`none`, `packed`, …).
         public let attestationFormat: String
     }
 
+    /// Checks a registration against the challenge the relying party issued: client data type, challenge and origin, RP
+    /// ID hash, flags, and the attested credential; returns what to store.
     public func verifyRegistration(
         _ response: RegistrationResponse, expectedChallenge: Data
     ) throws(WebAuthnError) -> VerifiedRegistration {

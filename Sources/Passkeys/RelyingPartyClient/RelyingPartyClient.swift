@@ -4,9 +4,12 @@ import HaapiDriver
 /// Talks to a web app's passkey endpoints (`/registration_initialize?user_name=`, `/registration_finalize`,
 /// `/authentication_initialize`, `/authentication_finalize`; ../shared/research/authhub-hanko.md B.2).
 public struct RelyingPartyClient: Sendable {
+    /// The web app's address; the endpoint paths are appended to it.
     public let baseURL: URL
+    /// How requests reach the web app.
     public let transport: any HTTPTransport
 
+    /// A client for the web app at `baseURL`.
     public init(baseURL: URL, transport: any HTTPTransport = defaultHTTPTransport()) {
         self.baseURL = baseURL
         self.transport = transport
@@ -14,8 +17,11 @@ public struct RelyingPartyClient: Sendable {
 
     /// The account the RP confirmed.
     public struct Account: Sendable, Equatable {
+        /// The passkey's credential id, as the RP sends it.
         public let credentialID: String
+        /// The RP's id for the user.
         public let userID: String
+        /// The account's name.
         public let userName: String
         /// After a sign-in, the RP's session for the account (when the RP gives one): it lets the signed-in
         /// user add another passkey to the same account (`registrationInitialize(userName:session:)`).
@@ -41,16 +47,19 @@ public struct RelyingPartyClient: Sendable {
         return try PublicKeyCredentialCreationOptions(json: try await send(request))
     }
 
+    /// Sends the authenticator's registration and returns the account the RP created or extended.
     public func registrationFinalize(_ response: RegistrationResponse) async throws(WebAuthnError) -> Account {
         try Self.account(try await send(post("registration_finalize", response.json)))
     }
 
+    /// Asks for request options to sign in with a passkey.
     public func authenticationInitialize() async throws(WebAuthnError) -> PublicKeyCredentialRequestOptions {
         try PublicKeyCredentialRequestOptions(
             json: try await send(
                 HTTPRequest(method: "GET", url: baseURL.appendingPathComponent("authentication_initialize"))))
     }
 
+    /// Sends the authenticator's assertion and returns the account that signed in.
     public func authenticationFinalize(_ response: AuthenticationResponse) async throws(WebAuthnError) -> Account {
         try Self.account(try await send(post("authentication_finalize", response.json)))
     }
@@ -108,6 +117,7 @@ public struct AccountManager: Sendable {
         self.origin = origin ?? components?.string ?? client.baseURL.absoluteString
     }
 
+    /// Creates an account named `userName` with a new passkey.
     public func signUp(userName: String) async throws(WebAuthnError) -> RelyingPartyClient.Account {
         let options = try await client.registrationInitialize(userName: userName)
         return try await client.registrationFinalize(try await authenticator.register(options, origin: origin))
@@ -124,6 +134,7 @@ public struct AccountManager: Sendable {
         return try await client.registrationFinalize(try await authenticator.register(options, origin: origin))
     }
 
+    /// Signs in with a passkey the authenticator holds for this RP.
     public func signIn() async throws(WebAuthnError) -> RelyingPartyClient.Account {
         let options = try await client.authenticationInitialize()
         return try await client.authenticationFinalize(try await authenticator.authenticate(options, origin: origin))

@@ -3,16 +3,21 @@ import HaapiDriver
 
 /// `{"fmt", "attStmt", "authData"}` (WebAuthn §6.5), encoded canonically.
 public struct AttestationObject: Sendable {
+    /// The attestation statement format (`fmt`): `none`, `packed`, ….
     public let format: String
+    /// The attestation statement (`attStmt`).
     public let statement: CBORValue
+    /// The authenticator data, with the attested credential.
     public let authenticatorData: AuthenticatorData
 
+    /// An attestation object from its parts.
     public init(format: String, statement: CBORValue, authenticatorData: AuthenticatorData) {
         self.format = format
         self.statement = statement
         self.authenticatorData = authenticatorData
     }
 
+    /// The object as canonical CBOR.
     public var encoded: Data {
         CBOREncoder.encode(
             .map([
@@ -21,6 +26,7 @@ public struct AttestationObject: Sendable {
             ]))
     }
 
+    /// Reads an attestation object; throws when the CBOR or the authenticator data is malformed.
     public init(parsing data: Data) throws(WebAuthnError) {
         let value: CBORValue
         do { value = try CBORDecoder().decode(data) } catch { throw .cbor(error) }

@@ -4,29 +4,46 @@ import HaapiDriver
 
 /// Authenticator data (WebAuthn §6.1): rpIdHash ‖ flags ‖ signCount ‖ [attested credential data] ‖ [extensions].
 public struct AuthenticatorData: Sendable, Equatable {
+    /// The flags byte of the authenticator data.
     public struct Flags: OptionSet, Sendable, Hashable {
         public let rawValue: UInt8
         public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// UP: the user was present.
         public static let userPresent = Flags(rawValue: 0x01)
+        /// UV: the user was verified (biometrics, PIN).
         public static let userVerified = Flags(rawValue: 0x04)
+        /// BE: the credential may be backed up (synced).
         public static let backupEligible = Flags(rawValue: 0x08)
+        /// BS: the credential is backed up.
         public static let backedUp = Flags(rawValue: 0x10)
+        /// AT: attested credential data follows.
         public static let attestedCredentialData = Flags(rawValue: 0x40)
+        /// ED: extension data follows.
         public static let extensionData = Flags(rawValue: 0x80)
     }
 
+    /// The credential a registration creates.
     public struct AttestedCredential: Sendable, Equatable {
+        /// The authenticator model's id (16 bytes).
         public let aaguid: Data
+        /// The new credential's id.
         public let credentialID: Data
+        /// The new credential's public key.
         public let publicKey: COSEKey
     }
 
+    /// SHA-256 of the RP ID the authenticator acted for.
     public let rpIdHash: Data
+    /// What the authenticator reports about the user and the credential.
     public let flags: Flags
+    /// The signature counter.
     public let signCount: UInt32
+    /// The new credential, in registrations.
     public let attestedCredential: AttestedCredential?
+    /// The bytes as received (or encoded), which the signature covers.
     public let raw: Data
 
+    /// Authenticator data for `rpId` (hashed here), as an authenticator makes it.
     public init(rpId: String, flags: Flags, signCount: UInt32, attestedCredential: AttestedCredential? = nil) {
         let rpIdHash = Data(SHA256.hash(data: Data(rpId.utf8)))
         var allFlags = flags

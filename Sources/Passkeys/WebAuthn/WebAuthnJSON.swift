@@ -3,20 +3,32 @@ import HaapiDriver
 
 /// `PublicKeyCredentialCreationOptionsJSON` (WebAuthn L3 §5.1.12): what a relying party sends to register.
 public struct PublicKeyCredentialCreationOptions: Sendable {
+    /// The relying party's ID.
     public var rpId: String
+    /// The relying party's name, for the authenticator's UI.
     public var rpName: String
+    /// The user handle the credential is created under.
     public var userID: Data
+    /// The account name.
     public var userName: String
+    /// The name shown for the user.
     public var userDisplayName: String
+    /// The challenge the attestation must sign.
     public var challenge: Data
     /// COSE algorithms the RP accepts, in its order of preference.
     public var algorithms: [Int]
+    /// Credentials the user already has; the authenticator must not create another for the same account.
     public var excludeCredentials: [Data]
+    /// `required`, `preferred` or `discouraged`: whether the credential must be discoverable.
     public var residentKey: String?
+    /// `required`, `preferred` or `discouraged`.
     public var userVerification: String?
+    /// The attestation conveyance the RP asks for.
     public var attestation: String?
+    /// How long the ceremony may take, in milliseconds.
     public var timeout: Int?
 
+    /// Creation options from their values.
     public init(
         rpId: String, rpName: String, userID: Data, userName: String, userDisplayName: String, challenge: Data,
         algorithms: [Int] = [COSEKey.Algorithm.es256, COSEKey.Algorithm.rs256], excludeCredentials: [Data] = [],
@@ -37,6 +49,7 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
         self.timeout = timeout
     }
 
+    /// Reads options from their JSON form (`PublicKeyCredentialCreationOptionsJSON`, base64url buffers).
     public init(json: JSONValue) throws(WebAuthnError) {
         let options = json["publicKey"] ?? json
         guard let challenge = options["challenge"]?.stringValue.flatMap(Base64URL.decodeLenient),
@@ -61,6 +74,7 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
         timeout = options["timeout"]?.numberValue?.intValue
     }
 
+    /// The options in their JSON form.
     public var json: JSONValue {
         var object: JSONObject = [
             "rp": ["id": .string(rpId), "name": .string(rpName)],
@@ -85,12 +99,18 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
 
 /// `PublicKeyCredentialRequestOptionsJSON`: what a relying party sends to sign in.
 public struct PublicKeyCredentialRequestOptions: Sendable {
+    /// The challenge the assertion must sign.
     public var challenge: Data
+    /// The relying party's ID; the caller's origin decides when absent.
     public var rpId: String?
+    /// The credentials that may answer; empty lets the user pick a discoverable one.
     public var allowCredentials: [Data]
+    /// `required`, `preferred` or `discouraged`.
     public var userVerification: String?
+    /// How long the ceremony may take, in milliseconds.
     public var timeout: Int?
 
+    /// Request options from their values.
     public init(
         challenge: Data, rpId: String?, allowCredentials: [Data] = [], userVerification: String? = "preferred",
         timeout: Int? = 60000
@@ -102,6 +122,7 @@ public struct PublicKeyCredentialRequestOptions: Sendable {
         self.timeout = timeout
     }
 
+    /// Reads options from their JSON form (`PublicKeyCredentialRequestOptionsJSON`, base64url buffers).
     public init(json: JSONValue) throws(WebAuthnError) {
         let options = json["publicKey"] ?? json
         guard let challenge = options["challenge"]?.stringValue.flatMap(Base64URL.decodeLenient) else {
@@ -114,6 +135,7 @@ public struct PublicKeyCredentialRequestOptions: Sendable {
         timeout = options["timeout"]?.numberValue?.intValue
     }
 
+    /// The options in their JSON form.
     public var json: JSONValue {
         var object: JSONObject = [
             "challenge": .string(Base64URL.encode(challenge)),
@@ -129,11 +151,16 @@ public struct PublicKeyCredentialRequestOptions: Sendable {
 
 /// `CollectedClientData` (§5.8.1), serialised as browsers do: type, challenge, origin, crossOrigin.
 public struct CollectedClientData: Sendable, Equatable {
+    /// `webauthn.create` or `webauthn.get`.
     public let type: String
+    /// The challenge the client was given.
     public let challenge: Data
+    /// The origin the ceremony ran for.
     public let origin: String
+    /// Whether it ran in a cross-origin frame.
     public let crossOrigin: Bool
 
+    /// Client data from its values.
     public init(type: String, challenge: Data, origin: String, crossOrigin: Bool = false) {
         self.type = type
         self.challenge = challenge
@@ -141,6 +168,7 @@ public struct CollectedClientData: Sendable, Equatable {
         self.crossOrigin = crossOrigin
     }
 
+    /// The `clientDataJSON` bytes the authenticator signs over (through their hash).
     public var json: Data {
         Data(
             JSONValue.object([
@@ -149,6 +177,7 @@ public struct CollectedClientData: Sendable, Equatable {
             ]).serialized().utf8)
     }
 
+    /// Reads `clientDataJSON`; throws `.malformed` when a required member is missing.
     public init(parsing data: Data) throws(WebAuthnError) {
         guard let value = try? JSONParser(limits: .init(maxBytes: 64 * 1024, maxDepth: 8)).parse(data),
             let type = value["type"]?.stringValue,
@@ -164,12 +193,18 @@ public struct CollectedClientData: Sendable, Equatable {
 
 /// `RegistrationResponseJSON` (§5.1.13).
 public struct RegistrationResponse: Sendable {
+    /// The new credential's id.
     public let credentialID: Data
+    /// The client data, as signed.
     public let clientDataJSON: Data
+    /// The attestation object, as CBOR.
     public let attestationObject: Data
+    /// How the authenticator can be reached (`internal`, `hybrid`, `usb`, …).
     public let transports: [String]
+    /// `platform` or `cross-platform`, when known.
     public let authenticatorAttachment: String?
 
+    /// A registration response from its parts.
     public init(
         credentialID: Data, clientDataJSON: Data, attestationObject: Data, transports: [String] = ["internal"],
         authenticatorAttachment: String? = "platform"
@@ -181,6 +216,7 @@ public struct RegistrationResponse: Sendable {
         self.authenticatorAttachment = authenticatorAttachment
     }
 
+    /// The response in its JSON form (`RegistrationResponseJSON`).
     public var json: JSONValue {
         var response: JSONObject = [
             "clientDataJSON": .string(Base64URL.encode(clientDataJSON)),
@@ -196,6 +232,7 @@ public struct RegistrationResponse: Sendable {
         return publicKeyCredentialJSON(id: credentialID, response: response, attachment: authenticatorAttachment)
     }
 
+    /// Reads a response from its JSON form.
     public init(json: JSONValue) throws(WebAuthnError) {
         guard let id = json["rawId"]?.stringValue ?? json["id"]?.stringValue,
             let credentialID = Base64URL.decodeLenient(id),
@@ -212,13 +249,20 @@ public struct RegistrationResponse: Sendable {
 
 /// `AuthenticationResponseJSON` (§5.1.14).
 public struct AuthenticationResponse: Sendable {
+    /// The id of the credential that signed.
     public let credentialID: Data
+    /// The client data, as signed.
     public let clientDataJSON: Data
+    /// The authenticator data, as signed.
     public let authenticatorData: Data
+    /// The signature over the authenticator data and the client data's hash.
     public let signature: Data
+    /// The user handle of a discoverable credential.
     public let userHandle: Data?
+    /// `platform` or `cross-platform`, when known.
     public let authenticatorAttachment: String?
 
+    /// An authentication response from its parts.
     public init(
         credentialID: Data, clientDataJSON: Data, authenticatorData: Data, signature: Data, userHandle: Data?,
         authenticatorAttachment: String? = "platform"
@@ -231,6 +275,7 @@ public struct AuthenticationResponse: Sendable {
         self.authenticatorAttachment = authenticatorAttachment
     }
 
+    /// The response in its JSON form (`AuthenticationResponseJSON`).
     public var json: JSONValue {
         var response: JSONObject = [
             "clientDataJSON": .string(Base64URL.encode(clientDataJSON)),
@@ -241,6 +286,7 @@ public struct AuthenticationResponse: Sendable {
         return publicKeyCredentialJSON(id: credentialID, response: response, attachment: authenticatorAttachment)
     }
 
+    /// Reads a response from its JSON form.
     public init(json: JSONValue) throws(WebAuthnError) {
         guard let id = json["rawId"]?.stringValue ?? json["id"]?.stringValue,
             let credentialID = Base64URL.decodeLenient(id),
