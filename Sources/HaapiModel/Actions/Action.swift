@@ -46,6 +46,7 @@ public struct FormAction: Action {
     public var template: ActionTemplate { .form }
     public let kind: ActionKind
     public let title: Message?
+    /// Where and how the form is sent, and its fields.
     public let model: FormActionModel
     /// What the server adds about this action; `authenticatorType` for an authenticator option.
     public let properties: Properties?
@@ -53,6 +54,7 @@ public struct FormAction: Action {
 
     /// Extra data on the action; for authenticator options it names the authenticator type.
     public struct Properties: RawJSONRepresentable, Hashable {
+        /// The authenticator's type (`html-form`, `email`, `passkeys`, `bankid`, …), for authenticator options.
         public let authenticatorType: String?
         public let rawJSON: JSONValue
 
@@ -76,6 +78,7 @@ public struct SelectorAction: Action {
     public var template: ActionTemplate { .selector }
     public let kind: ActionKind
     public let title: Message?
+    /// The options to choose between.
     public let model: SelectorActionModel
     /// The action's `properties` object as sent, when there is one.
     public let properties: JSONValue?
@@ -107,6 +110,7 @@ public struct ClientOperationAction: Action {
     public var template: ActionTemplate { .clientOperation }
     public let kind: ActionKind
     public let title: Message?
+    /// The operation, with its arguments and the actions that follow it.
     public let model: any ClientOperationActionModel
     /// The action's `properties` object as sent, when there is one.
     public let properties: JSONValue?
@@ -126,6 +130,7 @@ public struct GenericAction: Action {
     public let template: ActionTemplate
     public let kind: ActionKind
     public let title: Message?
+    /// The action's `model` as sent.
     public let model: JSONValue?
     public let rawJSON: JSONValue
 

@@ -1,6 +1,8 @@
 /// Where and how a form is submitted, and its fields.
 public struct FormActionModel: RawJSONRepresentable {
+    /// The default body type of a form.
     public static let urlEncodedMediaType = "application/x-www-form-urlencoded"
+    /// A JSON body, for forms that ask for one.
     public static let jsonMediaType = "application/json"
 
     /// Where the form is submitted, as the server wrote it (relative to the server's base URL, or absolute).
@@ -9,6 +11,7 @@ public struct FormActionModel: RawJSONRepresentable {
     public let method: String
     /// The submission media type; `application/x-www-form-urlencoded` when the server omits it.
     public let type: String
+    /// The label of the submit button, when it differs from the action's title.
     public let actionTitle: Message?
     /// Seen on some older servers beside `actionTitle`.
     public let title: Message?

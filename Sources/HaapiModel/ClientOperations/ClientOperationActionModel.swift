@@ -12,10 +12,15 @@ public protocol ClientOperationActionModel: RawJSONRepresentable {
 
 /// The members every client-operation model has.
 public struct ClientOperationCommon: Sendable {
+    /// Which operation to perform.
     public let name: ClientOperationName
+    /// The operation's arguments as sent.
     public let arguments: JSONValue?
+    /// What to do once the operation has succeeded.
     public let continueActions: [any Action]
+    /// What to do when the operation fails or cannot run.
     public let errorActions: [any Action]
+    /// The model as sent.
     public let rawJSON: JSONValue
 
     init(_ cursor: ObjectCursor) throws {
@@ -29,6 +34,7 @@ public struct ClientOperationCommon: Sendable {
 
 /// Forwards the common members so each operation model only declares its own arguments.
 public protocol CommonClientOperationActionModel: ClientOperationActionModel {
+    /// The members every client-operation model has.
     var common: ClientOperationCommon { get }
 }
 
@@ -74,6 +80,7 @@ public struct BankIdClientOperationActionModel: CommonClientOperationActionModel
     public let common: ClientOperationCommon
     /// A ready-made launch URL.
     public let href: String?
+    /// The token the BankID app is started with.
     public let autoStartToken: String?
     /// Where the BankID app returns to once the user has signed, when the server names it.
     public let redirect: String?
@@ -91,6 +98,7 @@ public struct EncapAutoActivationClientOperationActionModel: CommonClientOperati
     public let common: ClientOperationCommon
     /// The Encap activation address, when the server sends one.
     public let href: String?
+    /// The Encap activation code, when the server sends one.
     public let activationCode: String?
 
     init(_ common: ClientOperationCommon, _ arguments: ObjectCursor) throws {

@@ -1,9 +1,14 @@
 /// The operation a `client-operation` action asks the client to run.
 public enum ClientOperationName: OpenEnum {
+    /// `external-browser-flow`: open an address in a browser and resume with the URL it returns to.
     case externalBrowserFlow
+    /// `bankid`: start the BankID app.
     case bankID
+    /// `encap-auto-activation`: activate Encap on this device.
     case encapAutoActivation
+    /// `webauthn-registration`: create a passkey.
     case webauthnRegistration
+    /// `webauthn-authentication`: sign in with a passkey.
     case webauthnAuthentication
     case other(value: String)
 

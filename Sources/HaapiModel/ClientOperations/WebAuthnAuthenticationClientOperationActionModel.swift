@@ -6,11 +6,13 @@ import Foundation
 /// `platformCredentials` / `crossPlatformCredentials` lists narrow which credentials are accepted; they
 /// have been described both beside `credentialRequestOptions` and inside `publicKey`, so both are read.
 public struct WebAuthnAuthenticationClientOperationActionModel: CommonClientOperationActionModel {
+    /// A credential that may answer the request.
     public struct AllowedCredential: Sendable, Hashable {
         /// The credential type, `public-key` for WebAuthn.
         public let type: String
         /// The credential's id, decoded from base64url.
         public let id: Data
+        /// How the authenticator holding it can be reached, when the server knows.
         public let transports: [String]
 
         init(_ cursor: ObjectCursor) throws {
@@ -23,14 +25,17 @@ public struct WebAuthnAuthenticationClientOperationActionModel: CommonClientOper
 
     /// WebAuthn `PublicKeyCredentialRequestOptions`, with the base64url members decoded.
     public struct CredentialRequestOptions: RawJSONRepresentable, Hashable {
+        /// The relying party's ID; the client's origin decides when absent.
         public let relyingPartyID: String?
         /// The server's challenge the assertion must sign, decoded from base64url.
         public let challenge: Data
         /// `required`, `preferred` or `discouraged`, as the relying party asks.
         public let userVerification: String?
+        /// The credentials that may answer; empty lets the user pick a discoverable one.
         public let allowCredentials: [AllowedCredential]
         /// Milliseconds.
         public let timeout: Int?
+        /// WebAuthn extensions as sent.
         public let extensions: JSONValue?
         public let rawJSON: JSONValue
 
@@ -47,8 +52,11 @@ public struct WebAuthnAuthenticationClientOperationActionModel: CommonClientOper
     }
 
     public let common: ClientOperationCommon
+    /// The request options for any authenticator.
     public let credentialRequestOptions: CredentialRequestOptions
+    /// The credentials a platform authenticator (this device) may answer with, in the any-device shape.
     public let platformAllowCredentials: [AllowedCredential]?
+    /// The credentials a roaming authenticator (a security key) may answer with, in the any-device shape.
     public let crossPlatformAllowCredentials: [AllowedCredential]?
 
     init(_ common: ClientOperationCommon, _ arguments: ObjectCursor) throws {
@@ -65,7 +73,9 @@ public struct WebAuthnAuthenticationClientOperationActionModel: CommonClientOper
         crossPlatformAllowCredentials = try list("crossPlatformCredentials")
     }
 
+    /// The relying party's ID of the request options.
     public var relyingPartyID: String? { credentialRequestOptions.relyingPartyID }
+    /// The challenge the assertion must sign.
     public var challengeData: Data { credentialRequestOptions.challenge }
     /// The user-verification requirement of the request options (`required`, `preferred`, `discouraged`).
     public var userVerificationPreference: String? { credentialRequestOptions.userVerification }

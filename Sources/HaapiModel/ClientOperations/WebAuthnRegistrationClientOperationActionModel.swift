@@ -6,6 +6,7 @@ import Foundation
 /// `platformCredentialCreationOptions` and/or `crossPlatformCredentialCreationOptions` (any device).
 /// Each holds WebAuthn creation options in JSON form, usually wrapped in `publicKey`.
 public struct WebAuthnRegistrationClientOperationActionModel: CommonClientOperationActionModel {
+    /// A key type and algorithm the relying party accepts.
     public struct CredentialParams: Sendable, Hashable {
         /// The credential type, `public-key` for WebAuthn.
         public let type: String
@@ -13,31 +14,41 @@ public struct WebAuthnRegistrationClientOperationActionModel: CommonClientOperat
         public let alg: Int
     }
 
+    /// A credential the user already has.
     public struct ExcludedCredential: Sendable, Hashable {
         /// The credential type, `public-key` for WebAuthn.
         public let type: String
         /// The id of a credential the user already has, which the authenticator must not register again.
         public let id: Data
+        /// How the authenticator holding it can be reached, when the server knows.
         public let transports: [String]
     }
 
     /// WebAuthn `PublicKeyCredentialCreationOptions`, with the base64url members decoded.
     public struct CredentialRequestOptions: RawJSONRepresentable, Hashable {
+        /// The relying party's ID; the client's origin decides when absent.
         public let relyingPartyID: String?
+        /// The relying party's name, for the authenticator's UI.
         public let relyingPartyName: String?
         /// The user handle the new credential is registered under, decoded from base64url.
         public let userID: Data
         /// The account name the authenticator shows next to the passkey.
         public let userName: String
+        /// The name shown for the user.
         public let userDisplayName: String?
         /// The server's challenge the attestation must sign, decoded from base64url.
         public let challenge: Data
+        /// The key types and algorithms the relying party accepts, in its order of preference.
         public let credentialParams: [CredentialParams]
+        /// Credentials the authenticator must not register again.
         public let excludeCredentials: [ExcludedCredential]
         /// Milliseconds.
         public let timeout: Int?
+        /// `platform` or `cross-platform`, when the relying party asks for one.
         public let authenticatorAttachment: String?
+        /// `required`, `preferred` or `discouraged`: whether the credential must be discoverable.
         public let residentKey: String?
+        /// The older form of `residentKey: required`.
         public let requireResidentKey: Bool?
         /// `required`, `preferred` or `discouraged`, as the relying party asks.
         public let userVerification: String?
@@ -45,6 +56,7 @@ public struct WebAuthnRegistrationClientOperationActionModel: CommonClientOperat
         public let attestation: String?
         /// WebAuthn hints (`security-key`, `client-device`, `hybrid`) in the server's order of preference.
         public let hints: [String]
+        /// WebAuthn extensions as sent.
         public let extensions: JSONValue?
         /// The `publicKey` object as sent, ready for a platform API that takes WebAuthn JSON.
         public let rawJSON: JSONValue
@@ -85,7 +97,9 @@ public struct WebAuthnRegistrationClientOperationActionModel: CommonClientOperat
         }
     }
 
+    /// The options for a platform authenticator, in the any-device shape.
     public typealias PlatformCredentialRequestOptions = CredentialRequestOptions
+    /// The options for a roaming authenticator, in the any-device shape.
     public typealias CrossPlatformCredentialRequestOptions = CredentialRequestOptions
 
     public let common: ClientOperationCommon

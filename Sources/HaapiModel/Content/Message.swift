@@ -1,5 +1,6 @@
 /// A human-readable text as the server sends it: a literal, a localisation key (`…Key`), or both.
 public struct Message: Sendable, Hashable, CustomStringConvertible {
+    /// The text as the server wrote it, in the user's language.
     public let literal: String?
     /// The server's message key, for apps that show their own text instead of the literal one.
     public let key: String?
@@ -18,6 +19,7 @@ public struct Message: Sendable, Hashable, CustomStringConvertible {
 public struct UserMessage: RawJSONRepresentable, Hashable {
     /// What the message says.
     public let text: Message
+    /// The server's style classes (`error`, `info`, `warning`, …).
     public let classList: [String]
     public let rawJSON: JSONValue
 

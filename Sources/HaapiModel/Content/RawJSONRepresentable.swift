@@ -1,6 +1,7 @@
 /// Every model keeps the JSON it was decoded from, so nothing the server sent is ever lost,
 /// including members this version of the SDK does not know about.
 public protocol RawJSONRepresentable: Sendable {
+    /// The value as the server sent it, member order and number literals kept.
     var rawJSON: JSONValue { get }
 }
 

@@ -11,6 +11,7 @@ public enum Base64URL {
         return table
     }()
 
+    /// Base64url without padding (RFC 4648 §5).
     public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         let input = Array(bytes)
         var output = [UInt8]()
@@ -40,6 +41,7 @@ public enum Base64URL {
         return String(decoding: output, as: UTF8.self)
     }
 
+    /// The base64url form of a string's UTF-8 bytes, without padding.
     public static func encode(_ text: String) -> String {
         encode(Array(text.utf8))
     }

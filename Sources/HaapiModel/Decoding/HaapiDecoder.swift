@@ -2,13 +2,17 @@ import Foundation
 
 /// What one HAAPI response body decodes to.
 public enum HaapiResponse: Sendable {
+    /// A step.
     case representation(any HaapiRepresentation)
+    /// A problem.
     case problem(any ProblemRepresentation)
 }
 
 /// The media types of the HAAPI wire format.
 public enum HaapiMediaType {
+    /// The media type of a HAAPI step.
     public static let representation = "application/vnd.auth+json"
+    /// The media type of a problem (RFC 9457).
     public static let problem = "application/problem+json"
 
     /// The essence of a `Content-Type` value: lower-cased, parameters dropped.
@@ -30,8 +34,10 @@ public enum HaapiMediaType {
 ///
 /// Bad input never traps: every failure is a `HaapiDecodingError` naming where it happened.
 public struct HaapiDecoder: Sendable {
+    /// The size and depth the decoder accepts.
     public let limits: JSONParser.Limits
 
+    /// A decoder with the given limits.
     public init(limits: JSONParser.Limits = .default) {
         self.limits = limits
     }
@@ -50,6 +56,7 @@ public struct HaapiDecoder: Sendable {
         try decode(json: try parse(body), contentType: contentType)
     }
 
+    /// Reads an already-parsed body as a step or a problem, by `contentType` or, without one, by its shape.
     public func decode(json: JSONValue, contentType: String? = nil) throws -> HaapiResponse {
         let cursor = try ObjectCursor(json, at: .root)
         let isProblem: Bool
@@ -62,11 +69,13 @@ public struct HaapiDecoder: Sendable {
         return .representation(try StepClassifier.classify(try RepresentationContent(cursor)))
     }
 
+    /// Reads a body as a step; throws `HaapiDecodingError` when it is not one.
     public func decodeRepresentation(_ body: some Sequence<UInt8>) throws -> any HaapiRepresentation {
         let cursor = try ObjectCursor(try parse(body), at: .root)
         return try StepClassifier.classify(try RepresentationContent(cursor))
     }
 
+    /// Reads a body as a problem; throws `HaapiDecodingError` when it is not one.
     public func decodeProblem(_ body: some Sequence<UInt8>) throws -> any ProblemRepresentation {
         try ProblemDecoding.problem(try ObjectCursor(try parse(body), at: .root))
     }

@@ -1,10 +1,16 @@
 /// The kind of input a form field asks for.
 public enum FormFieldType: OpenEnum {
+    /// A value sent as it is, never shown.
     case hidden
+    /// Free text.
     case text
+    /// A user name.
     case username
+    /// A secret; never shown or logged.
     case password
+    /// One value among options.
     case select
+    /// A yes-or-no choice.
     case checkbox
     /// Filled in by the client, never by the user (e.g. `_resume_nonce`, WebAuthn credentials).
     case context
@@ -37,6 +43,7 @@ public protocol FormField: RawJSONRepresentable {
     var type: FormFieldType { get }
     /// The label a UI shows next to the input.
     var label: Message? { get }
+    /// A hint shown in the empty input.
     var placeholder: String? { get }
     /// The value the server suggests (always sent for hidden fields).
     var value: String? { get }
@@ -46,11 +53,17 @@ public protocol FormField: RawJSONRepresentable {
 
 /// The members every field has.
 public struct FormFieldCommon: Sendable, Hashable {
+    /// The parameter name the value is sent under.
     public let name: String
+    /// The kind of input.
     public let type: FormFieldType
+    /// The label shown next to the input.
     public let label: Message?
+    /// A hint shown in the empty input.
     public let placeholder: String?
+    /// The value the server fills in.
     public let value: String?
+    /// Whether the form cannot be sent without a value.
     public let isRequired: Bool
 
     init(_ cursor: ObjectCursor) throws {
@@ -76,6 +89,7 @@ public struct FormFieldCommon: Sendable, Hashable {
 
 /// Forwards the common members, so each concrete field only declares what is its own.
 public protocol CommonFormField: FormField {
+    /// The members every field has.
     var common: FormFieldCommon { get }
 }
 

@@ -33,10 +33,15 @@ public struct GenericFormField: CommonFormField {
 public struct TextFormField: CommonFormField {
     /// The keyboard or input flavour the server asks for.
     public enum Kind: OpenEnum {
+        /// A number.
         case number
+        /// An e-mail address.
         case email
+        /// A web address.
         case url
+        /// A telephone number.
         case tel
+        /// A colour.
         case color
         case other(value: String)
 
@@ -57,7 +62,9 @@ public struct TextFormField: CommonFormField {
     public let common: FormFieldCommon
     /// What the text is, when the server says, so a UI can pick the right keyboard.
     public let kind: Kind?
+    /// The shortest value the server accepts.
     public let minLength: Int?
+    /// The longest value the server accepts.
     public let maxLength: Int?
     public let rawJSON: JSONValue
 
@@ -75,6 +82,7 @@ public struct TextFormField: CommonFormField {
 
 /// A choice of one value among options (a country, a device).
 public struct SelectFormField: CommonFormField {
+    /// One choice of a select field.
     public struct Option: RawJSONRepresentable, Hashable {
         /// The text shown for this option.
         public let label: Message
@@ -112,6 +120,7 @@ public struct SelectFormField: CommonFormField {
 /// A yes-or-no field; its value is sent only when it is checked.
 public struct CheckboxFormField: CommonFormField {
     public let common: FormFieldCommon
+    /// Whether the box is checked before the user acts.
     public let checked: Bool
     /// A read-only checkbox keeps the server's state (consent uses `checked` + `readonly`).
     public let readonly: Bool

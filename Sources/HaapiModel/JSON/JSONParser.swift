@@ -6,10 +6,14 @@ import Foundation
 /// that names the path being parsed when the problem was found. Duplicate member names are rejected,
 /// because two readers could otherwise disagree about what the server said.
 public struct JSONParser: Sendable {
+    /// How large and how deep a document may be.
     public struct Limits: Sendable, Hashable {
+        /// The largest document, in bytes.
         public var maxBytes: Int
+        /// How deep arrays and objects may nest.
         public var maxDepth: Int
 
+        /// Limits; 4 MiB and 128 levels by default.
         public init(maxBytes: Int = 4 * 1024 * 1024, maxDepth: Int = 128) {
             self.maxBytes = maxBytes
             self.maxDepth = maxDepth
@@ -20,12 +24,15 @@ public struct JSONParser: Sendable {
         public static let `default` = Limits()
     }
 
+    /// The limits this parser enforces.
     public let limits: Limits
 
+    /// A parser with the given limits.
     public init(limits: Limits = .default) {
         self.limits = limits
     }
 
+    /// Parses a document (RFC 8259, UTF-8, duplicate members refused); throws `HaapiDecodingError`.
     public func parse(_ data: Data) throws -> JSONValue {
         try data.withUnsafeBytes { raw in
             try parse(
@@ -33,11 +40,13 @@ public struct JSONParser: Sendable {
         }
     }
 
+    /// Parses a document held in a string.
     public func parse(_ text: String) throws -> JSONValue {
         var text = text
         return try text.withUTF8 { try parse($0) }
     }
 
+    /// Parses a document from bytes in memory.
     public func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> JSONValue {
         guard bytes.count <= limits.maxBytes else {
             throw HaapiDecodingError(

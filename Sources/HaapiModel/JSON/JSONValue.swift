@@ -3,11 +3,17 @@
 /// Objects keep their member order and numbers keep their literal text, so a value can be written
 /// back out (`rawJSONString`) without losing anything the server said.
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number, kept as its literal.
     case number(JSONNumber)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object, member order kept.
     case object(JSONObject)
 
     /// The name of this value's JSON type, as used in error messages.
@@ -22,31 +28,37 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
+    /// The string, when the value is one.
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
+    /// The boolean, when the value is one.
     public var boolValue: Bool? {
         if case .bool(let value) = self { return value }
         return nil
     }
 
+    /// The number, when the value is one.
     public var numberValue: JSONNumber? {
         if case .number(let value) = self { return value }
         return nil
     }
 
+    /// The elements, when the value is an array.
     public var arrayValue: [JSONValue]? {
         if case .array(let value) = self { return value }
         return nil
     }
 
+    /// The object, when the value is one.
     public var objectValue: JSONObject? {
         if case .object(let value) = self { return value }
         return nil
     }
 
+    /// Whether the value is `null`.
     public var isNull: Bool {
         if case .null = self { return true }
         return false
@@ -74,6 +86,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         self.literal = validatedLiteral
     }
 
+    /// The number for an integer.
     public init(_ value: Int) {
         self.literal = String(value)
     }
@@ -88,6 +101,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The number as a `Double`, when it parses as one.
     public var doubleValue: Double? { Double(literal) }
 
     /// The value as an integer when the literal is one and fits.
@@ -104,26 +118,33 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 
 /// A JSON object that keeps member order. Member names are unique: the parser rejects duplicates.
 public struct JSONObject: Sendable, Hashable, Sequence {
+    /// The members in document order.
     public private(set) var members: [(key: String, value: JSONValue)]
     /// Positions by key, kept only for objects larger than `indexThreshold`: most objects on the wire have a
     /// handful of members, where a linear search is faster than building and probing a dictionary.
     private var index: [String: Int]
     private static let indexThreshold = 8
 
+    /// An empty object.
     public init() {
         members = []
         index = [:]
     }
 
+    /// An object from pairs in order; a later pair replaces an earlier one of the same key.
     public init(_ pairs: [(String, JSONValue)]) {
         self.init()
         for (key, value) in pairs { self[key] = value }
     }
 
+    /// The member names in order.
     public var keys: [String] { members.map(\.key) }
+    /// How many members.
     public var count: Int { members.count }
+    /// Whether there are none.
     public var isEmpty: Bool { members.isEmpty }
 
+    /// Whether a member of that name exists.
     public func contains(_ key: String) -> Bool { position(of: key) != nil }
 
     private func position(of key: String) -> Int? {

@@ -23,13 +23,21 @@ extension ProblemRepresentation {
 
 /// The kinds of problem a HAAPI server reports; an unknown `type` URI keeps its text in `.other`.
 public enum ProblemType: OpenEnum {
+    /// Authentication failed.
     case authenticationFailedProblem
+    /// Some values were refused; see `InvalidInputProblem.invalidFields`.
     case invalidInputProblem
+    /// The credentials were wrong.
     case incorrectCredentialsProblem
+    /// The flow ended with an OAuth error.
     case errorAuthorizationResponseProblem
+    /// Something the server did not expect.
     case unexpectedProblem
+    /// Too many attempts: wait, or start again.
     case tooManyAttemptsProblem
+    /// A problem to show the user as it is.
     case genericUserProblem
+    /// The session belongs to another HAAPI token: start again.
     case sessionAndAccessTokenMismatchProblem
     case other(value: String)
 
@@ -67,12 +75,19 @@ public enum ProblemType: OpenEnum {
 
 /// The members every problem has.
 public struct ProblemContent: Sendable {
+    /// What went wrong.
     public let type: ProblemType
+    /// A short summary for the user.
     public let title: Message?
+    /// Messages to show with the problem.
     public let messages: [UserMessage]
+    /// Links the problem offers.
     public let links: [Link]
+    /// The screen the server associates with the problem.
     public let metadata: Metadata?
+    /// The server's error code, when it sends one.
     public let code: String?
+    /// The problem as sent.
     public let rawJSON: JSONValue
 
     init(_ cursor: ObjectCursor) throws {
@@ -93,6 +108,7 @@ public struct Problem: ProblemRepresentation {
 
 /// Some fields were missing or wrong; `invalidFields` names them.
 public struct InvalidInputProblem: ProblemRepresentation {
+    /// A field whose value was refused.
     public struct InvalidField: Sendable, Hashable {
         /// The name of the field whose value was refused.
         public let name: String
@@ -110,6 +126,7 @@ public struct InvalidInputProblem: ProblemRepresentation {
     }
 
     public let content: ProblemContent
+    /// The fields whose values were refused.
     public let invalidFields: [InvalidField]
     /// The problem's summary as one sentence, for logs and alerts.
     public let errorDescription: String?

@@ -8,8 +8,11 @@ public struct GenericProperties: Properties, Hashable {
 
 /// Where a polling step stands: still `pending`, `done`, or `failed`; unknown values keep their text.
 public enum PollingStatus: OpenEnum {
+    /// Not finished: poll again after the interval.
     case pending
+    /// Finished: follow the step's main action.
     case done
+    /// Failed: follow the step's main action to see why.
     case failed
     case other(value: String)
 
@@ -61,10 +64,13 @@ public struct OAuthAuthorizationResponseProperties: Properties, Hashable {
     public let scope: String?
     /// The issuer that answered (RFC 9207), for clients that check it.
     public let iss: String?
+    /// The OpenID Connect session state, when the server sends one.
     public let sessionState: String?
     /// Present only for implicit or hybrid flows.
     public let accessToken: String?
+    /// The access token's type, with `accessToken`.
     public let tokenType: String?
+    /// An ID token, in hybrid flows.
     public let idToken: String?
     /// A refresh token, when the server issues tokens in the authorization response.
     public let refreshToken: String?

@@ -5,10 +5,12 @@ import Foundation
 /// Only ASCII letters, digits and `*-._` stay as they are; a space becomes `+`; every other byte of the
 /// UTF-8 form becomes `%XX`. Getting this wrong corrupts passwords containing `+`, `&` or `=`.
 public enum FormURLEncoding {
+    /// An `application/x-www-form-urlencoded` body from pairs, in order.
     public static func encode(_ pairs: [(name: String, value: String)]) -> String {
         pairs.map { encodeComponent($0.name) + "=" + encodeComponent($0.value) }.joined(separator: "&")
     }
 
+    /// One name or value, percent-encoded as form encoding requires (a space becomes `+`).
     public static func encodeComponent(_ text: String) -> String {
         var output = ""
         output.reserveCapacity(text.utf8.count)

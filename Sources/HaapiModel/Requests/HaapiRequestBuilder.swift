@@ -7,6 +7,8 @@ import Foundation
 /// the form are ignored, and fields left without a value are not sent. Checkboxes follow HTML: sent
 /// (with their `value`, or `on`) only when checked; a read-only checkbox keeps the server's state.
 public enum HaapiRequestBuilder {
+    /// The request that submits `form` with `parameters` (the user's values) merged over the form's own values, its `href`
+    /// resolved against `baseURL`.
     public static func request(
         submitting form: FormActionModel,
         parameters: [String: any Sendable] = [:],
@@ -38,6 +40,7 @@ public enum HaapiRequestBuilder {
         return request
     }
 
+    /// The GET request that follows `link`, resolved against `baseURL`.
     public static func request(following link: Link, baseURL: URL) throws -> HaapiRequest {
         HaapiRequest(
             method: "GET", url: try resolve(link.href, against: baseURL),

@@ -2,11 +2,14 @@ import Foundation
 
 /// A step whose one client-operation action asks the client to do something outside the API.
 public protocol ClientOperationStep: HaapiRepresentation {
+    /// The step's client-operation action.
     var clientOperationAction: ClientOperationAction { get }
 }
 
 extension ClientOperationStep {
+    /// What to do once the operation has succeeded.
     public var continueActions: [any Action] { clientOperationAction.model.continueActions }
+    /// What to do when the operation fails.
     public var errorActions: [any Action] { clientOperationAction.model.errorActions }
     /// The form to submit once the operation has run.
     public var continueFormActionModel: FormActionModel? {
@@ -25,6 +28,7 @@ extension ClientOperationStep {
 public struct ExternalBrowserClientOperationStep: ClientOperationStep {
     public let content: RepresentationContent
     public let clientOperationAction: ClientOperationAction
+    /// The address to open.
     public let actionModel: ExternalBrowserClientOperationActionModel
 
     /// The URL to open: the operation's `href` with `redirect_uri` set to the app's registered redirect URI.
@@ -53,6 +57,7 @@ public struct ExternalBrowserClientOperationStep: ClientOperationStep {
 public struct BankIdClientOperationStep: ClientOperationStep {
     public let content: RepresentationContent
     public let clientOperationAction: ClientOperationAction
+    /// How to start BankID.
     public let actionModel: BankIdClientOperationActionModel
 }
 
@@ -60,6 +65,7 @@ public struct BankIdClientOperationStep: ClientOperationStep {
 public struct EncapClientOperationStep: ClientOperationStep {
     public let content: RepresentationContent
     public let clientOperationAction: ClientOperationAction
+    /// How to activate Encap.
     public let actionModel: EncapAutoActivationClientOperationActionModel
 }
 
@@ -67,6 +73,7 @@ public struct EncapClientOperationStep: ClientOperationStep {
 public struct WebAuthnRegistrationClientOperationStep: ClientOperationStep {
     public let content: RepresentationContent
     public let clientOperationAction: ClientOperationAction
+    /// The credential creation options.
     public let actionModel: WebAuthnRegistrationClientOperationActionModel
 
     /// Offered when no authenticator can be used (typically a browser fallback).
@@ -100,8 +107,10 @@ public struct WebAuthnRegistrationClientOperationStep: ClientOperationStep {
 public struct WebAuthnAuthenticationClientOperationStep: ClientOperationStep {
     public let content: RepresentationContent
     public let clientOperationAction: ClientOperationAction
+    /// The credential request options.
     public let actionModel: WebAuthnAuthenticationClientOperationActionModel
 
+    /// What to offer when the passkey cannot be used.
     public var fallbackActions: [any Action] { errorActions }
 
     /// The continue-form parameters for an assertion: the WebAuthn `AuthenticationResponseJSON`

@@ -27,12 +27,19 @@ extension HaapiRepresentation {
 
 /// The members every representation has, decoded once before the step is classified.
 public struct RepresentationContent: Sendable {
+    /// The step's type.
     public let type: RepresentationType
+    /// The step's actions, in order.
     public let actions: [any Action]
+    /// The step's links.
     public let links: [Link]
+    /// The step's messages.
     public let messages: [UserMessage]
+    /// The step's metadata.
     public let metadata: Metadata?
+    /// The step's `properties` as sent.
     public let rawProperties: JSONValue?
+    /// The step as sent.
     public let rawJSON: JSONValue
     let path: JSONPath
 

@@ -7,6 +7,7 @@ public struct RedirectionStep: HaapiRepresentation {
 
 /// A choice between authenticators (password, e-mail, passkey, …).
 public struct AuthenticatorSelectorStep: HaapiRepresentation {
+    /// One authenticator of the choice.
     public struct AuthenticatorOption: Sendable {
         /// The authenticator's name as the server shows it.
         public let title: Message?
@@ -17,6 +18,7 @@ public struct AuthenticatorSelectorStep: HaapiRepresentation {
     }
 
     public let content: RepresentationContent
+    /// The selector the options come from.
     public let selectorAction: SelectorAction
     /// The authenticators to choose from, in the server's order.
     public let authenticators: [AuthenticatorOption]
@@ -29,6 +31,7 @@ public struct AuthenticatorSelectorStep: HaapiRepresentation {
 public struct InteractiveFormStep: HaapiRepresentation {
     public let content: RepresentationContent
 
+    /// The step's form actions, in order.
     public var formActions: [FormAction] { content.formActions }
 }
 
@@ -38,6 +41,7 @@ public struct InteractiveFormStep: HaapiRepresentation {
 /// servers from 8.0 puts its launch operation here); that operation is in `clientOperation`.
 public struct PollingStep: HaapiRepresentation {
     public let content: RepresentationContent
+    /// The polling status and the server's properties.
     public let pollingProperties: PollingProperties
 
     public var properties: (any Properties)? { pollingProperties }
@@ -46,12 +50,14 @@ public struct PollingStep: HaapiRepresentation {
 
     /// The form to submit again after the interval while pending.
     public var pollAction: FormAction? { content.formActions.first { $0.kind == .poll } }
+    /// The action that gives up waiting, when there is one.
     public var cancelAction: FormAction? { content.formActions.first { $0.kind == .cancel } }
     /// What moves the flow on: the poll form while pending, else the first form that is not a cancel.
     public var mainAction: FormAction? {
         if status == .pending, let pollAction { return pollAction }
         return content.formActions.first { $0.kind != .cancel }
     }
+    /// The client operation to run while waiting (open BankID), when there is one.
     public var clientOperation: ClientOperationAction? {
         content.actions.lazy.compactMap { $0 as? ClientOperationAction }.first
     }
@@ -66,6 +72,7 @@ public struct ContinueSameStep: HaapiRepresentation {
 public struct UserConsentStep: HaapiRepresentation {
     public let content: RepresentationContent
 
+    /// The choices (accept, refuse), as forms.
     public var formActions: [FormAction] { content.formActions }
 }
 
