@@ -3,6 +3,7 @@ import Foundation
 
 /// What App Attest does for the attester: DeviceCheck's `DCAppAttestService` on iOS, a fake in tests.
 public protocol AppAttestKeyService: Sendable {
+    /// Whether this device can attest (App Attest needs iOS 14 and a device that supports it).
     var isSupported: Bool { get }
     /// A new attestation key; returns its id.
     func generateKey() async throws -> String
@@ -20,11 +21,14 @@ public protocol AppAttestKeyService: Sendable {
 /// base64url JSON `{"keyId", "attestation", "jkt"}`; a server verifies the attestation object against
 /// Apple's root and recomputes the hash. `AppAttestAttester` is this with DeviceCheck on iOS.
 public struct AppAttestKeyAttester<Service: AppAttestKeyService>: Attester {
+    /// The App Attest service (DeviceCheck, or a fake in tests).
     public let service: Service
+    /// Where the attestation key id is kept between runs.
     public let storage: any Storage
     /// The storage key of the attestation key id.
     public let keyIDStorageKey: String
 
+    /// An attester that keeps its key id in `storage` under `keyIDStorageKey`.
     public init(service: Service, storage: any Storage, keyIDStorageKey: String = "app-attest.key-id") {
         self.service = service
         self.storage = storage

@@ -30,9 +30,11 @@ public struct AttestationConfiguration: Sendable, Equatable {
 /// DPoP key over the challenge, the client id and the time. It proves possession of the key, not the
 /// integrity of the app, so production servers must not accept it.
 public struct SoftwareAttester: Attester {
+    /// The `typ` of the software attestation JWT.
     public static let attestationType = "haapi-attestation+jwt"
     private let clock: @Sendable () -> Date
 
+    /// A software attester; `clock` dates the attestation (`iat`).
     public init(clock: @escaping @Sendable () -> Date = { Date() }) {
         self.clock = clock
     }

@@ -2,7 +2,9 @@ import Foundation
 
 /// A HAAPI response as the client saw it: the decoded step or problem, plus the HTTP exchange.
 public struct HaapiClientResponse: Sendable {
+    /// The step or problem the server answered with.
     public let response: HaapiResponse
+    /// The HTTP response it came in.
     public let http: HTTPResponse
 }
 

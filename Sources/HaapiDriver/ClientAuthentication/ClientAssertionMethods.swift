@@ -4,14 +4,23 @@ import _CryptoExtras
 
 /// The signature algorithms `ClientAuthenticationMethodJWTAsymmetric` can sign its client assertion with.
 public enum JWTAsymmetricAlgorithm: String, Sendable, CaseIterable {
+    /// RSASSA-PKCS1-v1_5 with SHA-256.
     case rs256 = "RS256"
+    /// RSASSA-PKCS1-v1_5 with SHA-384.
     case rs384 = "RS384"
+    /// RSASSA-PKCS1-v1_5 with SHA-512.
     case rs512 = "RS512"
+    /// RSASSA-PSS with SHA-256.
     case ps256 = "PS256"
+    /// RSASSA-PSS with SHA-384.
     case ps384 = "PS384"
+    /// RSASSA-PSS with SHA-512.
     case ps512 = "PS512"
+    /// ECDSA with P-256 and SHA-256.
     case es256 = "ES256"
+    /// ECDSA with P-384 and SHA-384.
     case es384 = "ES384"
+    /// ECDSA with P-521 and SHA-512.
     case es512 = "ES512"
 
     var jws: JWSAlgorithm { JWSAlgorithm(rawValue: rawValue) ?? .rs256 }
@@ -19,8 +28,11 @@ public enum JWTAsymmetricAlgorithm: String, Sendable, CaseIterable {
 
 /// The HMAC algorithms `ClientAuthenticationMethodJWTSymmetric` can sign its client assertion with.
 public enum JWTSymmetricAlgorithm: String, Sendable, CaseIterable {
+    /// HMAC with SHA-256.
     case hs256 = "HS256"
+    /// HMAC with SHA-384.
     case hs384 = "HS384"
+    /// HMAC with SHA-512.
     case hs512 = "HS512"
 
     var jws: JWSAlgorithm { JWSAlgorithm(rawValue: rawValue) ?? .hs256 }

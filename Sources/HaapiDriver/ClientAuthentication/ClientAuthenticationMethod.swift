@@ -2,10 +2,14 @@ import Foundation
 
 /// A request to a token endpoint (or the registration endpoint) before the client's credentials are added.
 public struct TokenEndpointRequest: Sendable {
+    /// The token endpoint.
     public var url: URL
+    /// The form parameters, in order; client authentication adds its own.
     public var form: [(name: String, value: String)]
+    /// Extra headers; client authentication may add `Authorization`.
     public var headers: [(name: String, value: String)]
 
+    /// A token request from its parts.
     public init(url: URL, form: [(name: String, value: String)], headers: [(name: String, value: String)] = []) {
         self.url = url
         self.form = form
@@ -40,8 +44,11 @@ public struct ClientAuthenticationMethodNone: ClientAuthenticationMethod {
 
 /// A shared secret, in `Authorization: Basic` (the default) or in the form body.
 public struct ClientAuthenticationMethodSecret: ClientAuthenticationMethod, CustomStringConvertible {
+    /// Where the secret goes: the `Authorization: Basic` header (`client_secret_basic`) or the body
+    /// (`client_secret_post`).
     public enum Placement: Sendable { case basic, post }
     let secret: String
+    /// Where the secret is sent.
     public let placement: Placement
 
     /// A client secret, sent in the `Authorization: Basic` header (the default) or in the form body.

@@ -9,8 +9,10 @@ import Foundation
 public actor DPoPNonceStore {
     private var nonces: [String: String] = [:]
 
+    /// An empty store.
     public init() {}
 
+    /// The latest nonce of `url`'s origin, when it sent one.
     public func nonce(for url: URL) -> String? { nonces[Self.origin(of: url)] }
 
     /// Remembers the response's nonce, if it has one. Returns whether it carried one.
@@ -21,6 +23,7 @@ public actor DPoPNonceStore {
         return true
     }
 
+    /// Forgets every nonce.
     public func clear() { nonces = [:] }
 
     /// scheme://host:port, lower-cased, with the default port made explicit.

@@ -7,6 +7,7 @@ import Foundation
 /// (fresh random), `htm`, `htu` (the URL without query and fragment), `iat`, and, when given,
 /// `nonce` and `ath` = BASE64URL(SHA-256(access token)).
 public struct Dpop: Sendable {
+    /// The `typ` of a DPoP proof.
     public static let proofType = "dpop+jwt"
 
     /// The device key the proofs are signed with.
@@ -45,6 +46,8 @@ public struct Dpop: Sendable {
         return Base64URL.encode(Data(header.serialized().utf8))
     }
 
+    /// A proof for one request: `htm`, `htu` (without query or fragment), `iat`, a fresh `jti`, the server's `nonce`,
+    /// and `ath` when the request carries `accessToken`.
     public func createProof(
         httpMethod: String, url: URL, nonce: String? = nil, accessToken: String? = nil
     ) throws -> String {
@@ -81,8 +84,11 @@ public struct Dpop: Sendable {
 /// A received DPoP proof, parsed: its public key and claims. Verifying the claims against a request
 /// (method, URL, time, nonce, replay) is the server's job; this type checks the proof's own shape.
 public struct DPoPProof: Sendable {
+    /// The proof as a parsed JWS.
     public let jws: CompactJWS
+    /// The public key from the proof's header.
     public let jwk: JWK
+    /// The proof's claims.
     public let claims: JSONObject
     /// The RFC 7638 thumbprint of `jwk`, computed once: the server compares it with bindings and keys its
     /// replay cache with it.
@@ -100,8 +106,11 @@ public struct DPoPProof: Sendable {
     /// What a proof's `jwk` header yields: the key, a verifier for the proof's algorithm and the key's
     /// RFC 7638 thumbprint. A server that sees many proofs of the same key can keep it (see `resolveKey`).
     public struct ResolvedKey: Sendable {
+        /// The key.
         public let jwk: JWK
+        /// Verifies signatures of the proof's algorithm with the key.
         public let verifier: any JWSVerifier
+        /// The key's RFC 7638 thumbprint.
         public let thumbprint: String
     }
 
@@ -143,10 +152,16 @@ public struct DPoPProof: Sendable {
         thumbprint = key.thumbprint
     }
 
+    /// The proof's unique id.
     public var jti: String { claims["jti"]?.stringValue ?? "" }
+    /// The HTTP method the proof is for.
     public var htm: String { claims["htm"]?.stringValue ?? "" }
+    /// The URL the proof is for.
     public var htu: String { claims["htu"]?.stringValue ?? "" }
+    /// When the proof was made, in seconds since 1970.
     public var iat: Int { claims["iat"]?.numberValue?.intValue ?? 0 }
+    /// The server nonce the proof carries, when it carries one.
     public var nonce: String? { claims["nonce"]?.stringValue }
+    /// The hash of the access token the proof goes with, when it goes with one.
     public var ath: String? { claims["ath"]?.stringValue }
 }

@@ -5,6 +5,7 @@ public enum HaapiError: IdsvrError, CustomStringConvertible {
     case assertionFailure(cause: (any Error)?)
     /// The attestation could not be produced (the attestation service failed).
     case attestationFailure(cause: (any Error)?)
+    /// The attestation key could not be generated.
     case attestationKeyGenFailure(cause: (any Error)?)
     /// This device or build has no attestation support.
     case attestationNotSupported
@@ -12,14 +13,21 @@ public enum HaapiError: IdsvrError, CustomStringConvertible {
     case attestationRefusedByServer(cause: (any Error)?)
     /// No usable response: a timeout, a dropped connection, a truncated or unreadable body.
     case communication(message: String, cause: (any Error)?)
+    /// The DPoP key could not be created or loaded (no Secure Enclave, an unreadable key store).
     case dpopKeyCreationFailure(cause: (any Error)?)
+    /// A proof could not be signed.
     case dpopProofCreationFailure(cause: (any Error)?)
     /// The DPoP mechanism failed (key unusable, or the server kept refusing the proof).
     case dpopProofFailure(message: String, cause: (any Error)?)
+    /// Another open token manager has this name; close it first or use another name.
     case haapiTokenManagerAlreadyExists(name: String)
+    /// The token manager was closed.
     case haapiTokenManagerIsClosed
+    /// The token manager's token expired and cannot be renewed.
     case haapiTokenManagerIsExpired
+    /// A call the current state does not allow (a request to another origin, a flow already finished).
     case illegalState(message: String)
+    /// The configuration cannot work, and why.
     case invalidConfiguration(reason: String)
     /// A status code the operation does not expect, with a body that is not a protocol error.
     case invalidStatusCode(statusCode: Int)

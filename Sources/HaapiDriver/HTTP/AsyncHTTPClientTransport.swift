@@ -11,9 +11,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport, Sendable {
     private let client: HTTPClient
     private let ownsClient: Bool
     private let pinned: PinnedTLSConnector?
+    /// The deadline of an exchange that sets none, in seconds.
     public let timeout: TimeInterval
+    /// The largest body accepted; a larger one is `TransportError.responseTooLarge`.
     public let maxResponseBytes: Int
 
+    /// A transport with its own HTTP client, following `tls` when given; throws when the TLS settings are unusable.
     public init(tls: TLSOptions? = nil, timeout: TimeInterval = 30, maxResponseBytes: Int = 4 * 1024 * 1024) throws {
         let seconds = HTTPRequest.clampedDeadline(timeout)
         var configuration = HTTPClient.Configuration(

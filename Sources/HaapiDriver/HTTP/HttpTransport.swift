@@ -2,13 +2,18 @@ import Foundation
 
 /// One HTTP request as plain data. Header names keep the caller's spelling; look-ups are case-insensitive.
 public struct HTTPRequest: Sendable {
+    /// The HTTP method.
     public var method: String
+    /// The absolute address.
     public var url: URL
+    /// The headers, in order; a name may repeat.
     public var headers: [(name: String, value: String)]
+    /// The body, when there is one.
     public var body: Data?
     /// Seconds for the whole exchange; `nil` uses the transport's default.
     public var timeout: TimeInterval?
 
+    /// A request from its parts; `timeout` overrides the transport's deadline.
     public init(
         method: String, url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil,
         timeout: TimeInterval? = nil
@@ -31,6 +36,7 @@ public struct HTTPRequest: Sendable {
         return min(max(seconds, 0.001), 86_400)
     }
 
+    /// The first value of a header, by case-insensitive name.
     public func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
@@ -44,11 +50,16 @@ public struct HTTPRequest: Sendable {
 
 /// A received response. Header names are lower-cased; repeated headers are joined with ", ".
 public struct HTTPResponse: Sendable {
+    /// The HTTP status.
     public let statusCode: Int
+    /// The headers, names lower-cased.
     public let headers: [String: String]
+    /// The body, possibly empty.
     public let body: Data
+    /// The address the request went to.
     public let url: URL
 
+    /// A response from its parts; header names are lower-cased here.
     public init(statusCode: Int, headers: [String: String], body: Data, url: URL) {
         self.statusCode = statusCode
         var lowered: [String: String] = [:]
@@ -61,6 +72,7 @@ public struct HTTPResponse: Sendable {
         self.url = url
     }
 
+    /// A header's value, by case-insensitive name.
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
 
     /// The media type without parameters, lower-cased (`application/json`).
@@ -70,17 +82,21 @@ public struct HTTPResponse: Sendable {
 /// Sends HTTP requests. The SDK talks to the network only through this seam, so tests can put a stub in
 /// its place and apps can bring their own stack.
 public protocol HTTPTransport: Sendable {
+    /// Sends one request and returns its response without following redirects; any status is a response, not an error.
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse
 }
 
 /// Why an exchange produced no response.
 public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No complete response within the deadline, in seconds.
     case timedOut(after: TimeInterval)
     /// No connection, connection reset, TLS failure, a pinning mismatch.
     case connectionFailed(String)
     /// The body ended early, or the response could not be read.
     case invalidResponse(String)
+    /// The body is larger than the transport accepts.
     case responseTooLarge(limit: Int)
+    /// The task was cancelled.
     case cancelled
 
     public var description: String {
@@ -108,9 +124,13 @@ public enum HttpHeaderNames {
     public static let contentType = "Content-Type"
     /// `DPoP`: the proof (RFC 9449).
     public static let dpop = "DPoP"
+    /// `DPoP-Nonce`: the server's nonce for the next proof.
     public static let dpopNonce = "DPoP-Nonce"
+    /// `WWW-Authenticate`.
     public static let wwwAuthenticate = "WWW-Authenticate"
+    /// `Session-Id`: the flow's session, sent with every HAAPI request.
     public static let haapiSessionID = "Session-Id"
+    /// `Set-Session-Id`: the server starting the flow's session.
     public static let haapiSetSessionID = "Set-Session-Id"
 
     /// Headers an `HttpHeadersProvider` may not override.
@@ -125,6 +145,7 @@ public enum MimeTypes {
     public static let problem = HaapiMediaType.problem
     /// `application/json`: OAuth responses.
     public static let json = "application/json"
+    /// `application/x-www-form-urlencoded`: token requests.
     public static let formURLEncoded = "application/x-www-form-urlencoded"
 }
 

@@ -17,7 +17,9 @@ public struct KeyPinning: Sendable, Hashable {
 
     /// The encodings `publicKeyHash(ofCertificate:format:)` reads.
     public enum CertificateFormat: Sendable {
+        /// Base64 between `BEGIN CERTIFICATE` lines.
         case pem
+        /// Raw DER bytes.
         case der
     }
 
@@ -41,11 +43,13 @@ public struct TLSOptions: Sendable {
     public var clientIdentity: ClientIdentity?
     /// When set, only these CA or self-signed certificates (PEM) are trusted, instead of the system store.
     public var trustedCertificatesPEM: [String]?
+    /// Whether the certificate must name the host (on by default; off only for tests against an IP address).
     public var isValidatingHostname: Bool
     /// When set for a host, its connections are accepted only if the leaf key matches one of the pins;
     /// the pin replaces the CA check for that host.
     public var keyPinnings: [KeyPinning]
 
+    /// TLS settings; with no arguments, the system's trust store and hostname checking.
     public init(
         clientIdentity: ClientIdentity? = nil, trustedCertificatesPEM: [String]? = nil,
         isValidatingHostname: Bool = true,
@@ -63,6 +67,7 @@ public struct TLSOptions: Sendable {
         let pkcs12: [UInt8]
         let passphrase: String
 
+        /// A client identity from a PKCS#12 archive; throws when the archive does not open with `passphrase`.
         public init(pkcs12: [UInt8], passphrase: String) throws {
             self.pkcs12 = pkcs12
             self.passphrase = passphrase

@@ -10,9 +10,12 @@ import FoundationNetworking
 /// through the session's delegate.
 public final class URLSessionTransport: HTTPTransport, Sendable {
     private let session: URLSession
+    /// The deadline of an exchange that sets none, in seconds.
     public let timeout: TimeInterval
+    /// The largest body accepted; a larger one is `TransportError.responseTooLarge`.
     public let maxResponseBytes: Int
 
+    /// A transport over a session with `configuration` (ephemeral by default: no cookies, no cache).
     public convenience init(
         configuration: URLSessionConfiguration = .ephemeral, timeout: TimeInterval = 30,
         maxResponseBytes: Int = 4 * 1024 * 1024

@@ -1,16 +1,26 @@
 /// Why a JOSE operation failed. Each case names what was wrong so a log line is enough to diagnose it.
 public enum JOSEError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A JWK that is not a well-formed key, and why.
     case malformedJWK(String)
+    /// A key type (`kty`) this SDK does not handle.
     case unsupportedKeyType(String)
+    /// An elliptic curve this SDK does not handle.
     case unsupportedCurve(String)
     /// The operation needs a private (or symmetric) key, and the JWK has only public members.
     case notAPrivateKey
+    /// A key that cannot be used with the algorithm.
     case keyDoesNotMatchAlgorithm(key: String, algorithm: JWSAlgorithm)
+    /// An `alg` this SDK does not handle.
     case unsupportedAlgorithm(String)
+    /// An `alg` the caller does not allow here (`none`, or a symmetric one for a proof).
     case algorithmNotAllowed(String)
+    /// A JWS that is not three base64url parts of a JSON header and payload.
     case malformedJWS(String)
+    /// A `crit` header names extensions this SDK does not understand.
     case unsupportedCriticalHeader([String])
+    /// The signature does not verify.
     case invalidSignature
+    /// The key could not sign.
     case signingFailed(String)
 
     public var description: String {

@@ -7,8 +7,10 @@ import Foundation
 /// Construction validates what signing and verification rely on: required members, base64url
 /// encodings and, for EC keys, coordinates of exactly the curve's length.
 public struct JWK: Sendable, Hashable, CustomStringConvertible {
+    /// The key's members as received or made.
     public let members: JSONObject
 
+    /// The members RFC 7638 hashes for each key type, in the order the thumbprint uses.
     public static let requiredMembers: [String: [String]] = [
         "EC": ["crv", "kty", "x", "y"],
         "RSA": ["e", "kty", "n"],
@@ -18,6 +20,7 @@ public struct JWK: Sendable, Hashable, CustomStringConvertible {
 
     private static let privateMembers: Set<String> = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"]
 
+    /// Reads a JWK; throws `JOSEError.malformedJWK` when a required member is missing or malformed.
     public init(json: JSONValue) throws {
         guard case .object(let object) = json else { throw JOSEError.malformedJWK("not a JSON object") }
         guard case .string(let keyType)? = object["kty"] else { throw JOSEError.malformedJWK("missing \"kty\"") }
@@ -60,11 +63,16 @@ public struct JWK: Sendable, Hashable, CustomStringConvertible {
         try self.init(json: value)
     }
 
+    /// `kty`: `EC`, `RSA`, `OKP` or `oct`.
     public var keyType: String { members["kty"]?.stringValue ?? "" }
+    /// `crv` of an elliptic-curve key.
     public var curve: String? { members["crv"]?.stringValue }
+    /// `kid`, when the key has one.
     public var keyID: String? { members["kid"]?.stringValue }
 
+    /// The key as JSON.
     public var json: JSONValue { .object(members) }
+    /// The key as compact JSON text.
     public var jsonString: String { json.serialized() }
 
     /// Whether the JWK carries private material (`d` for EC and RSA; `k` for symmetric keys).
@@ -129,6 +137,7 @@ public struct JWK: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension JWK {
+    /// The public JWK of a P-256 key.
     public init(p256PublicKey key: P256.Signing.PublicKey) {
         // rawRepresentation is always x || y, 32 bytes each.
         let raw = Array(key.rawRepresentation)

@@ -2,11 +2,15 @@ import Foundation
 
 /// A JWS in compact serialisation (RFC 7515 §7.1): `header.payload.signature`.
 public struct CompactJWS: Sendable, Hashable {
+    /// The protected header.
     public let header: JSONObject
+    /// The payload bytes.
     public let payload: Data
+    /// The signature bytes.
     public let signature: Data
     /// `BASE64URL(header) . BASE64URL(payload)` exactly as received: what the signature covers.
     public let signingInput: Data
+    /// The JWS in compact serialization, as received.
     public let compact: String
 
     /// Header parameters this implementation understands when they are listed in `crit`.

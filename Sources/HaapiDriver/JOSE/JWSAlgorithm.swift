@@ -2,21 +2,35 @@ import Crypto
 
 /// JWS `alg` values supported for signing and verification (RFC 7518 §3). `none` is deliberately absent.
 public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
+    /// HMAC with SHA-256.
     case hs256 = "HS256"
+    /// HMAC with SHA-384.
     case hs384 = "HS384"
+    /// HMAC with SHA-512.
     case hs512 = "HS512"
+    /// RSASSA-PKCS1-v1_5 with SHA-256.
     case rs256 = "RS256"
+    /// RSASSA-PKCS1-v1_5 with SHA-384.
     case rs384 = "RS384"
+    /// RSASSA-PKCS1-v1_5 with SHA-512.
     case rs512 = "RS512"
+    /// RSASSA-PSS with SHA-256.
     case ps256 = "PS256"
+    /// RSASSA-PSS with SHA-384.
     case ps384 = "PS384"
+    /// RSASSA-PSS with SHA-512.
     case ps512 = "PS512"
+    /// ECDSA with P-256 and SHA-256.
     case es256 = "ES256"
+    /// ECDSA with P-384 and SHA-384.
     case es384 = "ES384"
+    /// ECDSA with P-521 and SHA-512.
     case es512 = "ES512"
 
+    /// The kind of key an algorithm needs.
     public enum Family: Sendable { case hmac, rsaPKCS1, rsaPSS, ecdsa }
 
+    /// The algorithm's family.
     public var family: Family {
         switch self {
         case .hs256, .hs384, .hs512: .hmac

@@ -5,13 +5,17 @@ import _CryptoExtras
 /// Produces JWS signatures: `signature(for:)` returns the bytes that go in the third segment
 /// (R‖S for ECDSA, as RFC 7518 §3.4 requires, not DER).
 public protocol JWSSigner: Sendable {
+    /// The algorithm the signer signs with.
     var algorithm: JWSAlgorithm { get }
+    /// The JWS signature of the signing input (`header.payload`), in JWS form (raw `r||s` for ECDSA).
     func signature(for signingInput: Data) throws -> Data
 }
 
 /// Checks JWS signatures for one algorithm.
 public protocol JWSVerifier: Sendable {
+    /// The algorithm the verifier checks.
     var algorithm: JWSAlgorithm { get }
+    /// Whether `signature` is valid for the signing input.
     func isValidSignature(_ signature: Data, for signingInput: Data) -> Bool
 }
 

@@ -18,9 +18,12 @@ public enum CryptoKeyType: String, Sendable, CaseIterable {
 
 /// Makes and reloads device keys by name, so a key bound to tokens survives a restart.
 public struct DeviceKeyStore: Sendable {
+    /// Where keys are kept.
     public let storage: any Storage
+    /// The kind of key a new key is.
     public let keyType: CryptoKeyType
 
+    /// A key store in `storage` that makes keys of `keyType`.
     public init(storage: any Storage, keyType: CryptoKeyType = .p256) {
         self.storage = storage
         self.keyType = keyType
@@ -78,6 +81,7 @@ public struct DeviceKeyStore: Sendable {
         }
     }
 
+    /// Deletes the key of that name, if there is one.
     public func delete(name: String) throws(HaapiError) {
         do { try storage.delete(key: "dpop-key." + name + "." + keyType.rawValue) } catch {
             throw .dpopKeyCreationFailure(cause: error)

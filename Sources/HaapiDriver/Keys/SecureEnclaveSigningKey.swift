@@ -34,14 +34,18 @@ public struct SecureEnclaveSigningKey: SigningKey {
 /// Where there is no Secure Enclave no value of this type can exist: both initializers throw, so
 /// `CryptoKeyType.secureEnclave` ends in `HaapiError.dpopKeyCreationFailure`, never in a silent software key.
 public struct SecureEnclaveSigningKey: SigningKey {
+    /// Always `false` here.
     public static var isAvailable: Bool { false }
     private let impossible: Never
 
     public var algorithm: JWSAlgorithm { .es256 }
     public var publicJWK: JWK { switch impossible {} }
+    /// Never reached: no value of this type exists here.
     public var dataRepresentation: Data { switch impossible {} }
 
+    /// Always throws here.
     public init() throws { throw JOSEError.unsupportedKeyType("no Secure Enclave on this platform") }
+    /// Always throws here.
     public init(dataRepresentation: Data) throws {
         throw JOSEError.unsupportedKeyType("no Secure Enclave on this platform")
     }

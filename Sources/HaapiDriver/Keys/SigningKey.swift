@@ -6,6 +6,7 @@ import Foundation
 /// Software keys implement it here; a Secure Enclave key implements the same protocol on Apple
 /// platforms, so code that signs never knows where the key lives.
 public protocol SigningKey: JWSSigner {
+    /// The public key as a JWK, for the `jwk` header of proofs.
     var publicJWK: JWK { get }
 }
 
@@ -16,6 +17,7 @@ extension SigningKey {
 
 /// A P-256 key held in memory (ES256).
 public struct SoftwareP256SigningKey: SigningKey {
+    /// The private key.
     public let privateKey: P256.Signing.PrivateKey
     public var algorithm: JWSAlgorithm { .es256 }
     public var publicJWK: JWK { JWK(p256PublicKey: privateKey.publicKey) }
@@ -25,6 +27,7 @@ public struct SoftwareP256SigningKey: SigningKey {
         privateKey = P256.Signing.PrivateKey()
     }
 
+    /// A signing key for an existing private key.
     public init(privateKey: P256.Signing.PrivateKey) {
         self.privateKey = privateKey
     }

@@ -11,25 +11,37 @@ extension FollowUpTag {
 
 /// Log tags of the driver: tokens, attestation, DPoP, networking.
 public enum DriverFollowUpTag: String, FollowUpTag, CaseIterable {
+    /// HAAPI requests and responses.
     case flow = "HAAPI_DRIVER_FLOW"
+    /// Keys and stored values.
     case storage = "HAAPI_DRIVER_STORAGE"
+    /// The transport.
     case http = "HAAPI_DRIVER_HTTP"
+    /// Client attestation.
     case attestation = "HAAPI_DRIVER_ATTESTATION"
 }
 
 /// Log tags of the SDK: the flow, the OAuth calls.
 public enum SdkFollowUpTag: String, FollowUpTag, CaseIterable {
+    /// The flow's steps.
     case flow = "HAAPI_SDK_FLOW"
+    /// The SDK's requests.
     case http = "HAAPI_SDK_HTTP"
+    /// Reading responses into models.
     case mapping = "HAAPI_SDK_MAPPING"
+    /// Code redemption, refresh, revocation.
     case oauth = "HAAPI_SDK_OAUTH"
 }
 
 /// The level of a log line.
 public enum LogType: String, Sendable, CaseIterable {
+    /// Details for developers; off in release builds by default.
     case debug = "DEBUG"
+    /// Normal events.
     case info = "INFO"
+    /// Something unexpected the SDK worked around.
     case warning = "WARNING"
+    /// A failure.
     case error = "ERROR"
 }
 

@@ -147,6 +147,7 @@ public enum HaapiLogger {
 
 /// Writes `[TAG] [LEVEL] File.line : message` to standard error.
 public struct ConsoleLogSink: LogSink {
+    /// A sink that writes to standard error.
     public init() {}
 
     public func writeLog(logType: LogType, followUpTag: any FollowUpTag, message: String, file: String, line: Int) {

@@ -16,6 +16,7 @@ public struct LogMessage: ExpressibleByStringInterpolation, Sendable {
         segments = stringInterpolation.segments
     }
 
+    /// Builds a message; interpolated values appear as they are unless masked.
     public struct Interpolation: StringInterpolationProtocol {
         var segments: [Segment] = []
 
@@ -25,6 +26,7 @@ public struct LogMessage: ExpressibleByStringInterpolation, Sendable {
             segments.append(.plain(literal))
         }
 
+        /// Appends a value's description.
         public mutating func appendInterpolation(_ value: some CustomStringConvertible) {
             segments.append(.plain(value.description))
         }

@@ -2,8 +2,10 @@ import Logging
 
 /// Forwards HAAPI logs to swift-log, with the follow-up tag as metadata and in the message prefix.
 public struct SwiftLogSink: LogSink {
+    /// The swift-log logger lines go to.
     public let logger: Logger
 
+    /// A sink that writes to `logger`.
     public init(logger: Logger = Logger(label: "haapi")) {
         self.logger = logger
     }

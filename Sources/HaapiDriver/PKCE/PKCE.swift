@@ -6,7 +6,9 @@ public struct PKCE: Sendable, Hashable {
     /// The challenge method: SHA-256 (RFC 7636 §4.2); `plain` is never used.
     public static let method = "S256"
 
+    /// The secret the token request sends.
     public let codeVerifier: String
+    /// Its SHA-256, base64url, which the authorization request sends.
     public let codeChallenge: String
 
     /// A fresh verifier of 32 random bytes (43 characters, the RFC's recommendation).

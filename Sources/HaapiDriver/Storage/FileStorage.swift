@@ -21,6 +21,7 @@ import Darwin
 /// The sealing key file is what protects the values at rest; keep it (and backups) as private as the
 /// data. On Apple platforms prefer the Keychain.
 public final class FileStorage: Storage, Sendable {
+    /// The directory the sealed files and the sealing key are in.
     public let directory: URL
     private let sealingKey: SymmetricKey
     /// Held for each file operation, so a read never meets a half-replaced directory entry from this process.

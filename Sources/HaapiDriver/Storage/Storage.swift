@@ -19,6 +19,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case unavailable(String)
     /// A value exists but cannot be opened: it was changed, moved, or sealed with another key.
     case corrupted(key: String)
+    /// A key name the storage cannot use, and why.
     case invalidKey(String)
 
     public var description: String {
@@ -34,6 +35,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
 public final class InMemoryStorage: Storage, Sendable {
     private let values = LockedValue<[String: Data]>([:])
 
+    /// An empty storage.
     public init() {}
 
     public func read(key: String) throws(StorageError) -> Data? {

@@ -1,5 +1,6 @@
 /// Random bytes from the system CSPRNG (`getrandom`/`arc4random` via `SystemRandomNumberGenerator`).
 public enum SecureRandom {
+    /// `count` bytes from the system's cryptographically secure generator.
     public static func bytes(_ count: Int) -> [UInt8] {
         // Eight bytes per call to the generator: each call is a system call on Linux, so asking for one
         // byte at a time made a 32-byte token cost 32 of them.

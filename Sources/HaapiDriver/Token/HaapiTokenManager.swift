@@ -4,7 +4,9 @@ import Foundation
 public struct AccessToken: Sendable, CustomStringConvertible {
     /// The token itself; never logged.
     public let value: String
+    /// When the token expires.
     public let expiresOn: Date
+    /// The token's type, `DPoP` for HAAPI tokens.
     public let tokenType: String
 
     /// A token, when it expires, and its type.
@@ -33,16 +35,20 @@ public struct DpopAccessTokenInfo: Sendable {
 /// assertion. Without: client_credentials with the client's own credentials. The token is reused until
 /// less than `minTokenTTL` seconds of it remain; concurrent callers share one request.
 public actor HaapiTokenManager {
+    /// The scope a HAAPI token is asked for.
     public static let haapiScope = "urn:se:curity:scopes:haapi"
+    /// The `client_assertion_type` of an attested client.
     public static let attestationAssertionType = "urn:se:curity:attestation:client"
 
     /// The manager's name; two open managers may not share one, since it names the device identity.
     public nonisolated let name: String
+    /// The token endpoint the HAAPI token comes from.
     public nonisolated let tokenEndpoint: URL
     /// The client the HAAPI token is issued to.
     public nonisolated let clientId: String
     /// The DPoP key's proof builder; pass it to `OAuthTokenManager` so the code is redeemed with the same key.
     public nonisolated let dpop: Dpop
+    /// Sends the token requests, with the nonces of the server.
     public nonisolated let exchange: TokenEndpointExchange
     nonisolated let attester: (any Attester)?
     nonisolated let attestationMaxRetries: Int
@@ -125,6 +131,7 @@ public actor HaapiTokenManager {
         HaapiTokenManagerRegistry.shared.release(name)
     }
 
+    /// Whether the current token has expired (`false` before there is one).
     public var isExpired: Bool {
         guard let current else { return false }
         return current.accessToken.expiresOn <= clock()

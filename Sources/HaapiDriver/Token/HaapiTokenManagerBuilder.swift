@@ -22,16 +22,19 @@ public struct HaapiTokenManagerBuilder: Sendable {
         self.clientId = clientId
     }
 
+    /// A copy with another name (`haapi` by default); the name keys the device identity.
     public func setName(_ name: String) -> Self {
         var copy = self
         copy.name = name
         return copy
     }
+    /// A copy that sends through `transport`.
     public func setTransport(_ transport: any HTTPTransport) -> Self {
         var copy = self
         copy.transport = transport
         return copy
     }
+    /// A copy that renews the token when fewer than `seconds` remain.
     public func setHaapiTokenMinTTL(_ seconds: TimeInterval) -> Self {
         var copy = self
         copy.minTokenTTL = max(0, seconds)
@@ -43,11 +46,13 @@ public struct HaapiTokenManagerBuilder: Sendable {
         copy.attester = nil
         return copy
     }
+    /// A copy that attests with `attester`.
     public func setAttester(_ attester: any Attester) -> Self {
         var copy = self
         copy.attester = attester
         return copy
     }
+    /// A copy that retries a failed attestation `count` times.
     public func setAttestationMaxRetryCount(_ count: Int) -> Self {
         var copy = self
         copy.attestationMaxRetries = max(0, count)
@@ -65,6 +70,7 @@ public struct HaapiTokenManagerBuilder: Sendable {
         copy.dpopKey = key
         return copy
     }
+    /// A copy that authenticates the client with `method` when not attesting.
     public func setClientAuthenticationMethod(_ method: any ClientAuthenticationMethod) -> Self {
         var copy = self
         copy.clientAuthentication = method
@@ -76,6 +82,7 @@ public struct HaapiTokenManagerBuilder: Sendable {
         copy.nonces = store
         return copy
     }
+    /// A copy with another notion of now (tests).
     public func setClock(_ clock: @escaping @Sendable () -> Date) -> Self {
         var copy = self
         copy.clock = clock

@@ -3,9 +3,12 @@ import Foundation
 /// Sends OAuth form requests (token, CAT, revocation, registration) with a DPoP proof that carries the
 /// origin's latest nonce, and retries exactly once when the server answers `use_dpop_nonce`.
 public struct TokenEndpointExchange: Sendable {
+    /// How token requests reach the server.
     public let transport: any HTTPTransport
+    /// The server's latest nonces, updated from every response.
     public let nonces: DPoPNonceStore
 
+    /// An exchange over `transport`, keeping nonces in `nonces`.
     public init(transport: any HTTPTransport, nonces: DPoPNonceStore = DPoPNonceStore()) {
         self.transport = transport
         self.nonces = nonces
