@@ -33,6 +33,7 @@ public struct AHCoreResult: Sendable {
         JSONObject(foundationDictionary: dictionary.filter { JSONValue(foundationValue: $0.value) != nil }) ?? [:]
     }
 
+    /// Whether `code` is `AHResult.Code.SUCCESS`.
     public var isSuccess: Bool { code == AHResult.Code.SUCCESS }
 
     /// The server's `errorCode`/`errorMessage`, top level or nested in `data` (the FIDO verifiers nest them).
@@ -54,6 +55,7 @@ public typealias AHCompletionBlock = @MainActor (AHCoreResult) throws -> Void
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// The seed's namespace of result codes.
 public enum AHResult {
+    /// The values of `AHCoreResult.code`.
     public enum Code {
         /// The call succeeded; `data` holds the answer.
         public static let SUCCESS = 0
@@ -72,21 +74,29 @@ public enum AHResult {
 // The seed spells these names this way; apps that follow its samples use them as they are.
 // swift-format-ignore: AlwaysUseLowerCamelCase
 public enum AHConstants {
+    /// Header names the hub reads.
     public enum HttpHeader {
         /// The header that carries the client's access token.
         public static let KeyAz = "Authorization"
+        /// The flow state each call after `initAuth` sends, and each answer renews.
         public static let FlowState = "X-Flow-State"
+        /// Asks the hub to start the flow again.
         public static let ResetFlow = "X-Reset-Flow"
+        /// Names the device to the hub.
         public static let DeviceTag = "X-Device-Tag"
     }
 
+    /// Keys of `AHCoreResult.data` and of the hub's answers.
     public enum GenericKeys {
         /// `data` key of `getFieldsToBeEncryptedInAuthFlow`: the field names, as `[String]`.
         public static let FieldsToBeEncrypted = "fieldsToBeEncryptedInAuthFlow"
         /// `data` key of `isEncryptionRequiredForField(fieldName: "password")`: a `Bool`.
         public static let PasswordField = "password"
+        /// The field name of the device signature (`device.signature.iaAuthData`) in the list of fields to encrypt.
         public static let DeviceSignatureField = "devicesignature"
+        /// The hub's error code member.
         public static let ErrorCode = "errorCode"
+        /// The hub's error message member.
         public static let ErrorMessage = "errorMessage"
     }
 }

@@ -7,6 +7,7 @@ import _CryptoExtras
 public actor AHFieldDecryptor {
     /// The tenant's private key as DER (PKCS#1); swift-crypto's RSA key type is not Sendable.
     private nonisolated let tenantKeyDER: Data
+    /// The tenant's public key, PEM, as the hub hands it out.
     public nonisolated let publicKeyPEM: String
     private let lifetime: TimeInterval
     private var exchanges: [String: (exchange: AHNonceExchange, expiresAt: Date)] = [:]

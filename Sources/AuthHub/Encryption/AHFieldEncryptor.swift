@@ -32,6 +32,7 @@ public struct AHFieldEncryptor: Sendable {
         }
     }
 
+    /// RSA-OAEP-SHA256 to the tenant key, not bound to any exchange.
     public func encryptDataWithPublicKey(plainText: String) throws(AHEncryptionError) -> String {
         try seal(Data(plainText.utf8)).base64EncodedString()
     }

@@ -3,6 +3,7 @@ import Foundation
 
 /// The shared values of one nonce exchange (docs/AUTHHUB-ENCRYPTION.md).
 public struct AHNonceExchange: Sendable {
+    /// The hub's id of the exchange, sent in `authContext` as `nonceId`.
     public let nonceId: String
     let clientNonce: Data
     let serverNonce: Data

@@ -11,11 +11,14 @@ import HaapiModel
 /// if step.nextAction == .passwordAuth { step = try await flow.authenticatePassword(try core.encryptData(plainText: password)) }
 /// ```
 public actor AHFlow {
+    /// The tenant the flow runs against.
     public let address: AHServerAddress
     /// The core this flow's calls and encryption go through: the flow's own unless one is passed in.
     public let core: AHCore
     private let requestHeaders: [String: String]
+    /// The flow state the next call sends; `nil` before `start` and after the flow ends.
     public private(set) var flowState: String?
+    /// The latest answer, error answers included.
     public private(set) var lastResponse: AHFlowResponse?
 
     /// - Parameters:

@@ -15,21 +15,36 @@ public final class AuthHubEndpoint: Sendable {
     /// ../shared/research/authhub-hanko.md A.2. `authHubPublicKey` and the transaction-signing pair are
     /// our dev server's paths (the vendor's are not public).
     public enum Path: String, Sendable, CaseIterable {
+        /// The tenant's settings, with the fields to encrypt.
         case brandingSettings = "/auth/v1/BrandingSettings"
+        /// The tenant's RSA public key.
         case authHubPublicKey = "/auth/v1/PublicKey"
+        /// The nonce exchange that binds encrypted fields to a flow.
         case serverNonceGenerator = "/auth/v1/NonceGenerator"
+        /// Starts a flow (`initAuth`).
         case authEndpoint = "/auth/v1/authenticate"
+        /// Chooses a factor.
         case selectedFactor = "/auth/v1/SelectedFactor"
+        /// Checks the password.
         case passwordAuthenticator = "/factor/v1/PasswordAuthenticator"
+        /// Sends a one-time code.
         case otpGenerator = "/factor/v1/OTPGenerator"
+        /// Checks a one-time code.
         case otpVerifier = "/factor/v1/OTPVerifier"
+        /// Passkey registration options.
         case registerChallengeGenerator = "/factor/v1/FIDORegChallengeGenerator"
+        /// Checks and stores a new passkey.
         case registerChallengeVerifier = "/factor/v1/FIDORegChallengeVerifier"
+        /// Passkey sign-in options.
         case authChallengeGenerator = "/factor/v1/FIDOAuthChallengeGenerator"
+        /// Checks a passkey assertion.
         case authChallengeVerifier = "/factor/v1/FIDOAuthChallengeVerifier"
+        /// Transaction-signing options.
         case txnSignChallengeGenerator = "/factor/v1/FIDOTxnSignChallengeGenerator"
+        /// Checks a transaction signature.
         case txnSignChallengeVerifier = "/factor/v1/FIDOTxnSignChallengeVerifier"
 
+        /// `GET` for the settings and the public key, `POST` for everything else.
         public var method: String {
             switch self {
             case .brandingSettings, .authHubPublicKey: "GET"
@@ -38,8 +53,11 @@ public final class AuthHubEndpoint: Sendable {
         }
     }
 
+    /// Why a call could not be built.
     public enum BuildError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The address is not an http(s) URL.
         case invalidURL(String)
+        /// Payload members without a JSON form, by name.
         case bodyNotJSON(String)
 
         public var description: String {

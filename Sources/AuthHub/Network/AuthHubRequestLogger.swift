@@ -9,6 +9,7 @@ public enum RequestLoggingType: String, Sendable, CaseIterable {
     case resp_time
     /// Headers, request body, response body and response time.
     case data
+    /// Nothing.
     case none
 }
 

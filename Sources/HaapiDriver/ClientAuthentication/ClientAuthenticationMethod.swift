@@ -46,7 +46,12 @@ public struct ClientAuthenticationMethodNone: ClientAuthenticationMethod {
 public struct ClientAuthenticationMethodSecret: ClientAuthenticationMethod, CustomStringConvertible {
     /// Where the secret goes: the `Authorization: Basic` header (`client_secret_basic`) or the body
     /// (`client_secret_post`).
-    public enum Placement: Sendable { case basic, post }
+    public enum Placement: Sendable {
+        /// In the `Authorization: Basic` header (`client_secret_basic`).
+        case basic
+        /// In the form body (`client_secret_post`).
+        case post
+    }
     let secret: String
     /// Where the secret is sent.
     public let placement: Placement

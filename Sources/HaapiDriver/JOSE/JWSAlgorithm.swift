@@ -28,7 +28,16 @@ public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
     case es512 = "ES512"
 
     /// The kind of key an algorithm needs.
-    public enum Family: Sendable { case hmac, rsaPKCS1, rsaPSS, ecdsa }
+    public enum Family: Sendable {
+        /// A shared secret.
+        case hmac
+        /// An RSA key, PKCS#1 v1.5 signatures.
+        case rsaPKCS1
+        /// An RSA key, PSS signatures.
+        case rsaPSS
+        /// An elliptic-curve key.
+        case ecdsa
+    }
 
     /// The algorithm's family.
     public var family: Family {

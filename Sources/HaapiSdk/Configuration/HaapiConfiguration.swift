@@ -18,11 +18,15 @@ public protocol HaapiConfigurable: Sendable {
     var httpHeadersProvider: HttpHeadersProvider? { get }
     /// The scopes, ACR values and other parameters of each authorization request.
     var authorizationParametersProvider: OAuthAuthorizationParametersProvider? { get }
+    /// Whether redirection steps are followed without being returned.
     var isAutoRedirect: Bool { get }
     /// How requests reach the server.
     var transport: any HTTPTransport { get }
+    /// The HAAPI token is renewed when fewer seconds than this remain.
     var minTokenTTL: TimeInterval { get }
+    /// Whether and how the client attests.
     var attestationConfiguration: AttestationConfiguration { get }
+    /// The attester used when attestation is on.
     var attester: any Attester { get }
     /// Whether the tokens are bound to the DPoP key, and where the key lives.
     var tokenBoundConfiguration: any TokenBoundConfiguration { get }
@@ -42,6 +46,7 @@ public protocol OAuthTokenConfigurable: Sendable {
     var clientId: String { get }
     /// The token endpoint: codes, refreshes.
     var tokenEndpointURL: URL { get }
+    /// The revocation endpoint (RFC 7009), when the server has one.
     var revocationEndpointURL: URL? { get }
     /// The redirect URI the code was issued for.
     var appRedirect: String { get }

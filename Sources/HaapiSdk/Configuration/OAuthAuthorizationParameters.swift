@@ -5,9 +5,11 @@ public struct OAuthAuthorizationParameters: Sendable, Equatable {
     public let scopes: [String]
     /// The OpenID Connect `nonce` the ID token must carry.
     public let nonce: String?
+    /// The authentication context classes to ask for, in order of preference.
     public let acrValues: [String]
     /// A value the server echoes in the authorization response.
     public let state: String?
+    /// A PKCE challenge the app made itself; by default the manager makes one per flow.
     public let codeChallenge: String?
     /// Any other parameter; names the SDK sets itself cannot be overridden here.
     public let extraRequestParameters: [String: String]

@@ -3,11 +3,17 @@ import Foundation
 /// The endpoints an authorization server publishes in its discovery document (RFC 8414, OpenID Connect
 /// Discovery), as far as this SDK uses them.
 public struct ServerMetadata: Sendable, Equatable {
+    /// The issuer, as the document names it (checked against the one asked for).
     public let issuer: URL
+    /// The authorization endpoint.
     public let authorizationEndpoint: URL
+    /// The token endpoint.
     public let tokenEndpoint: URL
+    /// The revocation endpoint, when the server has one.
     public let revocationEndpoint: URL?
+    /// The introspection endpoint, when the server has one.
     public let introspectionEndpoint: URL?
+    /// The dynamic client registration endpoint, when the server has one.
     public let registrationEndpoint: URL?
 
     /// Reads `<issuer>/.well-known/openid-configuration`.

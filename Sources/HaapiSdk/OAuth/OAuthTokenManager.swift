@@ -116,6 +116,7 @@ public final class OAuthTokenManager: Sendable {
         return Dpop(key: key)
     }
 
+    /// Revokes an access token (RFC 7009).
     public func revokeAccessToken(_ accessToken: String) async -> TokenRevocationResponse {
         await revoke(accessToken, hint: "access_token")
     }
@@ -265,6 +266,7 @@ extension OAuthTokenManager {
         Task { await completion(await refreshAccessToken(with: refreshToken, dpop: dpop)) }
     }
 
+    /// The completion form of `revokeAccessToken(_:)`; it runs on the main actor.
     public func revokeAccessToken(_ accessToken: String, completion: @escaping OAuthRevocationCompletion) {
         Task { await completion(await revokeAccessToken(accessToken)) }
     }

@@ -59,9 +59,11 @@ public protocol TokenEndpointResponseListener: Sendable {
 }
 
 extension OAuthTokenManager {
+    /// The seed's name for `TokenEndpointResponseListener`, nested in the manager.
     public typealias TokenEndpointResponseListener = HaapiSdk.TokenEndpointResponseListener
 
     // Unchecked as the base class is; every member is an immutable `let`.
+    /// A token-endpoint response with tokens.
     public final class SuccessTokenHTTPURLResponseContent: HTTPURLResponseContent, @unchecked Sendable {
         /// The tokens, read.
         public let successfulTokenResponse: SuccessfulTokenResponse
@@ -76,6 +78,7 @@ extension OAuthTokenManager {
     }
 
     // Unchecked as the base class is; every member is an immutable `let`.
+    /// A token-endpoint response with an OAuth error.
     public final class ErrorTokenHTTPURLResponseContent: HTTPURLResponseContent, @unchecked Sendable {
         /// The OAuth error, read.
         public let errorTokenResponse: ErrorTokenResponse

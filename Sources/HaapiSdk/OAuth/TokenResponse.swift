@@ -4,15 +4,18 @@ import Foundation
 public struct SuccessfulTokenResponse: Sendable, CustomStringConvertible {
     /// The access token; never logged, and masked in `description`.
     public let accessToken: String
+    /// The token type, `DPoP` for bound tokens.
     public let tokenType: String?
     /// Seconds until the access token expires, when the server says.
     public let expiresIn: Int?
     /// The refresh token to keep. When a refresh response carries none, this is the one that was used,
     /// because the server left it valid.
     public let refreshToken: String?
+    /// The ID token, when `openid` was asked for.
     public let idToken: String?
     /// The scopes granted, when the server says.
     public let scope: String?
+    /// The response as sent, for members not modelled here.
     public let rawJSON: JSONObject
 
     init(_ object: JSONObject, keepingRefreshToken previous: String? = nil) throws(HaapiError) {
@@ -45,6 +48,7 @@ public struct ErrorTokenResponse: Sendable, Equatable {
     public let error: String
     /// The server's explanation, when it gives one.
     public let errorDescription: String?
+    /// A page about the error, when the server gives one.
     public let errorUri: String?
 
     init?(_ object: JSONObject) {
@@ -57,15 +61,21 @@ public struct ErrorTokenResponse: Sendable, Equatable {
 
 /// What a token request gave: tokens, an OAuth error, or no usable answer.
 public enum TokenResponse: Sendable {
+    /// Tokens.
     case successfulToken(SuccessfulTokenResponse)
+    /// An OAuth error.
     case errorToken(ErrorTokenResponse)
+    /// No usable answer (a `HaapiError`).
     case error(any Error)
 }
 
 /// What a revocation request gave.
 public enum TokenRevocationResponse: Sendable {
+    /// The token is revoked (or was not valid, which RFC 7009 treats the same).
     case success
+    /// An OAuth error.
     case errorToken(ErrorTokenResponse)
+    /// No usable answer (a `HaapiError`).
     case error(any Error)
 }
 

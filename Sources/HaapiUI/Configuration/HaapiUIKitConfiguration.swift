@@ -2,9 +2,19 @@ import Foundation
 import Passkeys
 
 /// How the login screens appear: over the app (`modal`) or pushed on its navigation stack (`stack`).
-public enum PresentationMode: Sendable { case modal, stack }
+public enum PresentationMode: Sendable {
+    /// Presented over the app.
+    case modal
+    /// Pushed on the app's navigation stack.
+    case stack
+}
 /// How a choice of authenticators is shown: one list, or a tab per authenticator.
-public enum AuthenticatorSelectionPresentation: Sendable { case list, tabs }
+public enum AuthenticatorSelectionPresentation: Sendable {
+    /// One list of authenticators.
+    case list
+    /// A tab per authenticator, the first one's screen shown at once.
+    case tabs
+}
 
 /// How the UI kit runs a flow: the client and server (passed on to the SDK) and the UI behaviour.
 public struct HaapiUIKitConfiguration: Sendable {
@@ -16,11 +26,13 @@ public struct HaapiUIKitConfiguration: Sendable {
     public let tokenEndpointUrl: URL
     /// Where flows start.
     public let authorizationEndpointUrl: URL
+    /// The revocation endpoint, for signing out.
     public let revocationEndpointURL: URL?
     /// The redirect URI registered for the client.
     public let appRedirect: String
     /// The scopes each flow asks for.
     public let scopes: [String]
+    /// The ACR values each flow asks for.
     public let acrValues: [String]
     /// Seconds between automatic polls; 0 or less turns automatic polling off. Default 3.
     public let autoPollingDuration: TimeInterval
@@ -36,7 +48,9 @@ public struct HaapiUIKitConfiguration: Sendable {
     public let shouldConfirmFlowInterruption: Bool
     /// Whether an external-browser step opens the default browser instead of an in-app browser session.
     public let useDefaultExternalBrowser: Bool
+    /// Whether and how the client attests.
     public let attestationConfiguration: AttestationConfiguration
+    /// The attester; `nil` uses the platform's (App Attest on iOS).
     public let attester: (any Attester)?
     /// The client's own credentials (for the DCR fallback, or a HAAPI token without attestation).
     public let clientAuthenticationMethod: any ClientAuthenticationMethod
@@ -112,41 +126,49 @@ public struct HaapiUIKitConfigurationBuilder: Sendable {
         self.appRedirect = appRedirect
     }
 
+    /// A copy with the revocation endpoint.
     public func setRevocationEndpointURL(_ url: URL) -> Self {
         var copy = self
         copy.revocationEndpointURL = url
         return copy
     }
+    /// A copy that asks for `scopes`.
     public func setScopes(_ scopes: [String]) -> Self {
         var copy = self
         copy.scopes = scopes
         return copy
     }
+    /// A copy that asks for the ACR values.
     public func setAcrValues(_ values: [String]) -> Self {
         var copy = self
         copy.acrValues = values
         return copy
     }
+    /// A copy that polls every `seconds` when the server gives no interval (3 by default).
     public func setAutoPollingDuration(_ seconds: TimeInterval) -> Self {
         var copy = self
         copy.autoPollingDuration = seconds
         return copy
     }
+    /// A copy that gives up polling after `seconds` (300 by default).
     public func setPollingTimeout(_ seconds: TimeInterval) -> Self {
         var copy = self
         copy.pollingTimeout = seconds
         return copy
     }
+    /// A copy that shows, or does not show, an alert when the flow fails.
     public func setShouldAutoHandleFlowErrorFeedback(_ value: Bool) -> Self {
         var copy = self
         copy.shouldAutoHandleFlowErrorFeedback = value
         return copy
     }
+    /// A copy with the presentation mode.
     public func setPresentationMode(_ mode: PresentationMode) -> Self {
         var copy = self
         copy.presentationMode = mode
         return copy
     }
+    /// A copy that shows a choice of authenticators as a list or as tabs.
     public func setAuthenticationSelectionPresentation(
         _ value: AuthenticatorSelectionPresentation
     ) -> Self {
@@ -154,26 +176,31 @@ public struct HaapiUIKitConfigurationBuilder: Sendable {
         copy.authenticationSelectionPresentation = value
         return copy
     }
+    /// A copy that asks, or does not ask, before closing mid-flow.
     public func setShouldConfirmFlowInterruption(_ value: Bool) -> Self {
         var copy = self
         copy.shouldConfirmFlowInterruption = value
         return copy
     }
+    /// A copy that opens external-browser steps in the default browser, or in an in-app session.
     public func setUseDefaultExternalBrowser(_ value: Bool) -> Self {
         var copy = self
         copy.useDefaultExternalBrowser = value
         return copy
     }
+    /// A copy with the attestation settings.
     public func setAttestationConfiguration(_ value: AttestationConfiguration) -> Self {
         var copy = self
         copy.attestationConfiguration = value
         return copy
     }
+    /// A copy that attests with `value`.
     public func setAttester(_ value: any Attester) -> Self {
         var copy = self
         copy.attester = value
         return copy
     }
+    /// A copy with the client's own credentials.
     public func setClientAuthenticationMethod(_ value: any ClientAuthenticationMethod) -> Self {
         var copy = self
         copy.clientAuthenticationMethod = value
@@ -185,16 +212,19 @@ public struct HaapiUIKitConfigurationBuilder: Sendable {
         copy.dcrConfiguration = value
         return copy
     }
+    /// A copy with the token binding.
     public func setTokenBoundConfiguration(_ value: any TokenBoundConfiguration) -> Self {
         var copy = self
         copy.tokenBoundConfiguration = value
         return copy
     }
+    /// A copy that sends through `value`.
     public func setTransport(_ value: any HTTPTransport) -> Self {
         var copy = self
         copy.transport = value
         return copy
     }
+    /// A copy that runs passkey steps with `value`, acting for `origin` (by default the server's).
     public func setPasskeyAuthenticator(
         _ value: any WebAuthnAuthenticator, origin: String? = nil
     ) -> Self {

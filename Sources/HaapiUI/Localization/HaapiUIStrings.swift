@@ -6,18 +6,31 @@ import Foundation
 /// translate `hui_back` and it is used); the kit's table for the locale's language; English. The kit ships
 /// English and Swedish. What the server sends (titles, labels, messages) is shown as the server sent it.
 public struct HaapiUIStrings: Sendable {
+    /// The kit's own words, by the key an app's `Localizable.strings` translates.
     public enum Key: String, CaseIterable, Sendable {
+        /// "Back".
         case back = "hui_back"
+        /// "Close".
         case close = "hui_close"
+        /// "OK".
         case ok = "hui_ok"
+        /// "Continue".
         case continueAction = "hui_continue"
+        /// The title of the error alert.
         case errorTitle = "hui_error_title"
+        /// The title of the alert before closing mid-flow.
         case cancelFlowTitle = "hui_cancel_flow_title"
+        /// The button that closes anyway.
         case cancelFlowConfirm = "hui_cancel_flow_confirm"
+        /// The button that stays in the flow.
         case keepGoing = "hui_keep_going"
+        /// The text shown while polling.
         case waiting = "hui_waiting"
+        /// The button that opens another app (BankID).
         case openApp = "hui_open_app"
+        /// The message when the other app cannot be opened.
         case openAppFailed = "hui_open_app_failed"
+        /// The heading of the authenticator choice.
         case chooseAuthenticator = "hui_choose_authenticator"
     }
 
@@ -59,6 +72,7 @@ public struct HaapiUIStrings: Sendable {
         self.appBundle = appBundle
     }
 
+    /// The text for `key` in this language.
     public subscript(_ key: Key) -> String {
         if let override = overrides[key.rawValue] { return override }
         if let appBundle {

@@ -14,14 +14,17 @@ public struct OAuthTokenModel: OAuthModel, CustomStringConvertible {
 
     /// The access token; masked in `description`.
     public var accessToken: String { tokenResponse.accessToken }
+    /// The token type, `DPoP` for bound tokens.
     public var tokenType: String? { tokenResponse.tokenType }
     /// Seconds until the access token expires, when the server says.
     public var expiresIn: Int? { tokenResponse.expiresIn }
     /// The refresh token, when the server issued one.
     public var refreshToken: String? { tokenResponse.refreshToken }
+    /// The ID token, when `openid` was asked for.
     public var idToken: String? { tokenResponse.idToken }
     /// The scopes granted, when the server says.
     public var scope: String? { tokenResponse.scope }
+    /// The token response as sent.
     public var rawJSON: JSONObject { tokenResponse.rawJSON }
 
     /// The ID token's claims, decoded but not verified (the token came straight from the token endpoint over TLS).
@@ -47,7 +50,9 @@ public protocol HaapiFlowResult {
 /// Told how a refresh ended, on the main actor.
 @MainActor
 public protocol OAuthLifecycleResultListener {
+    /// The refresh gave new tokens.
     func refreshTokenSucceeded(_ oAuthTokenModel: OAuthTokenModel)
+    /// The refresh failed; the user must sign in again unless the error is retryable.
     func refreshTokenFailed(_ error: Error)
 }
 

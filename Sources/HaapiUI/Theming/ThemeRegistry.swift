@@ -3,9 +3,13 @@ import HaapiModel
 
 /// One value of a style definition.
 public enum StyleValue: Sendable, Equatable {
+    /// A string (a colour name, a font name, a reference to another style).
     case string(String)
+    /// A number.
     case number(Double)
+    /// A boolean.
     case bool(Bool)
+    /// A style: values by key.
     case dictionary([String: StyleValue])
 
     var typeName: String {
@@ -40,10 +44,13 @@ public enum StyleValue: Sendable, Equatable {
 public struct TextAppearance: Sendable, Equatable {
     /// The font family (`Roboto` by default).
     public let fontName: String
+    /// The size in points.
     public let fontSize: Double
+    /// The theme's `fontSymbolicTrait` (`none`, `traitBold`, `traitItalic`).
     public let symbolicTrait: String
     /// `left`, `center`, `right` or `natural`.
     public let alignment: String
+    /// The name of the text colour in the theme.
     public let colorName: String
 
     /// An appearance from resolved values.
@@ -157,6 +164,7 @@ public final class ThemeRegistry: Sendable {
         return nil
     }
 
+    /// A boolean value of `style` (or a top-level one), references resolved.
     public func bool(_ key: String, in style: String? = nil) -> Bool? {
         if case .bool(let flag)? = value(key, in: style) { return flag }
         return nil

@@ -9,6 +9,7 @@ public protocol HaapiDeepLinkManageable: AnyObject, Sendable {
     func handle(url: URL) -> Bool
     /// Registers the flow that waits for a URL starting with `prefix`; a later registration replaces it.
     func expect(urlWithPrefix prefix: String, handler: @escaping @Sendable (URL) -> Void)
+    /// Stops waiting for a URL.
     func cancelExpectation()
 }
 

@@ -7,7 +7,12 @@ import HaapiDriver
 /// attestation. For Linux, CI and tests; it proves possession of a key, nothing about the device.
 public actor SoftwareAuthenticator: WebAuthnAuthenticator {
     /// The attestation statement a new credential comes with: none, or a self-signed `packed` statement.
-    public enum Attestation: String, Sendable { case none, packed }
+    public enum Attestation: String, Sendable {
+        /// No attestation statement (`fmt` `none`).
+        case none
+        /// A self-signed `packed` statement.
+        case packed
+    }
 
     /// The flags and attestation the authenticator reports, so tests can play an authenticator that does less.
     public struct Policy: Sendable {
