@@ -39,7 +39,7 @@ extension DevServer {
             guard self.authHubTenant(context) != nil else {
                 return Self.authHubError("8000014", "Unknown tenant", status: .notFound)
             }
-            return await self.token(request)
+            return try await self.token(request)
         }
         let routes: [(String, AuthHubEndpoint.Path, @Sendable (AuthHubCall) async -> Response)] = [
             ("GET", .brandingSettings, { await self.brandingSettings($0) }),

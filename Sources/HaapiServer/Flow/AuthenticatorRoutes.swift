@@ -6,16 +6,16 @@ extension DevServer {
     func addAuthenticatorRoutes(to router: Router<ServerRequestContext>) {
         let base = Paths.authenticate
         router.get(RouterPath(stringLiteral: base + "/:authenticator")) { request, context in
-            await self.authenticatorRequest(request, context, action: nil)
+            try await self.authenticatorRequest(request, context, action: nil)
         }
         router.post(RouterPath(stringLiteral: base + "/:authenticator")) { request, context in
-            await self.authenticatorRequest(request, context, action: nil)
+            try await self.authenticatorRequest(request, context, action: nil)
         }
         router.get(RouterPath(stringLiteral: base + "/:authenticator/:action")) { request, context in
-            await self.authenticatorRequest(request, context, action: context.parameters.get("action"))
+            try await self.authenticatorRequest(request, context, action: context.parameters.get("action"))
         }
         router.post(RouterPath(stringLiteral: base + "/:authenticator/:action")) { request, context in
-            await self.authenticatorRequest(request, context, action: context.parameters.get("action"))
+            try await self.authenticatorRequest(request, context, action: context.parameters.get("action"))
         }
         addBrowserPageRoutes(to: router)
     }
@@ -33,13 +33,9 @@ extension DevServer {
 
     private func authenticatorRequest(
         _ incoming: Request, _ context: ServerRequestContext, action: String?
-    ) async -> Response {
+    ) async throws(Rejection) -> Response {
         var request = incoming
-        let caller: HaapiCaller
-        switch await haapiCaller(request, needsSession: true) {
-        case .ok(let checked): caller = checked
-        case .rejected(let response): return response
-        }
+        let caller: HaapiCaller = try await haapiCaller(request, needsSession: true)
         guard let id = context.parameters.get("authenticator"),
             let authenticator = authenticators(for: caller.client).first(where: { $0.id == id })
         else {

@@ -5,12 +5,14 @@ import Hummingbird
 
 extension DevServer {
     func addAuthorizeRoutes(to router: Router<ServerRequestContext>) {
-        router.get(RouterPath(stringLiteral: Paths.authorize)) { request, _ in await self.authorize(request) }
-        router.get(RouterPath(stringLiteral: Paths.authorizeResume)) { request, _ in await self.resume(request) }
-        router.post(RouterPath(stringLiteral: Paths.consent)) { request, _ in await self.consent(request) }
-        router.post(RouterPath(stringLiteral: Paths.consentCancel)) { request, _ in await self.cancelConsent(request) }
+        router.get(RouterPath(stringLiteral: Paths.authorize)) { request, _ in try await self.authorize(request) }
+        router.get(RouterPath(stringLiteral: Paths.authorizeResume)) { request, _ in try await self.resume(request) }
+        router.post(RouterPath(stringLiteral: Paths.consent)) { request, _ in try await self.consent(request) }
+        router.post(RouterPath(stringLiteral: Paths.consentCancel)) { request, _ in
+            try await self.cancelConsent(request)
+        }
         router.get(RouterPath(stringLiteral: Paths.authenticate)) { request, _ in
-            await self.selectAuthenticator(request)
+            try await self.selectAuthenticator(request)
         }
     }
 
@@ -26,12 +28,8 @@ extension DevServer {
     }
 
     /// The authorize request starts a flow and answers with a redirection to authentication.
-    func authorize(_ request: Request) async -> Response {
-        let caller: HaapiCaller
-        switch await haapiCaller(request, needsSession: false) {
-        case .ok(let checked): caller = checked
-        case .rejected(let response): return response
-        }
+    func authorize(_ request: Request) async throws(Rejection) -> Response {
+        let caller: HaapiCaller = try await haapiCaller(request, needsSession: false)
         let query = HTTP.query(request)
         if let repeated = HTTP.repeatedQueryNames(request).first {
             return authorizationProblem(
@@ -93,12 +91,8 @@ extension DevServer {
     }
 
     /// With one authenticator the flow goes straight to it; otherwise the user chooses.
-    func selectAuthenticator(_ request: Request) async -> Response {
-        let caller: HaapiCaller
-        switch await haapiCaller(request, needsSession: true) {
-        case .ok(let checked): caller = checked
-        case .rejected(let response): return response
-        }
+    func selectAuthenticator(_ request: Request) async throws(Rejection) -> Response {
+        let caller: HaapiCaller = try await haapiCaller(request, needsSession: true)
         let available = authenticators(for: caller.client)
         if available.count == 1, let only = available.first {
             return await startAuthenticator(only, caller: caller)
@@ -139,27 +133,17 @@ extension DevServer {
     }
 
     /// A HAAPI request in a flow whose user has already authenticated (resume and consent).
-    private func authenticatedFlow(_ request: Request) async -> Checked<(HaapiCaller, FlowSession)> {
-        switch await haapiCaller(request, needsSession: true) {
-        case .ok(let caller):
-            guard let session = caller.session, session.username != nil else {
-                return .rejected(
-                    problem(
-                        caller, Representation.problem(.unexpectedProblem, title: "The user is not authenticated yet")))
-            }
-            return .ok((caller, session))
-        case .rejected(let response):
-            return .rejected(response)
+    private func authenticatedFlow(_ request: Request) async throws(Rejection) -> (HaapiCaller, FlowSession) {
+        let caller = try await haapiCaller(request, needsSession: true)
+        guard let session = caller.session, session.username != nil else {
+            throw Rejection(
+                problem(caller, Representation.problem(.unexpectedProblem, title: "The user is not authenticated yet")))
         }
+        return (caller, session)
     }
 
-    func resume(_ request: Request) async -> Response {
-        let caller: HaapiCaller
-        let session: FlowSession
-        switch await authenticatedFlow(request) {
-        case .ok(let checked): (caller, session) = checked
-        case .rejected(let response): return response
-        }
+    func resume(_ request: Request) async throws(Rejection) -> Response {
+        let (caller, session) = try await authenticatedFlow(request)
         guard caller.client.configuration.consent else {
             return await issueCode(caller, session: session, scope: session.scope)
         }
@@ -182,25 +166,16 @@ extension DevServer {
                 messages: [Representation.message("\(caller.client.id) asks for access to your account", ["heading"])]))
     }
 
-    func consent(_ incoming: Request) async -> Response {
+    func consent(_ incoming: Request) async throws(Rejection) -> Response {
         var request = incoming
-        let caller: HaapiCaller
-        let session: FlowSession
-        switch await authenticatedFlow(request) {
-        case .ok(let checked): (caller, session) = checked
-        case .rejected(let response): return response
-        }
+        let (caller, session) = try await authenticatedFlow(request)
         let form = (try? await HTTP.form(&request, limit: configuration.security.maxRequestBytes)) ?? [:]
         let granted = session.scope.filter { $0 == "openid" || form["scope_" + $0] != nil }
         return await issueCode(caller, session: session, scope: granted)
     }
 
-    func cancelConsent(_ request: Request) async -> Response {
-        let caller: HaapiCaller
-        switch await haapiCaller(request, needsSession: true) {
-        case .ok(let checked): caller = checked
-        case .rejected(let response): return response
-        }
+    func cancelConsent(_ request: Request) async throws(Rejection) -> Response {
+        let caller: HaapiCaller = try await haapiCaller(request, needsSession: true)
         if let session = caller.session { await flows.remove(session.id) }
         return authorizationProblem(caller, error: "access_denied", description: "The user declined the request")
     }

@@ -17,16 +17,16 @@ extension DevServer {
     /// Checks a HAAPI request: `Accept: application/vnd.auth+json`, `Authorization: DPoP <HAAPI token>`,
     /// a DPoP proof for this request with `ath` (and the nonce in nonce mode) signed by the token's key,
     /// and, when `needsSession`, a `Session-Id` whose flow belongs to that key.
-    func haapiCaller(_ request: Request, needsSession: Bool) async -> Checked<HaapiCaller> {
+    func haapiCaller(_ request: Request, needsSession: Bool) async throws(Rejection) -> HaapiCaller {
         let now = clock()
         guard let accept = request.headers[.accept], accept.lowercased().contains(HaapiMediaType.representation) else {
-            return .rejected(
+            throw Rejection(
                 HTTP.oauthError(
                     "invalid_request", "HAAPI requests must accept \(HaapiMediaType.representation)",
                     status: .notAcceptable))
         }
         guard let authorization = request.headers[.authorization], HTTP.hasAuthScheme(authorization, "dpop") else {
-            return .rejected(
+            throw Rejection(
                 Self.tokenChallenge("invalid_token", "a HAAPI access token with the DPoP scheme is required"))
         }
         let token = String(HTTP.trimmingOWS(authorization.dropFirst(5)))
@@ -34,7 +34,7 @@ extension DevServer {
             record.scope == Scopes.haapi,
             let jkt = record.jkt, let client = clients.client(id: record.clientID)
         else {
-            return .rejected(
+            throw Rejection(
                 Self.tokenChallenge("invalid_token", "the HAAPI access token is invalid, expired or revoked"))
         }
         let headers = await nonceHeaders(for: client)
@@ -46,19 +46,19 @@ extension DevServer {
         } catch {
             var failureHeaders = headers
             if error == .nonceMissingOrStale { failureHeaders[.dpopNonce] = await nonces.nonce(now: now) }
-            return .rejected(Self.tokenChallenge(error.errorCode, error.description, headers: failureHeaders))
+            throw Rejection(Self.tokenChallenge(error.errorCode, error.description, headers: failureHeaders))
         }
         var session: FlowSession?
         if let id = request.headers[.sessionID] {
             guard let found = await flows.session(id, now: now) else {
-                return .rejected(
+                throw Rejection(
                     HTTP.problem(
                         Representation.problem(
                             .unexpectedProblem, title: "The flow has expired or does not exist; start again"),
                         status: .badRequest, headers: headers))
             }
             guard found.jkt == jkt, found.clientID == client.id else {
-                return .rejected(
+                throw Rejection(
                     HTTP.problem(
                         Representation.problem(
                             .sessionAndAccessTokenMismatchProblem,
@@ -67,12 +67,12 @@ extension DevServer {
             }
             session = found
         } else if needsSession {
-            return .rejected(
+            throw Rejection(
                 HTTP.problem(
                     Representation.problem(.unexpectedProblem, title: "No flow session; send the Session-Id header"),
                     status: .badRequest, headers: headers))
         }
-        return .ok(HaapiCaller(client: client, jkt: jkt, session: session, headers: headers))
+        return HaapiCaller(client: client, jkt: jkt, session: session, headers: headers)
     }
 
     /// A 401 with `WWW-Authenticate: DPoP error=…` (RFC 9449 §7.1, §9).

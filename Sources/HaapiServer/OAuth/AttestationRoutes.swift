@@ -85,8 +85,9 @@ extension DevServer {
     static let catType = "haapi-cat+jwt"
 
     func addAttestationRoutes(to router: Router<ServerRequestContext>) {
-        router.get(RouterPath(stringLiteral: Paths.cat)) { request, _ in await self.challenge(request) }
-        router.post(RouterPath(stringLiteral: Paths.cat)) { request, _ in await self.clientAttestationToken(request) }
+        router.get(RouterPath(stringLiteral: Paths.cat)) { request, _ in try await self.challenge(request) }
+        router.post(RouterPath(stringLiteral: Paths.cat)) { request, _ in try await self.clientAttestationToken(request)
+        }
     }
 
     /// Headers that carry the current DPoP nonce to clients in nonce mode.
@@ -95,39 +96,27 @@ extension DevServer {
         return [.dpopNonce: await nonces.nonce(now: clock())]
     }
 
-    private func attestedClient(_ id: String?) -> Checked<ResolvedClient> {
-        guard let id, !id.isEmpty else { return .rejected(HTTP.oauthError("invalid_request", "client_id is required")) }
+    private func attestedClient(_ id: String?) throws(Rejection) -> ResolvedClient {
+        guard let id, !id.isEmpty else { throw Rejection(HTTP.oauthError("invalid_request", "client_id is required")) }
         guard let client = clients.client(id: id), !client.isDynamic, client.configuration.attestation != nil else {
-            return .rejected(
+            throw Rejection(
                 HTTP.oauthError(
                     "invalid_client", "unknown client or a client without attestation", status: .unauthorized))
         }
-        return .ok(client)
+        return client
     }
 
-    func challenge(_ request: Request) async -> Response {
-        let client: ResolvedClient
-        switch attestedClient(HTTP.query(request)["client_id"]) {
-        case .ok(let found): client = found
-        case .rejected(let response): return response
-        }
+    func challenge(_ request: Request) async throws(Rejection) -> Response {
+        let client: ResolvedClient = try attestedClient(HTTP.query(request)["client_id"])
         let challenge = await challenges.issue(
             for: client.id, lifetime: TimeInterval(configuration.lifetimes.attestationChallenge), now: clock())
         return HTTP.json(["challenge": .string(challenge)], headers: await nonceHeaders(for: client))
     }
 
-    func clientAttestationToken(_ incoming: Request) async -> Response {
+    func clientAttestationToken(_ incoming: Request) async throws(Rejection) -> Response {
         var request = incoming
-        let form: [String: String]
-        switch await readForm(&request) {
-        case .ok(let values): form = values
-        case .rejected(let response): return response
-        }
-        let client: ResolvedClient
-        switch attestedClient(form["client_id"] ?? HTTP.query(request)["client_id"]) {
-        case .ok(let found): client = found
-        case .rejected(let response): return response
-        }
+        let form: [String: String] = try await readForm(&request)
+        let client: ResolvedClient = try attestedClient(form["client_id"] ?? HTTP.query(request)["client_id"])
         let headers = await nonceHeaders(for: client)
         guard let challenge = form["challenge"], let response = form["challenge_response"] else {
             return HTTP.oauthError("invalid_request", "challenge and challenge_response are required", headers: headers)

@@ -7,70 +7,58 @@ extension DevServer {
     static let haapiTokenType = "at+jwt"
 
     func addTokenRoutes(to router: Router<ServerRequestContext>) {
-        router.post(RouterPath(stringLiteral: Paths.token)) { request, _ in await self.token(request) }
-        router.post(RouterPath(stringLiteral: Paths.revoke)) { request, _ in await self.revocation(request) }
-        router.post(RouterPath(stringLiteral: Paths.introspect)) { request, _ in await self.introspection(request) }
+        router.post(RouterPath(stringLiteral: Paths.token)) { request, _ in try await self.token(request) }
+        router.post(RouterPath(stringLiteral: Paths.revoke)) { request, _ in try await self.revocation(request) }
+        router.post(RouterPath(stringLiteral: Paths.introspect)) { request, _ in try await self.introspection(request) }
     }
 
     var assertionAudiences: Set<String> { [url(Paths.token), issuer, url(Paths.revoke), url(Paths.introspect)] }
 
-    func token(_ incoming: Request) async -> Response {
+    func token(_ incoming: Request) async throws(Rejection) -> Response {
         var request = incoming
-        let form: [String: String]
-        switch await readForm(&request) {
-        case .ok(let values): form = values
-        case .rejected(let response): return response
-        }
+        let form: [String: String] = try await readForm(&request)
         switch form["grant_type"] {
         case "client_credentials"?:
             if form["client_assertion_type"] == AssertionTypes.attestation {
-                return await haapiTokenFromAttestation(request, form)
+                return try await haapiTokenFromAttestation(request, form)
             }
-            return await clientCredentials(request, form)
-        case "authorization_code"?: return await authorizationCode(request, form)
-        case "refresh_token"?: return await refresh(request, form)
+            return try await clientCredentials(request, form)
+        case "authorization_code"?: return try await authorizationCode(request, form)
+        case "refresh_token"?: return try await refresh(request, form)
         case nil: return HTTP.oauthError("invalid_request", "grant_type is required")
         case let other?: return HTTP.oauthError("unsupported_grant_type", "grant_type \(other) is not supported")
         }
     }
 
     /// Reads the URL-encoded body within the configured size limit.
-    func readForm(_ request: inout Request) async -> Checked<[String: String]> {
+    func readForm(_ request: inout Request) async throws(Rejection) -> [String: String] {
         do throws(RequestFailure) {
-            return .ok(try await HTTP.form(&request, limit: configuration.security.maxRequestBytes))
+            return try await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
         } catch {
-            return .rejected(error.response)
+            throw Rejection(error.response)
         }
     }
 
     /// The form of a token, revocation or introspection request and the client it authenticates.
     func authenticatedForm(
         _ incoming: Request
-    ) async -> Checked<(request: Request, form: [String: String], client: ResolvedClient)> {
+    ) async throws(Rejection) -> (request: Request, form: [String: String], client: ResolvedClient) {
         var request = incoming
-        let form: [String: String]
-        switch await readForm(&request) {
-        case .ok(let values): form = values
-        case .rejected(let response): return .rejected(response)
-        }
-        switch await authenticateClient(request, form) {
-        case .ok(let client): return .ok((request, form, client))
-        case .rejected(let response): return .rejected(response)
-        }
+        let form = try await readForm(&request)
+        return (request, form, try await authenticateClient(request, form))
     }
 
-    func authenticateClient(_ request: Request, _ form: [String: String]) async -> Checked<ResolvedClient> {
+    func authenticateClient(_ request: Request, _ form: [String: String]) async throws(Rejection) -> ResolvedClient {
         do throws(ClientAuthenticationFailure) {
-            return .ok(
-                try await clientAuthenticator.authenticate(
-                    authorization: request.headers[.authorization], form: form, audiences: assertionAudiences,
-                    now: clock()))
+            return try await clientAuthenticator.authenticate(
+                authorization: request.headers[.authorization], form: form, audiences: assertionAudiences,
+                now: clock())
         } catch {
             var headers: HTTPFields = [:]
             if request.headers[.authorization]?.lowercased().hasPrefix("basic ") == true {
                 headers[.wwwAuthenticate] = "Basic realm=\"token\""
             }
-            return .rejected(
+            throw Rejection(
                 HTTP.oauthError("invalid_client", error.description, status: .unauthorized, headers: headers))
         }
     }
@@ -79,29 +67,30 @@ extension DevServer {
     func tokenRequestProof(
         _ request: Request, client: ResolvedClient, boundJKT: String?, required: Bool,
         bindingFailure: String = "the DPoP key does not match the token binding"
-    ) async -> Checked<DPoPProof?> {
+    ) async throws(Rejection) -> DPoPProof? {
         let values = HTTP.headerValues(request, .dpop)
         let headers = await nonceHeaders(for: client)
         if values.isEmpty {
-            guard required || boundJKT != nil else { return .ok(nil) }
-            return .rejected(HTTP.oauthError("invalid_dpop_proof", "Missing DPoP Proof Token", headers: headers))
+            guard required || boundJKT != nil else { return nil }
+            throw Rejection(HTTP.oauthError("invalid_dpop_proof", "Missing DPoP Proof Token", headers: headers))
         }
         do throws(DPoPFailure) {
-            return .ok(
-                try await dpop.verify(
-                    headerValues: values, method: "POST", requestURL: publicRequestURL(request), boundJKT: boundJKT,
-                    requireNonce: client.configuration.dpopNonce, now: clock()))
+            return try await dpop.verify(
+                headerValues: values, method: "POST", requestURL: publicRequestURL(request), boundJKT: boundJKT,
+                requireNonce: client.configuration.dpopNonce, now: clock())
         } catch {
             let description = error == .keyMismatch ? bindingFailure : error.description
             var failureHeaders = headers
             if error == .nonceMissingOrStale { failureHeaders[.dpopNonce] = await nonces.nonce(now: clock()) }
-            return .rejected(HTTP.oauthError(error.errorCode, description, headers: failureHeaders))
+            throw Rejection(HTTP.oauthError(error.errorCode, description, headers: failureHeaders))
         }
     }
 
     // MARK: Grants
 
-    private func haapiTokenFromAttestation(_ request: Request, _ form: [String: String]) async -> Response {
+    private func haapiTokenFromAttestation(
+        _ request: Request, _ form: [String: String]
+    ) async throws(Rejection) -> Response {
         let now = clock()
         guard let cat = form["client_assertion"], let claims = keys.verify(cat, type: Self.catType, now: now),
             claims["purpose"]?.stringValue == "cat", claims["aud"]?.stringValue == url(Paths.token),
@@ -118,14 +107,9 @@ extension DevServer {
             return HTTP.oauthError("invalid_scope", "an attested client may only ask for \(Scopes.haapi)")
         }
         let attestedJKT = claims["cnf"]?["jkt"]?.stringValue
-        let proof: DPoPProof?
-        switch await tokenRequestProof(
+        let proof: DPoPProof? = try await tokenRequestProof(
             request, client: client, boundJKT: attestedJKT, required: true,
             bindingFailure: "the DPoP key differs from the attested key")
-        {
-        case .ok(let verified): proof = verified
-        case .rejected(let response): return response
-        }
         guard let jkt = proof?.thumbprint,
             await singleUse.register(
                 jti: jti, jkt: "cat",
@@ -165,12 +149,8 @@ extension DevServer {
         }
     }
 
-    private func clientCredentials(_ request: Request, _ form: [String: String]) async -> Response {
-        let client: ResolvedClient
-        switch await authenticateClient(request, form) {
-        case .ok(let authenticated): client = authenticated
-        case .rejected(let response): return response
-        }
+    private func clientCredentials(_ request: Request, _ form: [String: String]) async throws(Rejection) -> Response {
+        let client: ResolvedClient = try await authenticateClient(request, form)
         guard client.configuration.isConfidential else {
             return HTTP.oauthError("unauthorized_client", "a public client cannot use client_credentials")
         }
@@ -185,11 +165,8 @@ extension DevServer {
         if !wantsHaapi, let unknown = requested.first(where: { !client.configuration.scopes.contains($0) }) {
             return HTTP.oauthError("invalid_scope", "scope \(unknown) is not allowed for this client")
         }
-        let proof: DPoPProof?
-        switch await tokenRequestProof(request, client: client, boundJKT: nil, required: wantsHaapi) {
-        case .ok(let verified): proof = verified
-        case .rejected(let response): return response
-        }
+        let proof: DPoPProof? = try await tokenRequestProof(
+            request, client: client, boundJKT: nil, required: wantsHaapi)
         let now = clock()
         if wantsHaapi, let jkt = proof?.thumbprint {
             return await haapiAccessTokenResponse(client: client, jkt: jkt, now: now)
@@ -198,12 +175,8 @@ extension DevServer {
             client: client, username: nil, scope: requested, jkt: proof?.thumbprint, refresh: .none, now: now)
     }
 
-    private func authorizationCode(_ request: Request, _ form: [String: String]) async -> Response {
-        let client: ResolvedClient
-        switch await authenticateClient(request, form) {
-        case .ok(let authenticated): client = authenticated
-        case .rejected(let response): return response
-        }
+    private func authorizationCode(_ request: Request, _ form: [String: String]) async throws(Rejection) -> Response {
+        let client: ResolvedClient = try await authenticateClient(request, form)
         let now = clock()
         guard let code = form["code"], let peeked = try? store.peekCode(code) else {
             return HTTP.oauthError("invalid_grant", "unknown authorization code")
@@ -235,14 +208,9 @@ extension DevServer {
             return HTTP.oauthError(
                 "invalid_grant", "the code was issued without code_challenge; code_verifier is not expected")
         }
-        let proof: DPoPProof?
-        switch await tokenRequestProof(
+        let proof: DPoPProof? = try await tokenRequestProof(
             request, client: client, boundJKT: record.jkt, required: false,
             bindingFailure: "the DPoP key differs from the key the code is bound to")
-        {
-        case .ok(let verified): proof = verified
-        case .rejected(let response): return response
-        }
         let family = SecureRandom.token(byteCount: 16)
         guard case .fresh? = try? store.redeemCode(code, family: family) else {
             return HTTP.oauthError(
@@ -253,24 +221,16 @@ extension DevServer {
             jkt: proof?.thumbprint, refresh: .newFamily(family), idToken: (record.nonce, record.authTime), now: now)
     }
 
-    private func refresh(_ request: Request, _ form: [String: String]) async -> Response {
-        let client: ResolvedClient
-        switch await authenticateClient(request, form) {
-        case .ok(let authenticated): client = authenticated
-        case .rejected(let response): return response
-        }
+    private func refresh(_ request: Request, _ form: [String: String]) async throws(Rejection) -> Response {
+        let client: ResolvedClient = try await authenticateClient(request, form)
         guard let token = form["refresh_token"], let record = try? store.refreshToken(token),
             record.clientID == client.id
         else {
             return HTTP.oauthError("invalid_grant", "unknown refresh token")
         }
-        switch await tokenRequestProof(
+        _ = try await tokenRequestProof(
             request, client: client, boundJKT: record.jkt, required: false,
             bindingFailure: "the DPoP key differs from the key the refresh token is bound to")
-        {
-        case .ok: break
-        case .rejected(let response): return response
-        }
         let now = clock()
         let replacement = SecureRandom.token(byteCount: 32)
         let expiry = now.addingTimeInterval(
@@ -372,13 +332,8 @@ extension DevServer {
 
     // MARK: Revocation (RFC 7009) and introspection (RFC 7662)
 
-    func revocation(_ incoming: Request) async -> Response {
-        let form: [String: String]
-        let client: ResolvedClient
-        switch await authenticatedForm(incoming) {
-        case .ok(let checked): (form, client) = (checked.form, checked.client)
-        case .rejected(let response): return response
-        }
+    func revocation(_ incoming: Request) async throws(Rejection) -> Response {
+        let (_, form, client) = try await authenticatedForm(incoming)
         guard let token = form["token"], !token.isEmpty else {
             return HTTP.oauthError("invalid_request", "token is required")
         }
@@ -394,14 +349,8 @@ extension DevServer {
     /// RFC 7662 introspection. The caller must authenticate: a confidential client with its credentials
     /// (it may introspect any token), a public client, having none, with a DPoP proof of the key the token is
     /// bound to (it may introspect only its own bound tokens). Tokens of a revoked family stay inactive.
-    func introspection(_ incoming: Request) async -> Response {
-        let form: [String: String]
-        let caller: ResolvedClient
-        let request: Request
-        switch await authenticatedForm(incoming) {
-        case .ok(let checked): (request, form, caller) = (checked.request, checked.form, checked.client)
-        case .rejected(let response): return response
-        }
+    func introspection(_ incoming: Request) async throws(Rejection) -> Response {
+        let (request, form, caller) = try await authenticatedForm(incoming)
         guard let token = form["token"], !token.isEmpty else {
             return HTTP.oauthError("invalid_request", "token is required")
         }
@@ -413,10 +362,7 @@ extension DevServer {
                     "introspection requires client authentication: a public client sends a DPoP proof of the token's key",
                     status: .unauthorized)
             }
-            switch await tokenRequestProof(request, client: caller, boundJKT: nil, required: true) {
-            case .ok(let proof): proofKey = proof?.thumbprint
-            case .rejected(let response): return response
-            }
+            proofKey = try await tokenRequestProof(request, client: caller, boundJKT: nil, required: true)?.thumbprint
         }
         let now = clock()
         let inactive: JSONValue = ["active": false]

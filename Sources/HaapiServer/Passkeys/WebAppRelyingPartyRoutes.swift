@@ -7,7 +7,7 @@ extension DevServer {
     /// The passkey endpoints of a web app (the pattern of seed 004's sample): sign-up and sign-in with a
     /// discoverable credential. The RP ID is the server's host and the only accepted origin is its issuer.
     func addWebAppRelyingPartyRoutes(to router: Router<ServerRequestContext>) {
-        router.get("registration_initialize") { request, _ in await self.registrationInitialize(request) }
+        router.get("registration_initialize") { request, _ in try await self.registrationInitialize(request) }
         router.post("registration_finalize") { request, _ in await self.registrationFinalize(request) }
         router.get("authentication_initialize") { _, _ in await self.authenticationInitialize() }
         router.post("authentication_finalize") { request, _ in await self.authenticationFinalize(request) }
@@ -42,11 +42,9 @@ extension DevServer {
     /// account's RP session (`Authorization: Bearer`, from a passkey sign-in). A name that is already an
     /// account's username or e-mail address is refused without a session, so nobody can attach a credential
     /// to someone else's account, and a credential never waits for an account to be created under its name.
-    func registrationInitialize(_ request: Request) async -> Response {
+    func registrationInitialize(_ request: Request) async throws(Rejection) -> Response {
         let now = clock()
-        let sessionUser = await relyingPartySessionUser(request, now: now)
-        if case .rejected(let response) = sessionUser { return response }
-        let signedIn: String? = if case .ok(let name) = sessionUser { name } else { nil }
+        let signedIn = try await relyingPartySessionUser(request, now: now)
         guard let name = request.uri.queryParameters.get("user_name") ?? signedIn, !name.isEmpty, name.count <= 64
         else {
             return Self.rpError("user name not provided")
@@ -87,18 +85,18 @@ extension DevServer {
         return HTTP.json(["publicKey": .object(publicKey)])
     }
 
-    /// The account of the RP session the request presents: `.ok(nil)` without one, a 401 for a dead one.
-    private func relyingPartySessionUser(_ request: Request, now: Date) async -> Checked<String?> {
-        guard let authorization = request.headers[.authorization] else { return .ok(nil) }
+    /// The account of the RP session the request presents: `nil` without one, a 401 for a dead one.
+    private func relyingPartySessionUser(_ request: Request, now: Date) async throws(Rejection) -> String? {
+        guard let authorization = request.headers[.authorization] else { return nil }
         guard authorization.lowercased().hasPrefix("bearer ") else {
-            return .rejected(Self.rpError("use Authorization: Bearer", status: .unauthorized))
+            throw Rejection(Self.rpError("use Authorization: Bearer", status: .unauthorized))
         }
         let token = String(HTTP.trimmingOWS(authorization.dropFirst(7)))
         guard let username = await relyingPartySessions.username(for: token, now: now) else {
-            return .rejected(
+            throw Rejection(
                 Self.rpError("the session has expired or does not exist; sign in again", status: .unauthorized))
         }
-        return .ok(username)
+        return username
     }
 
     func registrationFinalize(_ incoming: Request) async -> Response {

@@ -144,10 +144,19 @@ enum RequestFailure: Error {
     }
 }
 
-/// The outcome of a check that either yields a value or has already decided the response.
-enum Checked<Value> {
-    case ok(Value)
-    case rejected(Response)
+/// A request a check refused, with the response that says why. The shared checks (`readForm`,
+/// `authenticateClient`, `tokenRequestProof`, `haapiCaller`, …) throw it; a handler lets it propagate, and
+/// Hummingbird's router sends its response (`HTTPResponseError`), so no handler writes the refusal itself.
+struct Rejection: Error, HTTPResponseError {
+    let response: Response
+
+    init(_ response: Response) {
+        self.response = response
+    }
+
+    var status: HTTPResponse.Status { response.status }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response { response }
 }
 
 extension HTTPField.Name {
