@@ -1,7 +1,7 @@
 import Foundation
 
 /// Configures and creates a `HaapiTokenManager`.
-public struct HaapiTokenManagerBuilder: Sendable {
+public struct HaapiTokenManagerBuilder: ValueBuilder {
     private let tokenEndpoint: URL
     private let clientId: String
     private var name = "haapi"
@@ -24,69 +24,47 @@ public struct HaapiTokenManagerBuilder: Sendable {
 
     /// A copy with another name (`haapi` by default); the name keys the device identity.
     public func setName(_ name: String) -> Self {
-        var copy = self
-        copy.name = name
-        return copy
+        with { $0.name = name }
     }
     /// A copy that sends through `transport`.
     public func setTransport(_ transport: any HTTPTransport) -> Self {
-        var copy = self
-        copy.transport = transport
-        return copy
+        with { $0.transport = transport }
     }
     /// A copy that renews the token when fewer than `seconds` remain.
     public func setHaapiTokenMinTTL(_ seconds: TimeInterval) -> Self {
-        var copy = self
-        copy.minTokenTTL = max(0, seconds)
-        return copy
+        with { $0.minTokenTTL = max(0, seconds) }
     }
     /// Uses the client's own credentials instead of attestation.
     public func disableDeviceCheckAttestation() -> Self {
-        var copy = self
-        copy.attester = nil
-        return copy
+        with { $0.attester = nil }
     }
     /// A copy that attests with `attester`.
     public func setAttester(_ attester: any Attester) -> Self {
-        var copy = self
-        copy.attester = attester
-        return copy
+        with { $0.attester = attester }
     }
     /// A copy that retries a failed attestation `count` times.
     public func setAttestationMaxRetryCount(_ count: Int) -> Self {
-        var copy = self
-        copy.attestationMaxRetries = max(0, count)
-        return copy
+        with { $0.attestationMaxRetries = max(0, count) }
     }
     /// Where the DPoP key lives; a fresh key of this type is made for the manager.
     public func setKeyPairType(_ type: CryptoKeyType) -> Self {
-        var copy = self
-        copy.keyType = type
-        return copy
+        with { $0.keyType = type }
     }
     /// A specific DPoP key (one loaded from storage, so bound tokens survive a restart).
     public func setDPoPKey(_ key: any SigningKey) -> Self {
-        var copy = self
-        copy.dpopKey = key
-        return copy
+        with { $0.dpopKey = key }
     }
     /// A copy that authenticates the client with `method` when not attesting.
     public func setClientAuthenticationMethod(_ method: any ClientAuthenticationMethod) -> Self {
-        var copy = self
-        copy.clientAuthentication = method
-        return copy
+        with { $0.clientAuthentication = method }
     }
     /// Shares nonces with other components that talk to the same server.
     public func setNonceStore(_ store: DPoPNonceStore) -> Self {
-        var copy = self
-        copy.nonces = store
-        return copy
+        with { $0.nonces = store }
     }
     /// A copy with another notion of now (tests).
     public func setClock(_ clock: @escaping @Sendable () -> Date) -> Self {
-        var copy = self
-        copy.clock = clock
-        return copy
+        with { $0.clock = clock }
     }
 
     /// The token manager. Throws `.haapiTokenManagerAlreadyExists` when a manager with the same name is open, and

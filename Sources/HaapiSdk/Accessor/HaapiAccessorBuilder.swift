@@ -1,4 +1,5 @@
 import Foundation
+import HaapiDriver
 
 /// Gives access to the OAuth side.
 public protocol OAuthAccessor: Sendable {
@@ -34,7 +35,7 @@ struct BuiltHaapiAccessor: HaapiAccessor {
 
 /// Builds the managers for this device: attestation when it works, otherwise (when configured) a
 /// dynamic client registered from a template, kept for later runs.
-public struct HaapiAccessorBuilder: Sendable {
+public struct HaapiAccessorBuilder: ValueBuilder {
     private let configuration: HaapiConfiguration
     private var option = HaapiAccessorOption.all
     private var dcrConfiguration: DCRConfiguration?
@@ -46,16 +47,12 @@ public struct HaapiAccessorBuilder: Sendable {
 
     /// A copy that builds both managers (`.all`) or only the `OAuthTokenManager` (`.oauth`).
     public func setHaapiAccessorOption(option: HaapiAccessorOption) -> Self {
-        var copy = self
-        copy.option = option
-        return copy
+        with { $0.option = option }
     }
 
     /// A copy that falls back to dynamic client registration when the device cannot attest.
     public func setDCRConfiguration(configuration: DCRConfiguration) -> Self {
-        var copy = self
-        copy.dcrConfiguration = configuration
-        return copy
+        with { $0.dcrConfiguration = configuration }
     }
 
     /// Builds a `HaapiManager` and an `OAuthTokenManager` (option `.all`), having decided between attestation

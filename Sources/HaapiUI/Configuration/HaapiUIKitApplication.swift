@@ -1,4 +1,5 @@
 import Foundation
+import HaapiDriver
 
 /// What the UI kit needs for every flow of one app: the configuration, the theme, and the device's DPoP
 /// key (shared by flows and by `OAuthLifecycle` refreshes of the tokens they produced).
@@ -39,7 +40,7 @@ public final class HaapiUIKitApplication: Sendable {
 }
 
 /// Builds a `HaapiUIKitApplication`: the configuration, the theme, and the DPoP key the flows use.
-public struct HaapiUIKitApplicationBuilder: Sendable {
+public struct HaapiUIKitApplicationBuilder: ValueBuilder {
     private let configuration: HaapiUIKitConfiguration
     private var themingPlistFileName: String?
     private var themingBundle: Bundle = .main
@@ -55,31 +56,25 @@ public struct HaapiUIKitApplicationBuilder: Sendable {
 
     /// The app's theme overrides: `name`.plist in `bundle`.
     public func setThemingPlistFileName(_ name: String, bundle: Bundle = .main) -> Self {
-        var copy = self
-        copy.themingPlistFileName = name
-        copy.themingBundle = bundle
-        return copy
+        with {
+            $0.themingPlistFileName = name
+            $0.themingBundle = bundle
+        }
     }
 
     /// Theme overrides from a file anywhere (Linux apps, tests).
     public func setThemingPlistURL(_ url: URL) -> Self {
-        var copy = self
-        copy.themingPlistURL = url
-        return copy
+        with { $0.themingPlistURL = url }
     }
 
     /// Uses a key the app already holds for DPoP.
     public func setDPoPKey(_ key: any SigningKey) -> Self {
-        var copy = self
-        copy.dpopKey = key
-        return copy
+        with { $0.dpopKey = key }
     }
 
     /// Keeps the DPoP key in `storage` so bound tokens can be refreshed after a restart.
     public func setDPoPKeyStorage(_ storage: any Storage) -> Self {
-        var copy = self
-        copy.keyStorage = storage
-        return copy
+        with { $0.keyStorage = storage }
     }
 
     /// Never throws, as in the seed: a DPoP key that cannot be loaded or made (a stored key that no longer

@@ -1,4 +1,5 @@
 import Foundation
+import HaapiDriver
 import Passkeys
 
 /// How the login screens appear: over the app (`modal`) or pushed on its navigation stack (`stack`).
@@ -88,7 +89,7 @@ public struct HaapiUIKitConfiguration: Sendable {
 }
 
 /// Builds a `HaapiUIKitConfiguration` with the seed's defaults.
-public struct HaapiUIKitConfigurationBuilder: Sendable {
+public struct HaapiUIKitConfigurationBuilder: ValueBuilder {
     private let clientId: String
     private let baseUrl: URL
     private let tokenEndpointUrl: URL
@@ -128,125 +129,89 @@ public struct HaapiUIKitConfigurationBuilder: Sendable {
 
     /// A copy with the revocation endpoint.
     public func setRevocationEndpointURL(_ url: URL) -> Self {
-        var copy = self
-        copy.revocationEndpointURL = url
-        return copy
+        with { $0.revocationEndpointURL = url }
     }
     /// A copy that asks for `scopes`.
     public func setScopes(_ scopes: [String]) -> Self {
-        var copy = self
-        copy.scopes = scopes
-        return copy
+        with { $0.scopes = scopes }
     }
     /// A copy that asks for the ACR values.
     public func setAcrValues(_ values: [String]) -> Self {
-        var copy = self
-        copy.acrValues = values
-        return copy
+        with { $0.acrValues = values }
     }
     /// A copy that polls every `seconds` when the server gives no interval (3 by default).
     public func setAutoPollingDuration(_ seconds: TimeInterval) -> Self {
-        var copy = self
-        copy.autoPollingDuration = seconds
-        return copy
+        with { $0.autoPollingDuration = seconds }
     }
     /// A copy that gives up polling after `seconds` (300 by default).
     public func setPollingTimeout(_ seconds: TimeInterval) -> Self {
-        var copy = self
-        copy.pollingTimeout = seconds
-        return copy
+        with { $0.pollingTimeout = seconds }
     }
     /// A copy that shows, or does not show, an alert when the flow fails.
     public func setShouldAutoHandleFlowErrorFeedback(_ value: Bool) -> Self {
-        var copy = self
-        copy.shouldAutoHandleFlowErrorFeedback = value
-        return copy
+        with { $0.shouldAutoHandleFlowErrorFeedback = value }
     }
     /// A copy with the presentation mode.
     public func setPresentationMode(_ mode: PresentationMode) -> Self {
-        var copy = self
-        copy.presentationMode = mode
-        return copy
+        with { $0.presentationMode = mode }
     }
     /// A copy that shows a choice of authenticators as a list or as tabs.
     public func setAuthenticationSelectionPresentation(
         _ value: AuthenticatorSelectionPresentation
     ) -> Self {
-        var copy = self
-        copy.authenticationSelectionPresentation = value
-        return copy
+        with { $0.authenticationSelectionPresentation = value }
     }
     /// A copy that asks, or does not ask, before closing mid-flow.
     public func setShouldConfirmFlowInterruption(_ value: Bool) -> Self {
-        var copy = self
-        copy.shouldConfirmFlowInterruption = value
-        return copy
+        with { $0.shouldConfirmFlowInterruption = value }
     }
     /// A copy that opens external-browser steps in the default browser, or in an in-app session.
     public func setUseDefaultExternalBrowser(_ value: Bool) -> Self {
-        var copy = self
-        copy.useDefaultExternalBrowser = value
-        return copy
+        with { $0.useDefaultExternalBrowser = value }
     }
     /// A copy with the attestation settings.
     public func setAttestationConfiguration(_ value: AttestationConfiguration) -> Self {
-        var copy = self
-        copy.attestationConfiguration = value
-        return copy
+        with { $0.attestationConfiguration = value }
     }
     /// A copy that attests with `value`.
     public func setAttester(_ value: any Attester) -> Self {
-        var copy = self
-        copy.attester = value
-        return copy
+        with { $0.attester = value }
     }
     /// A copy with the client's own credentials.
     public func setClientAuthenticationMethod(_ value: any ClientAuthenticationMethod) -> Self {
-        var copy = self
-        copy.clientAuthenticationMethod = value
-        return copy
+        with { $0.clientAuthenticationMethod = value }
     }
     /// A copy with the dynamic-client fallback for devices that cannot attest.
     public func setDCRConfiguration(_ value: DCRConfiguration) -> Self {
-        var copy = self
-        copy.dcrConfiguration = value
-        return copy
+        with { $0.dcrConfiguration = value }
     }
     /// A copy with the token binding.
     public func setTokenBoundConfiguration(_ value: any TokenBoundConfiguration) -> Self {
-        var copy = self
-        copy.tokenBoundConfiguration = value
-        return copy
+        with { $0.tokenBoundConfiguration = value }
     }
     /// A copy that sends through `value`.
     public func setTransport(_ value: any HTTPTransport) -> Self {
-        var copy = self
-        copy.transport = value
-        return copy
+        with { $0.transport = value }
     }
     /// A copy that runs passkey steps with `value`, acting for `origin` (by default the server's).
     public func setPasskeyAuthenticator(
         _ value: any WebAuthnAuthenticator, origin: String? = nil
     ) -> Self {
-        var copy = self
-        copy.passkeyAuthenticator = value
-        copy.passkeyOrigin = origin
-        return copy
+        with {
+            $0.passkeyAuthenticator = value
+            $0.passkeyOrigin = origin
+        }
     }
 
     /// The language of the kit's own words (one of `HaapiUIStrings.languages`, else English) and the app's
     /// replacements by key (`hui_back`, …).
     public func setLocalization(locale: Locale, overrides: [String: String] = [:]) -> Self {
-        var copy = self
-        copy.strings = HaapiUIStrings(locale: locale, overrides: overrides)
-        return copy
+        with { $0.strings = HaapiUIStrings(locale: locale, overrides: overrides) }
     }
 
     /// How BankID and Encap client operations open their app; `nil` leaves it to the renderer (a link).
     public func setExternalAppOpener(_ opener: (any ExternalAppOpener)?) -> Self {
-        var copy = self
-        copy.externalAppOpener = opener
-        return copy
+        with { $0.externalAppOpener = opener }
     }
 
     /// The configuration.
