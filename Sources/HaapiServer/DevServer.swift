@@ -15,6 +15,7 @@ import NIOCore
 public final class DevServer: Sendable {
     public let configuration: ServerConfiguration
     public let outbox = Outbox()
+    // The pieces several services share; each service gets the ones it uses through its initializer.
     let store: ServerStore
     let keys: ServerKeys
     let accessTokens: SealedAccessTokens
@@ -23,18 +24,22 @@ public final class DevServer: Sendable {
     let nonces: DPoPNonceService
     let dpop: DPoPVerifier
     let flows = FlowStore()
-    let passkeyChallenges = PasskeyChallenges()
-    let relyingPartySessions = RelyingPartySessions()
-    let authHubFlows = AuthHubFlowStore()
-    let challenges = AttestationChallenges()
-    let singleUse = DPoPReplayCache()
     let passwords: PasswordHasher
     let passwordPool = PasswordHashingPool()
     let unknownNameAttempts = UnknownNameAttempts()
     let clock: @Sendable () -> Date
-    let scheme: String
-    private let issuerValue = LockedValue("http://127.0.0.1")
-    private let boundPortValue = LockedValue(0)
+    let address: ServerAddress
+
+    // The services (route collections), each with the state it owns.
+    let discovery: DiscoveryRoutes
+    let attestation: AttestationRoutes
+    let tokens: TokenRoutes
+    let registration: RegistrationRoutes
+    let authenticatorService: AuthenticatorRoutes
+    let authorization: AuthorizeRoutes
+    let admin: AdminRoutes
+    let relyingParty: WebAppRelyingPartyRoutes
+    let authHub: AuthHubRoutes
 
     /// - Parameter clock: the server's notion of now; tests move it to expire codes and tokens.
     public init(
@@ -45,7 +50,7 @@ public final class DevServer: Sendable {
         self.configuration = configuration
         self.store = store
         self.clock = clock
-        self.scheme = scheme
+        address = ServerAddress(scheme: scheme)
         keys = try ServerKeys.loadOrCreate(in: store)
         accessTokens = SealedAccessTokens(key: keys.accessTokenKey)
         clients = ClientRegistry(configuration: configuration, store: store)
@@ -58,21 +63,47 @@ public final class DevServer: Sendable {
             nonces: nonces,
             replayCache: DPoPReplayCache())
         passwords = PasswordHasher(iterations: configuration.security.passwordHashIterations)
+
+        discovery = DiscoveryRoutes(
+            address: address, configuration: configuration, keys: keys, clients: clients, dpop: dpop)
+        attestation = AttestationRoutes(
+            address: address, configuration: configuration, store: store, keys: keys, clients: clients, dpop: dpop,
+            nonces: nonces, clock: clock)
+        tokens = TokenRoutes(
+            address: address, configuration: configuration, store: store, keys: keys, clients: clients,
+            clientAuthenticator: clientAuthenticator, dpop: dpop, nonces: nonces, accessTokens: accessTokens,
+            clock: clock)
+        registration = RegistrationRoutes(
+            address: address, configuration: configuration, store: store, clients: clients, dpop: dpop,
+            nonces: nonces, accessTokens: accessTokens, clock: clock)
+        authenticatorService = AuthenticatorRoutes(
+            address: address, configuration: configuration, store: store, clients: clients, dpop: dpop,
+            nonces: nonces, accessTokens: accessTokens, flows: flows, outbox: outbox, passwords: passwords,
+            passwordPool: passwordPool, unknownNameAttempts: unknownNameAttempts, clock: clock)
+        authorization = AuthorizeRoutes(
+            address: address, configuration: configuration, store: store, clients: clients, dpop: dpop,
+            nonces: nonces, accessTokens: accessTokens, flows: flows, clock: clock,
+            authenticatorService: authenticatorService)
+        admin = AdminRoutes(address: address, flows: flows, outbox: outbox, clock: clock)
+        relyingParty = WebAppRelyingPartyRoutes(address: address, store: store, clock: clock)
+        authHub = AuthHubRoutes(
+            address: address, configuration: configuration, store: store, keys: keys, clients: clients,
+            outbox: outbox, accessTokens: accessTokens, passwords: passwords, passwordPool: passwordPool,
+            unknownNameAttempts: unknownNameAttempts, clock: clock, tokens: tokens)
         try seedUsers()
     }
 
     /// The issuer: the base URL clients reach the server at.
-    public var issuer: String { issuerValue.get() }
+    public var issuer: String { address.issuer }
 
     /// The port the server listens on (0 before `start`).
-    var boundPort: Int { boundPortValue.get() }
+    var boundPort: Int { address.boundPort }
 
-    func url(_ path: String) -> String { issuer + path }
-
-    /// The URL a request was sent to, as the server's public base URL names it: what a DPoP proof's `htu`
-    /// must match (RFC 9449 §4.3). Never built from the `Host` header, which the sender chooses.
-    func publicRequestURL(_ request: Request) -> String {
-        issuer + request.uri.path
+    var services: [any ServerService] {
+        [
+            discovery, attestation, tokens, registration, authorization, authenticatorService, admin, relyingParty,
+            authHub,
+        ]
     }
 
     private func seedUsers() throws {
@@ -90,15 +121,7 @@ public final class DevServer: Sendable {
 
     func router() -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
-        addDiscoveryRoutes(to: router)
-        addAttestationRoutes(to: router)
-        addTokenRoutes(to: router)
-        addRegistrationRoutes(to: router)
-        addAuthorizeRoutes(to: router)
-        addAuthenticatorRoutes(to: router)
-        addAdminRoutes(to: router)
-        addWebAppRelyingPartyRoutes(to: router)
-        addAuthHubRoutes(to: router)
+        for service in services { service.addRoutes(to: router) }
         return router
     }
 
@@ -140,8 +163,7 @@ public final class DevServer: Sendable {
             throw ServerStartError.couldNotBind("\(host):\(port)")
         }
         let displayHost = host.contains(":") ? "[\(host)]" : (host == "0.0.0.0" ? "127.0.0.1" : host)
-        boundPortValue.set(boundPort)
-        issuerValue.set(publicURL ?? "\(scheme)://\(displayHost):\(boundPort)")
+        address.set(issuer: publicURL ?? "\(address.scheme)://\(displayHost):\(boundPort)", boundPort: boundPort)
         return RunningDevServer(baseURL: URL(string: issuer) ?? URL(fileURLWithPath: "/"), port: boundPort, task: task)
     }
 }
@@ -173,3 +195,6 @@ public struct RunningDevServer: Sendable {
         try await task.value
     }
 }
+
+// Tests and the CLI check passwords against the server the way its authenticators do.
+extension DevServer: PasswordChecking {}

@@ -3,7 +3,7 @@ import HaapiDriver
 import HaapiModel
 import Hummingbird
 
-extension DevServer {
+extension AuthHubRoutes {
     /// POST /factor/v1/PasswordAuthenticator at PASSWORD_AUTH; the password may be encrypted (and must be, when
     /// the tenant says so). A field that does not open ends the flow: it was changed, or sealed for another flow.
     func passwordFactor(_ call: AuthHubCall) async -> Response {

@@ -4,7 +4,7 @@ import HaapiModel
 import Hummingbird
 import Passkeys
 
-extension DevServer {
+extension AuthHubRoutes {
     /// The FIDO factor's relying party is this server: `documentDomain` must be its origin (research A.9).
     private func checkDocumentDomain(_ call: AuthHubCall, _ flow: AuthHubFlow) -> String? {
         let domain = (call.string("documentDomain") ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "/"))

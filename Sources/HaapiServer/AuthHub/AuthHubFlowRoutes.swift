@@ -5,7 +5,7 @@ import HaapiDriver
 import HaapiModel
 import Hummingbird
 
-extension DevServer {
+extension AuthHubRoutes {
     /// The tenant settings a client reads before `initAuth`; the vendor's value is a comma-separated string.
     func brandingSettings(_ call: AuthHubCall) async -> Response {
         let fields = call.tenant.fieldsToBeEncryptedInAuthFlow
@@ -87,7 +87,8 @@ extension DevServer {
                     + SHA256.hash(data: Data(username.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
                 flow.emailCredential = credId
                 let credential: JSONObject = [
-                    "credId": .string(credId), "credType": "email", "credValue": .string(Self.maskEmail(email)),
+                    "credId": .string(credId), "credType": "email",
+                    "credValue": .string(AuthenticatorRoutes.maskEmail(email)),
                 ]
                 return .next("EMAIL_OTP_SELECTION", ["credentials": .array([.object(credential)])])
             default:

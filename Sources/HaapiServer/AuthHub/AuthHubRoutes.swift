@@ -31,15 +31,33 @@ enum AuthHubStep {
     case allowed
 }
 
-extension DevServer {
+/// The Authentication Hub tenants' flow API. It owns the sealed, single-use flow states.
+struct AuthHubRoutes: ServerService, PasswordChecking, PasskeyStoring, AccessTokenReading {
+    let address: ServerAddress
+    let configuration: ServerConfiguration
+    let store: ServerStore
+    let keys: ServerKeys
+    let clients: ClientRegistry
+    let outbox: Outbox
+    let accessTokens: SealedAccessTokens
+    let passwords: PasswordHasher
+    let passwordPool: PasswordHashingPool
+    let unknownNameAttempts: UnknownNameAttempts
+    let clock: @Sendable () -> Date
+    /// A tenant's OAuth token endpoint is the server's.
+    let tokens: TokenRoutes
+    let authHubFlows = AuthHubFlowStore()
+}
+
+extension AuthHubRoutes {
     /// The Authentication Hub endpoints under `/<tenant>` (or a tenant's proxy path), when configured.
-    func addAuthHubRoutes(to router: Router<ServerRequestContext>) {
+    func addRoutes(to router: Router<ServerRequestContext>) {
         guard configuration.authHub != nil else { return }
         router.post(":tenant/oauth2/v1/token") { request, context in
             guard self.authHubTenant(context) != nil else {
                 return Self.authHubError("8000014", "Unknown tenant", status: .notFound)
             }
-            return try await self.token(request)
+            return try await self.tokens.token(request)
         }
         let routes: [(String, AuthHubEndpoint.Path, @Sendable (AuthHubCall) async -> Response)] = [
             ("GET", .brandingSettings, { await self.brandingSettings($0) }),

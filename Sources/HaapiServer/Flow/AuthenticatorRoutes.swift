@@ -2,8 +2,25 @@ import Foundation
 import HaapiModel
 import Hummingbird
 
-extension DevServer {
-    func addAuthenticatorRoutes(to router: Router<ServerRequestContext>) {
+/// The HAAPI authenticators (password, e-mail code, approval, browser, passkeys) and the browser page.
+struct AuthenticatorRoutes: ServerService, FlowCompleting, PasswordChecking, PasskeyStoring {
+    let address: ServerAddress
+    let configuration: ServerConfiguration
+    let store: ServerStore
+    let clients: ClientRegistry
+    let dpop: DPoPVerifier
+    let nonces: DPoPNonceService
+    let accessTokens: SealedAccessTokens
+    let flows: FlowStore
+    let outbox: Outbox
+    let passwords: PasswordHasher
+    let passwordPool: PasswordHashingPool
+    let unknownNameAttempts: UnknownNameAttempts
+    let clock: @Sendable () -> Date
+}
+
+extension AuthenticatorRoutes {
+    func addRoutes(to router: Router<ServerRequestContext>) {
         let base = Paths.authenticate
         router.get(RouterPath(stringLiteral: base + "/:authenticator")) { request, context in
             try await self.authenticatorRequest(request, context, action: nil)
@@ -96,33 +113,6 @@ extension DevServer {
     func missingFields(_ names: [String], in form: [String: String]) -> [(name: String, reason: String, detail: String)]
     {
         names.filter { (form[$0] ?? "").isEmpty }.map { ($0, "missing", "This field is required") }
-    }
-
-    enum PasswordCheck {
-        case success(StoredUser)
-        case locked, incorrect, busy
-    }
-
-    /// Verifies a password with lockout: N failures lock the name for a while. Accounts keep their counter
-    /// in the database (a restart does not reset it); unknown names get a bounded in-memory counter that
-    /// answers the same way, and the same hashing cost, so nothing here tells which accounts exist.
-    /// The hashing runs on the password pool, never on the request threads.
-    func checkPassword(username: String, password: String) async -> PasswordCheck {
-        let user = try? store.user(named: username)
-        if await isLocked(username, isAccount: user != nil, for: .password) { return .locked }
-        let stored = user?.passwordHash ?? passwords.unmatchableHash()
-        let hasher = passwords
-        let matches: Bool
-        do {
-            matches = try await passwordPool.run { hasher.verify(password, against: stored) }
-        } catch {
-            return .busy
-        }
-        guard matches, let user else {
-            return await recordFailure(username, isAccount: user != nil, for: .password) ? .locked : .incorrect
-        }
-        clearFailures(user.username, for: .password)
-        return .success(user)
     }
 
     func passwordCheckResponse(_ caller: HaapiCaller, _ result: PasswordCheck) async -> Response {

@@ -3,8 +3,50 @@ import HaapiDriver
 import HaapiModel
 import Hummingbird
 
-extension DevServer {
-    func addAuthorizeRoutes(to router: Router<ServerRequestContext>) {
+/// What the authorize and authenticator services share about a flow: which authenticators a client may use,
+/// and how an authenticator hands the flow back once it knows the user.
+protocol FlowCompleting: HaapiGuarding {}
+
+extension FlowCompleting {
+    func authenticators(for client: ResolvedClient) -> [AuthenticatorConfiguration] {
+        let allowed = client.configuration.authenticators
+        return configuration.authenticators.filter { allowed.isEmpty || allowed.contains($0.id) }
+    }
+
+    /// Called by an authenticator once it knows who the user is.
+    func completeAuthentication(_ caller: HaapiCaller, username: String) async -> Response {
+        guard let session = caller.session else {
+            return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session"))
+        }
+        let now = clock()
+        await flows.update(session.id) { flow in
+            flow.username = username
+            flow.authTime = now
+            flow.email = nil
+            flow.approval = nil
+            flow.browser = nil
+        }
+        return representation(caller, Representation.redirection(to: url(Paths.authorizeResume)))
+    }
+}
+
+/// The authorization endpoint and what follows the authenticators: resume, consent and the code.
+struct AuthorizeRoutes: ServerService, FlowCompleting {
+    let address: ServerAddress
+    let configuration: ServerConfiguration
+    let store: ServerStore
+    let clients: ClientRegistry
+    let dpop: DPoPVerifier
+    let nonces: DPoPNonceService
+    let accessTokens: SealedAccessTokens
+    let flows: FlowStore
+    let clock: @Sendable () -> Date
+    /// Where a chosen authenticator starts.
+    let authenticatorService: AuthenticatorRoutes
+}
+
+extension AuthorizeRoutes {
+    func addRoutes(to router: Router<ServerRequestContext>) {
         router.get(RouterPath(stringLiteral: Paths.authorize)) { request, _ in try await self.authorize(request) }
         router.get(RouterPath(stringLiteral: Paths.authorizeResume)) { request, _ in try await self.resume(request) }
         router.post(RouterPath(stringLiteral: Paths.consent)) { request, _ in try await self.consent(request) }
@@ -85,17 +127,12 @@ extension DevServer {
         return representation(caller, Representation.redirection(to: url(Paths.authenticate)), setSession: session.id)
     }
 
-    func authenticators(for client: ResolvedClient) -> [AuthenticatorConfiguration] {
-        let allowed = client.configuration.authenticators
-        return configuration.authenticators.filter { allowed.isEmpty || allowed.contains($0.id) }
-    }
-
     /// With one authenticator the flow goes straight to it; otherwise the user chooses.
     func selectAuthenticator(_ request: Request) async throws(Rejection) -> Response {
         let caller: HaapiCaller = try await haapiCaller(request, needsSession: true)
         let available = authenticators(for: caller.client)
         if available.count == 1, let only = available.first {
-            return await startAuthenticator(only, caller: caller)
+            return await authenticatorService.startAuthenticator(only, caller: caller)
         }
         let options = available.map { authenticator in
             Representation.form(
@@ -114,22 +151,6 @@ extension DevServer {
                         "model": ["options": .array(options)],
                     ]
                 ]))
-    }
-
-    /// Called by an authenticator once it knows who the user is.
-    func completeAuthentication(_ caller: HaapiCaller, username: String) async -> Response {
-        guard let session = caller.session else {
-            return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session"))
-        }
-        let now = clock()
-        await flows.update(session.id) { flow in
-            flow.username = username
-            flow.authTime = now
-            flow.email = nil
-            flow.approval = nil
-            flow.browser = nil
-        }
-        return representation(caller, Representation.redirection(to: url(Paths.authorizeResume)))
     }
 
     /// A HAAPI request in a flow whose user has already authenticated (resume and consent).

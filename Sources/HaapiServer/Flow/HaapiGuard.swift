@@ -13,7 +13,16 @@ struct HaapiCaller: Sendable {
     let headers: HTTPFields
 }
 
-extension DevServer {
+/// The HAAPI request guard, shared by the authorize and authenticator services: the HAAPI token, its DPoP
+/// proof and the flow session, checked the same way for every HAAPI endpoint.
+protocol HaapiGuarding: PublicAddressing, AccessTokenReading, NonceAdvertising {
+    var configuration: ServerConfiguration { get }
+    var clients: ClientRegistry { get }
+    var dpop: DPoPVerifier { get }
+    var flows: FlowStore { get }
+}
+
+extension HaapiGuarding {
     /// Checks a HAAPI request: `Accept: application/vnd.auth+json`, `Authorization: DPoP <HAAPI token>`,
     /// a DPoP proof for this request with `ath` (and the nonce in nonce mode) signed by the token's key,
     /// and, when `needsSession`, a `Session-Id` whose flow belongs to that key.

@@ -81,19 +81,28 @@ enum SoftwareAttestation {
     }
 }
 
-extension DevServer {
+/// Client attestation: the challenge, and the attestation answered with a client attestation token (CAT).
+/// It owns the challenges it hands out.
+struct AttestationRoutes: ServerService, FormReading, NonceAdvertising {
+    let address: ServerAddress
+    let configuration: ServerConfiguration
+    let store: ServerStore
+    let keys: ServerKeys
+    let clients: ClientRegistry
+    let dpop: DPoPVerifier
+    let nonces: DPoPNonceService
+    let clock: @Sendable () -> Date
+    /// Challenges handed out and not yet answered (bounded, single use).
+    let challenges = AttestationChallenges()
+}
+
+extension AttestationRoutes {
     static let catType = "haapi-cat+jwt"
 
-    func addAttestationRoutes(to router: Router<ServerRequestContext>) {
+    func addRoutes(to router: Router<ServerRequestContext>) {
         router.get(RouterPath(stringLiteral: Paths.cat)) { request, _ in try await self.challenge(request) }
         router.post(RouterPath(stringLiteral: Paths.cat)) { request, _ in try await self.clientAttestationToken(request)
         }
-    }
-
-    /// Headers that carry the current DPoP nonce to clients in nonce mode.
-    func nonceHeaders(for client: ResolvedClient?) async -> HTTPFields {
-        guard let client, client.configuration.dpopNonce else { return [:] }
-        return [.dpopNonce: await nonces.nonce(now: clock())]
     }
 
     private func attestedClient(_ id: String?) throws(Rejection) -> ResolvedClient {

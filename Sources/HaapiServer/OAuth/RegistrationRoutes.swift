@@ -2,8 +2,20 @@ import Foundation
 import HaapiDriver
 import Hummingbird
 
-extension DevServer {
-    func addRegistrationRoutes(to router: Router<ServerRequestContext>) {
+/// Dynamic client registration (RFC 7591) from templates, with a `dcr`-scoped, DPoP-bound token.
+struct RegistrationRoutes: ServerService, NonceAdvertising, AccessTokenReading {
+    let address: ServerAddress
+    let configuration: ServerConfiguration
+    let store: ServerStore
+    let clients: ClientRegistry
+    let dpop: DPoPVerifier
+    let nonces: DPoPNonceService
+    let accessTokens: SealedAccessTokens
+    let clock: @Sendable () -> Date
+}
+
+extension RegistrationRoutes {
+    func addRoutes(to router: Router<ServerRequestContext>) {
         router.post(RouterPath(stringLiteral: Paths.register)) { request, _ in await self.register(request) }
     }
 

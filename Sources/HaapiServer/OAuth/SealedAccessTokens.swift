@@ -58,7 +58,13 @@ struct SealedAccessTokens: Sendable {
     }
 }
 
-extension DevServer {
+/// Reading the access tokens this server issued (sealed or stored), for the services that accept them.
+protocol AccessTokenReading {
+    var accessTokens: SealedAccessTokens { get }
+    var store: ServerStore { get }
+}
+
+extension AccessTokenReading {
     /// The record of an access token this server issued, sealed or stored, with `revoked` set when it, or
     /// its refresh-token family, was revoked; nil for an unknown token.
     func accessTokenRecord(_ token: String) -> AccessTokenRecord? {

@@ -3,10 +3,27 @@ import HTTPTypes
 import HaapiDriver
 import Hummingbird
 
-extension DevServer {
+/// The token endpoint (HAAPI tokens from attestation, client credentials, codes, refreshes), revocation and
+/// introspection. It owns the single-use record of client attestation tokens.
+struct TokenRoutes: ServerService, FormReading, NonceAdvertising, AccessTokenReading {
+    let address: ServerAddress
+    let configuration: ServerConfiguration
+    let store: ServerStore
+    let keys: ServerKeys
+    let clients: ClientRegistry
+    let clientAuthenticator: ClientAuthenticator
+    let dpop: DPoPVerifier
+    let nonces: DPoPNonceService
+    let accessTokens: SealedAccessTokens
+    let clock: @Sendable () -> Date
+    /// Attestation tokens (CATs) already redeemed.
+    let singleUse = DPoPReplayCache()
+}
+
+extension TokenRoutes {
     static let haapiTokenType = "at+jwt"
 
-    func addTokenRoutes(to router: Router<ServerRequestContext>) {
+    func addRoutes(to router: Router<ServerRequestContext>) {
         router.post(RouterPath(stringLiteral: Paths.token)) { request, _ in try await self.token(request) }
         router.post(RouterPath(stringLiteral: Paths.revoke)) { request, _ in try await self.revocation(request) }
         router.post(RouterPath(stringLiteral: Paths.introspect)) { request, _ in try await self.introspection(request) }
@@ -27,15 +44,6 @@ extension DevServer {
         case "refresh_token"?: return try await refresh(request, form)
         case nil: return HTTP.oauthError("invalid_request", "grant_type is required")
         case let other?: return HTTP.oauthError("unsupported_grant_type", "grant_type \(other) is not supported")
-        }
-    }
-
-    /// Reads the URL-encoded body within the configured size limit.
-    func readForm(_ request: inout Request) async throws(Rejection) -> [String: String] {
-        do throws(RequestFailure) {
-            return try await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
-        } catch {
-            throw Rejection(error.response)
         }
     }
 
@@ -92,7 +100,8 @@ extension DevServer {
         _ request: Request, _ form: [String: String]
     ) async throws(Rejection) -> Response {
         let now = clock()
-        guard let cat = form["client_assertion"], let claims = keys.verify(cat, type: Self.catType, now: now),
+        guard let cat = form["client_assertion"],
+            let claims = keys.verify(cat, type: AttestationRoutes.catType, now: now),
             claims["purpose"]?.stringValue == "cat", claims["aud"]?.stringValue == url(Paths.token),
             let clientID = claims["sub"]?.stringValue, let client = clients.client(id: clientID),
             let jti = claims["jti"]?.stringValue

@@ -2,13 +2,26 @@ import Foundation
 import HaapiDriver
 import Passkeys
 
-extension DevServer {
-    /// What a verified registration is stored into.
-    enum PasskeyOwner {
-        /// An account the caller has proven it owns (password, RP session, Authentication Hub flow).
-        case existingAccount(String)
-        /// A new passkey-only account, created with the credential in one transaction.
-        case newAccount(username: String)
+/// What a verified registration is stored into.
+enum PasskeyOwner {
+    /// An account the caller has proven it owns (password, RP session, Authentication Hub flow).
+    case existingAccount(String)
+    /// A new passkey-only account, created with the credential in one transaction.
+    case newAccount(username: String)
+}
+
+/// Passkey registration and sign-in checks against the server's RP ID and origin, shared by the web-app RP,
+/// the HAAPI passkeys authenticator and the Authentication Hub.
+protocol PasskeyStoring: PublicAddressing {
+    var store: ServerStore { get }
+    var clock: @Sendable () -> Date { get }
+}
+
+extension PasskeyStoring {
+    var relyingPartyID: String { URL(string: issuer)?.host ?? "localhost" }
+
+    var relyingPartyVerifier: RelyingPartyVerifier {
+        RelyingPartyVerifier(rpId: relyingPartyID, origins: [issuer], requireUserVerification: true)
     }
 
     /// Verifies a registration and stores the credential for `owner`. Used by the web-app RP, the HAAPI

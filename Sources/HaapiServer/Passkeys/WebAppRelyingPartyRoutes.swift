@@ -3,20 +3,25 @@ import HaapiDriver
 import Hummingbird
 import Passkeys
 
-extension DevServer {
+/// A web app's passkey endpoints (seed 004's pattern). It owns its challenges and RP sessions.
+struct WebAppRelyingPartyRoutes: ServerService, PasskeyStoring {
+    let address: ServerAddress
+    let store: ServerStore
+    let clock: @Sendable () -> Date
+    /// Challenges handed out and not yet answered (bounded, single use).
+    let passkeyChallenges = PasskeyChallenges()
+    /// Sessions of signed-in accounts, which may add passkeys to their account.
+    let relyingPartySessions = RelyingPartySessions()
+}
+
+extension WebAppRelyingPartyRoutes {
     /// The passkey endpoints of a web app (the pattern of seed 004's sample): sign-up and sign-in with a
     /// discoverable credential. The RP ID is the server's host and the only accepted origin is its issuer.
-    func addWebAppRelyingPartyRoutes(to router: Router<ServerRequestContext>) {
+    func addRoutes(to router: Router<ServerRequestContext>) {
         router.get("registration_initialize") { request, _ in try await self.registrationInitialize(request) }
         router.post("registration_finalize") { request, _ in await self.registrationFinalize(request) }
         router.get("authentication_initialize") { _, _ in await self.authenticationInitialize() }
         router.post("authentication_finalize") { request, _ in await self.authenticationFinalize(request) }
-    }
-
-    var relyingPartyID: String { URL(string: issuer)?.host ?? "localhost" }
-
-    var relyingPartyVerifier: RelyingPartyVerifier {
-        RelyingPartyVerifier(rpId: relyingPartyID, origins: [issuer], requireUserVerification: true)
     }
 
     /// The account a ceremony confirmed; after a sign-in also the RP session that may add passkeys to it.

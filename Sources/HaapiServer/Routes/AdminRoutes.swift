@@ -3,14 +3,23 @@ import HTTPTypes
 import HaapiModel
 import Hummingbird
 
-extension DevServer {
+/// The admin endpoints the demo and the tests use (approvals, the e-mail outbox): loopback only, for the
+/// server's own `Host`, never from a foreign `Origin`.
+struct AdminRoutes: ServerService {
+    let address: ServerAddress
+    let flows: FlowStore
+    let outbox: Outbox
+    let clock: @Sendable () -> Date
+}
+
+extension AdminRoutes {
     /// Helpers for the CLI and tests: list and approve pending sign-ins, read the outbox.
     ///
     /// Only local tools may call them. The peer address alone is not enough: a web page in the developer's
     /// browser can reach loopback too, by a cross-site form or by DNS rebinding (a name of the attacker's that
     /// resolves to 127.0.0.1). So a request must also name this server in `Host`, and must not carry a
     /// foreign `Origin`: curl and `haapi approve` send neither problem, a browser on another site always does.
-    func addAdminRoutes(to router: Router<ServerRequestContext>) {
+    func addRoutes(to router: Router<ServerRequestContext>) {
         router.get(RouterPath(stringLiteral: Paths.adminApprovals)) { request, context in
             if let refusal = self.adminRefusal(request, context) { return refusal }
             let user = HTTP.query(request)["user"]
@@ -52,17 +61,6 @@ extension DevServer {
         }
     }
 
-    /// Pending "approve on another device" requests of real accounts (of `username` when given), newest first;
-    /// what the approving device would list. For in-process callers (the demo, tests).
-    public func pendingApprovals(for username: String? = nil) async -> [PendingApproval] {
-        await flows.pendingApprovals(username: username, now: clock())
-    }
-
-    /// Approves the one request `approvalID` names; false when it is not pending (any more).
-    public func approve(approvalID: String) async -> Bool {
-        await flows.approve(approvalID: approvalID, now: clock())
-    }
-
     /// Why an admin request is refused, or nil when it comes from a local tool.
     func adminRefusal(_ request: Request, _ context: ServerRequestContext) -> Response? {
         guard context.isFromLoopback else {
@@ -101,4 +99,17 @@ extension DevServer {
 
 extension HTTPField.Name {
     static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+}
+
+extension DevServer {
+    /// Pending "approve on another device" requests of real accounts (of `username` when given), newest first;
+    /// what the approving device would list. For in-process callers (the demo, tests).
+    public func pendingApprovals(for username: String? = nil) async -> [PendingApproval] {
+        await flows.pendingApprovals(username: username, now: clock())
+    }
+
+    /// Approves the one request `approvalID` names; false when it is not pending (any more).
+    public func approve(approvalID: String) async -> Bool {
+        await flows.approve(approvalID: approvalID, now: clock())
+    }
 }

@@ -2,8 +2,17 @@ import Foundation
 import HaapiModel
 import Hummingbird
 
-extension DevServer {
-    func addDiscoveryRoutes(to router: Router<ServerRequestContext>) {
+/// Discovery: the OpenID and OAuth metadata documents, the JWKS and `/health`.
+struct DiscoveryRoutes: ServerService {
+    let address: ServerAddress
+    let configuration: ServerConfiguration
+    let keys: ServerKeys
+    let clients: ClientRegistry
+    let dpop: DPoPVerifier
+}
+
+extension DiscoveryRoutes {
+    func addRoutes(to router: Router<ServerRequestContext>) {
         router.get(RouterPath(stringLiteral: Paths.discovery)) { _, _ in HTTP.json(self.discoveryDocument()) }
         router.get(RouterPath(stringLiteral: Paths.authorizationServerMetadata)) { _, _ in
             HTTP.json(self.discoveryDocument())

@@ -3,7 +3,7 @@ import HaapiDriver
 import HaapiModel
 import Hummingbird
 
-extension DevServer {
+extension AuthenticatorRoutes {
     /// "Approve on another device": a polling step that turns done when someone approves through the
     /// admin endpoint (`haapi approve`, which names this one request), and failed when the wait runs out.
     func approvalAuthenticator(

@@ -3,7 +3,7 @@ import HaapiDriver
 import HaapiModel
 import Hummingbird
 
-extension DevServer {
+extension AuthenticatorRoutes {
     /// External browser flow: the app opens the server's own login page; after sign-in the page sends
     /// the browser to the app's redirect URI with `_resume_nonce`, which the app posts back.
     func browserAuthenticator(

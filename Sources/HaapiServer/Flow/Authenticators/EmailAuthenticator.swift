@@ -3,7 +3,7 @@ import HaapiDriver
 import HaapiModel
 import Hummingbird
 
-extension DevServer {
+extension AuthenticatorRoutes {
     /// One-time code by e-mail: the code goes to the outbox; it expires; resending answers with a
     /// continue-same-step. Wrong codes count per account (the security settings' `maxFailedLogins` within
     /// `lockoutSeconds`): neither a new code, a resend nor a new flow resets the count. Unknown names get the

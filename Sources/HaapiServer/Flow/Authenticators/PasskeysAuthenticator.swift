@@ -4,7 +4,7 @@ import HaapiModel
 import Hummingbird
 import Passkeys
 
-extension DevServer {
+extension AuthenticatorRoutes {
     /// Passkeys in the HAAPI flow: sign in with a discoverable passkey, or (after proving the password)
     /// register one and be signed in by it. The WebAuthn options go out as client operations
     /// (`webauthn-authentication`, `webauthn-registration`); the app posts the credential back as JSON.

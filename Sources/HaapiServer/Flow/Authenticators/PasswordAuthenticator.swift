@@ -2,7 +2,7 @@ import Foundation
 import HaapiModel
 import Hummingbird
 
-extension DevServer {
+extension AuthenticatorRoutes {
     static let maxUsernameLength = 64
 
     /// Username and password: login, account creation (a registration step) and a forgot-password path.
