@@ -96,9 +96,6 @@ public final class DevServer: Sendable {
     /// The issuer: the base URL clients reach the server at.
     public var issuer: String { address.issuer }
 
-    /// The port the server listens on (0 before `start`).
-    var boundPort: Int { address.boundPort }
-
     var services: [any ServerService] {
         [
             discovery, attestation, tokens, registration, authorization, authenticatorService, admin, relyingParty,
@@ -195,6 +192,3 @@ public struct RunningDevServer: Sendable {
         try await task.value
     }
 }
-
-// Tests and the CLI check passwords against the server the way its authenticators do.
-extension DevServer: PasswordChecking {}

@@ -353,8 +353,8 @@ struct AttackTests {
         // The password check costs one hash for every name: unknown names and passkey-only accounts too.
         let hasher = server.server.passwords
         let before = server.server.passwordPool.completedJobs
-        _ = await server.server.checkPassword(username: "approver", password: "wrong")
-        _ = await server.server.checkPassword(username: "not-an-account", password: "wrong")
+        _ = await server.server.authenticatorService.checkPassword(username: "approver", password: "wrong")
+        _ = await server.server.authenticatorService.checkPassword(username: "not-an-account", password: "wrong")
         #expect(server.server.passwordPool.completedJobs == before + 2)
         #expect(hasher.unmatchableHash().hasPrefix("pbkdf2-sha256$\(hasher.iterations)$"))
     }

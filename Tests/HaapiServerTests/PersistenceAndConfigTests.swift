@@ -30,7 +30,9 @@ struct PersistenceTests {
         ).json
         let clientID = try #require(registered["client_id"]?.stringValue)
         let secret = try #require(registered["client_secret"]?.stringValue)
-        for _ in 0..<5 { _ = await first.server.checkPassword(username: "lockme", password: "wrong") }
+        for _ in 0..<5 {
+            _ = await first.server.authenticatorService.checkPassword(username: "lockme", password: "wrong")
+        }
         await first.stop()
 
         let store = try ServerStore(path: path)
@@ -83,7 +85,10 @@ struct PersistenceTests {
             second.base + "/oauth/token", [("grant_type", "client_credentials"), ("scope", "openid")],
             headers: [RawHTTP.basic(clientID, secret)])
         #expect(dynamic.status == 200, "\(dynamic.text)")
-        guard case .locked = await second.server.checkPassword(username: "lockme", password: "Password1") else {
+        guard
+            case .locked = await second.server.authenticatorService.checkPassword(
+                username: "lockme", password: "Password1")
+        else {
             Issue.record("the lockout did not survive the restart")
             return
         }

@@ -130,7 +130,8 @@ struct PasskeyTakeoverTests {
         let tokens = try #require(try await Self.haapiPasskeySignIn(server, with: keys))
         #expect(tokens.idTokenClaims?["sub"]?.stringValue == "carla")
         // It has no password that could be guessed.
-        guard case .incorrect = await server.server.checkPassword(username: "carla", password: "") else {
+        guard case .incorrect = await server.server.authenticatorService.checkPassword(username: "carla", password: "")
+        else {
             Issue.record("a passkey-only account accepted a password")
             return
         }
