@@ -40,6 +40,9 @@ struct JSONFoundationBridgeTests {
         #expect(JSONValue(foundationValue: 0) == .number(JSONNumber(0)))
         #expect(JSONValue(foundationValue: NSNumber(value: true)) == .bool(true))
         #expect(JSONValue(foundationValue: NSNumber(value: 1))?.boolValue == nil)
+        #expect(JSONValue(foundationValue: Int8(1)) == .number(JSONNumber(1)))
+        #expect(JSONValue(foundationValue: UInt16(7))?.serialized() == "7")
+        #expect(JSONValue(foundationValue: Int32(-3))?.serialized() == "-3")
     }
 
     @Test("a value without a JSON form, anywhere inside, gives nil and is named")

@@ -34,10 +34,7 @@ extension JSONValue {
             guard let flag = value as? Bool else { return nil }
             self = .bool(flag)
         case let integer as Int: self = .number(JSONNumber(integer))
-        case let integer as Int64: self = .number(JSONNumber(validatedLiteral: String(integer)))
-        case let integer as UInt64: self = .number(JSONNumber(validatedLiteral: String(integer)))
-        case let integer as Int32: self = .number(JSONNumber(Int(integer)))
-        case let integer as UInt32: self = .number(JSONNumber(Int(integer)))
+        case let integer as any BinaryInteger: self = .number(JSONNumber(validatedLiteral: String(integer)))
         case let double as Double:
             guard let number = JSONNumber(double) else { return nil }
             self = .number(number)
@@ -63,7 +60,9 @@ extension JSONValue {
     /// an integer 0 or 1.
     public static func isBoolean(_ value: Any) -> Bool {
         if type(of: value) == Bool.self { return true }
-        guard let number = value as? NSNumber else { return false }
+        // Only a real NSNumber object can be a boolean one: a Swift `Int8` also bridges to an NSNumber whose
+        // type encoding is `c`, and must stay a number.
+        guard type(of: value) is NSNumber.Type, let number = value as? NSNumber else { return false }
         let encoding = String(cString: number.objCType)
         return encoding == "c" || encoding == "B"
     }
