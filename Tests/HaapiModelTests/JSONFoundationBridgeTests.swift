@@ -55,6 +55,7 @@ struct JSONFoundationBridgeTests {
         let parameters: [String: Any] = ["fine": "x", "when": Date(), "blob": Data()]
         #expect(JSONObject(foundationDictionary: parameters) == nil)
         #expect(JSONObject.membersWithoutJSONForm(in: parameters) == ["blob", "when"])
+        #expect(JSONObject(jsonMembersOf: parameters) == ["fine": "x"])
     }
 
     @Test("a dictionary becomes an object in sorted key order")

@@ -19,18 +19,14 @@ public struct AHCoreResult: Sendable {
 
     /// A result from a dictionary; members without a JSON form are left out.
     public init(code: Int, message: String, data: [String: Any]) {
-        self.init(code: code, message: message, json: Self.object(data))
+        self.init(code: code, message: message, json: JSONObject(jsonMembersOf: data))
     }
 
     /// `json` as a dictionary of Foundation values, the seed's shape. Setting it keeps the members that have a
     /// JSON form and leaves the others out.
     public var data: [String: Any] {
         get { json.foundationDictionary }
-        set { json = Self.object(newValue) }
-    }
-
-    private static func object(_ dictionary: [String: Any]) -> JSONObject {
-        JSONObject(foundationDictionary: dictionary.filter { JSONValue(foundationValue: $0.value) != nil }) ?? [:]
+        set { json = JSONObject(jsonMembersOf: newValue) }
     }
 
     /// Whether `code` is `AHResult.Code.SUCCESS`.

@@ -28,8 +28,7 @@ public struct AHRequestResult: Sendable {
     /// A result from a dictionary (a custom request object's own transport). Members without a JSON form
     /// are left out.
     public init(statusCode: Int, headers: [String: String], data: [String: Any]) {
-        let members = data.filter { JSONValue(foundationValue: $0.value) != nil }
-        self.init(statusCode: statusCode, headers: headers, json: JSONObject(foundationDictionary: members) ?? [:])
+        self.init(statusCode: statusCode, headers: headers, json: JSONObject(jsonMembersOf: data))
     }
 }
 

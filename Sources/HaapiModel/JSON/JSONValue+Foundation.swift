@@ -87,6 +87,15 @@ extension JSONObject {
         }
     }
 
+    /// An object from the members of `dictionary` that have a JSON form, in sorted key order; the others are
+    /// left out. For APIs whose `[String: Any]` setters cannot refuse a value.
+    public init(jsonMembersOf dictionary: [String: Any]) {
+        self.init()
+        for key in dictionary.keys.sorted() {
+            if let member = dictionary[key], let value = JSONValue(foundationValue: member) { self[key] = value }
+        }
+    }
+
     /// The names of the members of `dictionary` that have no JSON form, sorted; for error messages.
     public static func membersWithoutJSONForm(in dictionary: [String: Any]) -> [String] {
         dictionary.filter { JSONValue(foundationValue: $0.value) == nil }.keys.sorted()
