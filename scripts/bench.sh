@@ -19,11 +19,8 @@ need() { command -v "$1" >/dev/null || { apt-get update -qq >/dev/null; apt-get 
 need wrk wrk
 need gnuplot gnuplot-nox
 
-scratch="$root/.build-release"
-echo "bench: release build in $scratch (the first one takes several minutes)"
-swift build -c release --scratch-path "$scratch" --product haapi >/dev/null
-swift build -c release --scratch-path "$scratch" --product haapi-bench >/dev/null
-bin="$(swift build -c release --scratch-path "$scratch" --show-bin-path)"
+echo "bench: release build through scripts/release.sh (the first one takes 10 minutes or more)"
+bin="$(bash "$root/scripts/release.sh" "$root/.build-release" | tail -n 1)"
 
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }

@@ -144,6 +144,28 @@ struct FloodTests {
                 == .replayed)
     }
 
+    @Test("the replay cache forgets each proof at its own second, and keeps proofs of different keys apart")
+    func replayCacheExpiry() async {
+        let cache = DPoPReplayCache()
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(await cache.record(jti: "a", jkt: "k1", until: now.addingTimeInterval(10), now: now) == .accepted)
+        #expect(await cache.record(jti: "b", jkt: "k1", until: now.addingTimeInterval(60), now: now) == .accepted)
+        // The same jti under another key is another proof.
+        #expect(await cache.record(jti: "a", jkt: "k2", until: now.addingTimeInterval(60), now: now) == .accepted)
+        #expect(await cache.record(jti: "a", jkt: "k1", until: now.addingTimeInterval(10), now: now) == .replayed)
+        let later = now.addingTimeInterval(11)
+        #expect(await cache.count == 3)
+        // "a" under k1 has expired; the other two are still live and still refused.
+        #expect(await cache.record(jti: "a", jkt: "k1", until: later.addingTimeInterval(60), now: later) == .accepted)
+        #expect(await cache.record(jti: "b", jkt: "k1", until: later.addingTimeInterval(60), now: later) == .replayed)
+        #expect(await cache.record(jti: "a", jkt: "k2", until: later.addingTimeInterval(60), now: later) == .replayed)
+        #expect(await cache.count == 3)
+        // Recorded again at `later`, "a" under k1 lives until later + 60, past b's second.
+        let end = now.addingTimeInterval(62)
+        #expect(await cache.record(jti: "a", jkt: "k1", until: end.addingTimeInterval(60), now: end) == .replayed)
+        #expect(await cache.count == 1)
+    }
+
     @Test("what one request can make the server keep is bounded in size: state, nonce, user names")
     func sizeOfOneRequest() async throws {
         let server = try await TestServer.shared.get()

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The release build of `haapi` and `haapi-bench`, laid out to keep the server's memory small.
+#   scripts/release.sh [scratch-path]          (default .build-release; prints the binary folder last)
+#
+# Why these flags (docs/BENCHMARKS.md, "Memory", has the measurements behind each):
+# - Linux maps a program's code 64 KiB at a time around each page it touches (the kernel's fault-around), so
+#   a server that runs a few hundred scattered functions at start keeps most of an 18 MiB text resident.
+#   Every function gets its own section (-function-sections for Swift, -ffunction-sections for C), and lld
+#   places the functions a training run executed side by side (--symbol-ordering-file), so they share pages.
+# - --static-swift-stdlib links the Swift runtime, Foundation and ICU statically, so their code is ordered
+#   with ours instead of being spread over five shared libraries.
+# - -z pack-relative-relocs stores the relocations the loader applies at start as a bitmap (RELR): 3.5 MiB
+#   that every start read becomes 50 KiB.
+# The training run (callgrind, so every executed function is seen, not a sample) is `haapi demo
+# --non-interactive` plus `haapi serve` answering /health, DPoP token requests and password logins. A function
+# the training did not run still works; it is only placed among the cold code.
+# Installs valgrind and wrk from Debian's packages when missing.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+scratch="${1:-$root/.build-release}"
+mkdir -p "$scratch"
+scratch="$(cd "$scratch" && pwd)"
+
+need() { command -v "$1" >/dev/null || { apt-get update -qq >/dev/null; apt-get install -y -qq "$2" >/dev/null; }; }
+need valgrind valgrind
+need wrk wrk
+
+# Static FoundationNetworking asks the linker for -lcurl; Debian ships that name only in a -dev package, so
+# point it at the runtime library instead.
+link="$scratch/link"
+mkdir -p "$link"
+curl_library="$(ldconfig -p | awk '/libcurl\.so\.4 / && /x86-64/ {print $NF; exit}')"
+[ -n "$curl_library" ] || { echo "release: libcurl.so.4 not found (apt-get install libcurl4)"; exit 1; }
+ln -sfn "$curl_library" "$link/libcurl.so"
+
+flags=(-c release --scratch-path "$scratch" --static-swift-stdlib
+  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
+  -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic -Xlinker "-L$link")
+# The compiler keeps an object file whose IR did not change (the .swift_modhash section), even when the
+# code-generation flags did, so objects built without -function-sections would stay. Start over once per flag set.
+marker="$scratch/release-flags"
+if [ "$(cat "$marker" 2>/dev/null)" != "${flags[*]}" ]; then
+  find "$scratch" -name '*.swift.o' -delete
+  printf '%s' "${flags[*]}" >"$marker"
+fi
+order="$scratch/haapi.order"
+build() {
+  swift build "${flags[@]}" "$@" --product haapi >/dev/null
+  swift build "${flags[@]}" "$@" --product haapi-bench >/dev/null
+}
+
+echo "release: build (a cold one takes 10 minutes or more)" >&2
+build
+bin="$(swift build "${flags[@]}" --show-bin-path)"
+
+echo "release: training run under callgrind" >&2
+work="$(mktemp -d /dev/shm/haapi-release.XXXXXX)"
+serve_pid=""
+cleanup() { [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+# A copy without debug information: valgrind cannot read lld's DWARF here, and function names come from the
+# symbol table anyway.
+train="$work/bin"
+mkdir -p "$train"
+for tool in haapi haapi-bench; do objcopy --strip-debug "$bin/$tool" "$train/$tool"; done
+# An array, not a function: `"${callgrind[@]}" … &` makes $! valgrind itself, so the TERM below reaches it
+# and it writes its profile.
+callgrind=(valgrind --tool=callgrind --demangle=no --compress-strings=no)
+
+"${callgrind[@]}" --callgrind-out-file="$work/demo.out" "$train/haapi" demo --non-interactive >/dev/null 2>"$work/demo.log" || { cat "$work/demo.log"; exit 1; }
+
+"${callgrind[@]}" --callgrind-out-file="$work/serve.out" "$train/haapi" serve --port 0 --db "$work/haapi.sqlite" >"$work/serve.log" 2>&1 &
+serve_pid=$!
+url=""
+for _ in $(seq 1 600); do
+  url=$(grep -Eo 'http://127\.0\.0\.1:[0-9]+' "$work/serve.log" | head -n 1 || true)
+  [ -n "$url" ] && break
+  sleep 0.1
+done
+[ -n "$url" ] || { echo "release: haapi serve did not start under callgrind"; cat "$work/serve.log"; exit 1; }
+wrk -t1 -c2 -d3s "$url/health" >/dev/null
+"$bin/haapi-bench" proofs --htu "$url/oauth/token" --count 2000 --output "$work/proofs.txt"
+wrk -t1 -c2 -d5s -s "$root/scripts/bench/dpop-token.lua" "$url/oauth/token" -- "$work/proofs.txt" \
+  "Basic $(printf 'haapi-dcr-main:dcr-main-secret-change-me' | base64 -w0)" "grant_type=client_credentials&scope=dcr" 1 \
+  >"$work/wrk.log" 2>&1
+"$bin/haapi-bench" logins --url "$url" --clients 1 --seconds 5 >"$work/logins.log" 2>&1
+kill -TERM "$serve_pid"   # a background job of a script ignores SIGINT
+wait "$serve_pid" || true
+serve_pid=""
+[ -s "$work/serve.out" ] || { echo "release: callgrind wrote no profile for haapi serve"; exit 1; }
+
+# Every function either run executed, most expensive first (inclusive cost does not matter for placement;
+# this only keeps the order stable between runs).
+python3 - "$work/demo.out" "$work/serve.out" >"$order" <<'PY'
+import collections, re, sys
+cost = collections.Counter()
+for path in sys.argv[1:]:
+    current = None
+    with open(path, errors="replace") as profile:
+        for line in profile:
+            if line.startswith("fn="):
+                current = re.sub(r"'\d+$", "", line[3:].strip())  # callgrind's recursion-depth suffix
+                cost[current] += 0
+            elif line.startswith("cfn="):
+                cost[re.sub(r"'\d+$", "", line[4:].strip())] += 0
+            elif current and line[:1] in "0123456789+-*":
+                parts = line.split()
+                if len(parts) >= 2 and parts[1].isdigit():  # "<position> <instructions>"
+                    cost[current] += int(parts[1])
+for name, _ in sorted(cost.items(), key=lambda item: (-item[1], item[0])):
+    if name and not name.startswith("0x") and " " not in name:
+        print(name)
+PY
+echo "release: $(wc -l <"$order") functions in the training run; relinking in that order" >&2
+build -Xlinker "--symbol-ordering-file=$order" -Xlinker --no-warn-symbol-ordering
+echo "$bin"
