@@ -21,6 +21,8 @@ need gnuplot gnuplot-nox
 
 echo "bench: release build through scripts/release.sh (the first one takes 10 minutes or more)"
 bin="$(bash "$root/scripts/release.sh" "$root/.build-release" | tail -n 1)"
+# The relinks just wrote about 400 MB; let the kernel write them back before anything is timed.
+sync
 
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
