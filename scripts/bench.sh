@@ -10,6 +10,7 @@ set -euo pipefail
 seconds="${1:-10}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+. "$root/scripts/bench/serve-url.sh"
 out="$root/.build-bench"
 work="/dev/shm/swift-haapi-bench"
 rm -rf "$work"
@@ -37,12 +38,7 @@ echo "bench: starting haapi serve"
 "$bin/haapi" serve --port 0 --db "$work/haapi.sqlite" >"$work/serve.log" 2>&1 &
 haapi_pid=$!
 pids+=("$haapi_pid")
-url=""
-for _ in $(seq 1 200); do
-  url=$(grep -Eo 'http://127\.0\.0\.1:[0-9]+' "$work/serve.log" | head -n 1 || true)
-  [ -n "$url" ] && break
-  sleep 0.05
-done
+url="$(serve_url "$work/serve.log" 10)"
 [ -n "$url" ] || { echo "bench: haapi serve did not start"; cat "$work/serve.log"; exit 1; }
 
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }    # KiB

@@ -18,6 +18,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+. "$root/scripts/bench/serve-url.sh"
 scratch="${1:-$root/.build-release}"
 mkdir -p "$scratch"
 scratch="$(cd "$scratch" && pwd)"
@@ -72,12 +73,7 @@ callgrind=(valgrind --tool=callgrind --demangle=no --compress-strings=no)
 
 "${callgrind[@]}" --callgrind-out-file="$work/serve.out" "$train/haapi" serve --port 0 --db "$work/haapi.sqlite" >"$work/serve.log" 2>&1 &
 serve_pid=$!
-url=""
-for _ in $(seq 1 600); do
-  url=$(grep -Eo 'http://127\.0\.0\.1:[0-9]+' "$work/serve.log" | head -n 1 || true)
-  [ -n "$url" ] && break
-  sleep 0.1
-done
+url="$(serve_url "$work/serve.log" 60)"
 [ -n "$url" ] || { echo "release: haapi serve did not start under callgrind"; cat "$work/serve.log"; exit 1; }
 wrk -t1 -c2 -d3s "$url/health" >/dev/null
 "$bin/haapi-bench" proofs --htu "$url/oauth/token" --count 2000 --output "$work/proofs.txt"
