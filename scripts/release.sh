@@ -52,7 +52,10 @@ build() {
 }
 
 echo "release: build (a cold one takes 10 minutes or more)" >&2
-build
+# The link map of `haapi` names the input section of every address, including the sections of private
+# functions (mangled names: the ordering file needs them as the linker sees them).
+swift build "${flags[@]}" -Xlinker "-Map=$scratch/haapi.map" -Xlinker --no-demangle --product haapi >/dev/null
+swift build "${flags[@]}" --product haapi-bench >/dev/null
 bin="$(swift build "${flags[@]}" --show-bin-path)"
 
 echo "release: training run under callgrind" >&2
@@ -67,7 +70,7 @@ mkdir -p "$train"
 for tool in haapi haapi-bench; do objcopy --strip-debug "$bin/$tool" "$train/$tool"; done
 # An array, not a function: `"${callgrind[@]}" … &` makes $! valgrind itself, so the TERM below reaches it
 # and it writes its profile.
-callgrind=(valgrind --tool=callgrind --demangle=no --compress-strings=no)
+callgrind=(valgrind --tool=callgrind --demangle=no --compress-strings=no --dump-instr=yes --compress-pos=no)
 
 "${callgrind[@]}" --callgrind-out-file="$work/demo.out" "$train/haapi" demo --non-interactive >/dev/null 2>"$work/demo.log" || { cat "$work/demo.log"; exit 1; }
 
@@ -86,28 +89,11 @@ wait "$serve_pid" || true
 serve_pid=""
 [ -s "$work/serve.out" ] || { echo "release: callgrind wrote no profile for haapi serve"; exit 1; }
 
-# Every function either run executed, most expensive first (inclusive cost does not matter for placement;
-# this only keeps the order stable between runs).
-python3 - "$work/demo.out" "$work/serve.out" >"$order" <<'PY'
-import collections, re, sys
-cost = collections.Counter()
-for path in sys.argv[1:]:
-    current = None
-    with open(path, errors="replace") as profile:
-        for line in profile:
-            if line.startswith("fn="):
-                current = re.sub(r"'\d+$", "", line[3:].strip())  # callgrind's recursion-depth suffix
-                cost[current] += 0
-            elif line.startswith("cfn="):
-                cost[re.sub(r"'\d+$", "", line[4:].strip())] += 0
-            elif current and line[:1] in "0123456789+-*":
-                parts = line.split()
-                if len(parts) >= 2 and parts[1].isdigit():  # "<position> <instructions>"
-                    cost[current] += int(parts[1])
-for name, _ in sorted(cost.items(), key=lambda item: (-item[1], item[0])):
-    if name and not name.startswith("0x") and " " not in name:
-        print(name)
-PY
-echo "release: $(wc -l <"$order") functions in the training run; relinking in that order" >&2
-build -Xlinker "--symbol-ordering-file=$order" -Xlinker --no-warn-symbol-ordering
+# Every code section either run executed: named ones go to the symbol ordering file, most executed first;
+# private functions (".text..L…" sections) have no symbol to name, so a linker script places them in an
+# output section just before .text, next to the ordered ones.
+script="$scratch/haapi-hot.ld"
+python3 "$root/scripts/release/order.py" "$scratch/haapi.map" "$order" "$script" "$work/demo.out" "$work/serve.out"
+echo "release: $(wc -l <"$order") functions and $(grep -c '(' "$script") private ones in the training run; relinking" >&2
+build -Xlinker "--symbol-ordering-file=$order" -Xlinker --no-warn-symbol-ordering -Xlinker -T -Xlinker "$script"
 echo "$bin"
