@@ -6,12 +6,14 @@
 # - Linux maps a program's code 64 KiB at a time around each page it touches (the kernel's fault-around), so
 #   a server that runs a few hundred scattered functions at start keeps most of an 18 MiB text resident.
 #   Every function gets its own section (-function-sections for Swift, -ffunction-sections for C), and lld
-#   places the functions a training run executed side by side (--symbol-ordering-file), so they share pages.
+#   places the sections a training run executed side by side, so they share pages: named functions through
+#   --symbol-ordering-file, private ones (which have no symbol) through a linker script that gathers them
+#   just before .text (scripts/release/order.py makes both from the training link's map).
 # - --static-swift-stdlib links the Swift runtime, Foundation and ICU statically, so their code is ordered
 #   with ours instead of being spread over five shared libraries.
 # - -z pack-relative-relocs stores the relocations the loader applies at start as a bitmap (RELR): 3.5 MiB
 #   that every start read becomes 50 KiB.
-# The training run (callgrind, so every executed function is seen, not a sample) is `haapi demo
+# The training run (callgrind, so every executed instruction is seen, not a sample) is `haapi demo
 # --non-interactive` plus `haapi serve` answering /health, DPoP token requests and password logins. A function
 # the training did not run still works; it is only placed among the cold code.
 # Installs valgrind and wrk from Debian's packages when missing.
