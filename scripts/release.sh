@@ -65,8 +65,8 @@ work="$(mktemp -d /dev/shm/haapi-release.XXXXXX)"
 serve_pid=""
 cleanup() { [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
-# A copy without debug information: valgrind cannot read lld's DWARF here, and function names come from the
-# symbol table anyway.
+# A copy without debug information: valgrind cannot read lld's DWARF here, and the layout needs only the
+# executed addresses, which the map turns into sections.
 train="$work/bin"
 mkdir -p "$train"
 for tool in haapi haapi-bench; do objcopy --strip-debug "$bin/$tool" "$train/$tool"; done

@@ -5,8 +5,8 @@
 The profiles come from `valgrind --tool=callgrind --dump-instr=yes --compress-pos=no`, so every executed
 instruction address of the executable is listed; MAP is lld's `-Map` of that same executable. Each address is
 looked up in the map's input sections:
-- a `.text.<symbol>` section (function sections) or a whole `.text` of an object without them: its symbols go
-  to ORDER-OUT, for `--symbol-ordering-file`, most executed first;
+- a `.text.<symbol>` section (function sections) or a whole `.text` of an object without them: its first
+  symbol goes to ORDER-OUT, for `--symbol-ordering-file` (which moves the whole section), most executed first;
 - a `.text..L…` section holds a private function, which has no symbol: it goes to SCRIPT-OUT, a linker
   script that gathers them in an output section inserted before `.text`.
 """
@@ -30,8 +30,9 @@ for line in open(map_path, errors="replace"):
     if indent == 0:
         output = text
     elif output == ".text" and indent <= 8:
-        found = re.match(r"^(.*)\((\.text[^()]*)\)$", text)
-        sections.append((start, size, found.group(1).rstrip(":"), found.group(2), []) if found else (start, size, "", "", []))
+        found = re.match(r"^(.*)\((\.text[^()]*)\)$", text)  # "/path/File.o:(.text.name)"
+        file, name = (found.group(1).rstrip(":"), found.group(2)) if found else ("", "")
+        sections.append((start, size, file, name, []))
     elif output == ".text" and sections and sections[-1][3]:
         sections[-1][4].append(text)
 sections.sort()
