@@ -173,6 +173,10 @@ struct ConfigurationTests {
                 "refreshTokenReuseGrace must be 0…300"
             ),
             (
+                #"{"clients":[],"authenticators":[{"id":"p","type":"username-password","title":"P"}],"dpop":{"iatWindowSeconds":86401}}"#,
+                "must be at most 86400 seconds"
+            ),
+            (
                 #"{"clients":[],"users":[{"username":"u"}],"authenticators":[{"id":"p","type":"username-password","title":"P"}]}"#,
                 "neither password nor passwordHash"
             ),

@@ -132,21 +132,24 @@ struct DPoPKeyCacheTests {
         #expect(cache.count == 1)
     }
 
-    @Test("the replay cache takes any date without trapping")
+    @Test("the replay cache takes any date without trapping; what it cannot keep long enough it refuses")
     func replayCacheDates() async {
         let cache = DPoPReplayCache()
         let now = Date()
-        for expiry in [
-            Date.distantFuture, Date.distantPast, Date(timeIntervalSince1970: 9.3e18),
-            Date(timeIntervalSince1970: -9.3e18),
+        // A past expiry is kept for the next second; one more than six days ahead cannot be kept that long,
+        // so it is refused (the callers' expiries are at most two days ahead: ServerConfiguration.validate).
+        for (expiry, outcome) in [
+            (Date.distantFuture, DPoPReplayCache.Outcome.full), (Date.distantPast, .accepted),
+            (Date(timeIntervalSince1970: 9.3e18), .full), (Date(timeIntervalSince1970: -9.3e18), .accepted),
+            (now.addingTimeInterval(86_400), .accepted),
         ] {
             #expect(
                 await cache.record(jti: "j\(expiry.timeIntervalSince1970)", jkt: "k", until: expiry, now: now)
-                    == .accepted)
+                    == outcome)
         }
         #expect(
             await cache.record(jti: "late", jkt: "k", until: now, now: Date(timeIntervalSince1970: .infinity))
-                == .accepted)
+                == .full)
     }
 
     @Test("the cache is bounded: at capacity it starts over")

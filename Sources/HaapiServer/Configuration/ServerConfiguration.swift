@@ -379,6 +379,12 @@ extension ServerConfiguration {
             throw ConfigurationError.invalid(
                 "security and dpop limits must be positive (maxRequestBytes at least 1024)")
         }
+        // The replay caches keep a proof or a single-use token until it could no longer pass, and can keep
+        // one for at most six days (ExpiringKeyTable.horizon); a day is far more than either should live.
+        guard dpop.iatWindowSeconds <= 86_400, lifetimes.clientAttestationToken <= 86_400 else {
+            throw ConfigurationError.invalid(
+                "dpop.iatWindowSeconds and lifetimes.clientAttestationToken must be at most 86400 seconds")
+        }
         try authHub?.validate()
         if security.passwordHashIterations < 600_000 {
             throw ConfigurationError.invalid(
