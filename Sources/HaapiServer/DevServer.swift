@@ -54,7 +54,8 @@ public final class DevServer: Sendable {
         keys = try ServerKeys.loadOrCreate(in: store)
         accessTokens = SealedAccessTokens(key: keys.accessTokenKey)
         clients = ClientRegistry(configuration: configuration, store: store)
-        clientAuthenticator = ClientAuthenticator(registry: clients, assertionReplay: DPoPReplayCache())
+        clientAuthenticator = ClientAuthenticator(
+            registry: clients, assertionReplay: DPoPReplayCache(capacity: DPoPReplayCache.singleUseCapacity))
         nonces = DPoPNonceService(rotationInterval: TimeInterval(configuration.dpop.nonceRotationSeconds), now: clock())
         dpop = DPoPVerifier(
             algorithms: Set(

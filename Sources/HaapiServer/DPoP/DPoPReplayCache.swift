@@ -20,7 +20,16 @@ actor DPoPReplayCache {
     let capacity: Int
     private let table: ExpiringKeyTable
 
-    init(capacity: Int = 200_000) {
+    /// For DPoP proofs: 200 000 live proofs is 60 s of about 3,300 requests/s, or 25 s of the token endpoint's
+    /// top rate here (scripts/bench.sh); a full table is 2 MiB.
+    static let proofCapacity = 200_000
+    /// For single-use tokens (client attestation tokens, client assertions), one per login or client
+    /// authentication: 10 000 live over their two minutes is 80 a second, more than password hashing lets
+    /// this server log in; a full table is 128 KiB. A smaller table matters because each new entry lands on
+    /// a random page, which then stays resident.
+    static let singleUseCapacity = 10_000
+
+    init(capacity: Int = proofCapacity) {
         table = ExpiringKeyTable(capacity: capacity)
         self.capacity = table.capacity
     }

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Foundation  // calloc and free
 
 /// A set of keys, each kept until the second it expires in: the storage of ``DPoPReplayCache``.
 ///

@@ -17,7 +17,7 @@ struct TokenRoutes: ServerService, FormReading, NonceAdvertising, AccessTokenRea
     let accessTokens: SealedAccessTokens
     let clock: @Sendable () -> Date
     /// Attestation tokens (CATs) already redeemed.
-    let singleUse = DPoPReplayCache()
+    let singleUse = DPoPReplayCache(capacity: DPoPReplayCache.singleUseCapacity)
 }
 
 extension TokenRoutes {
