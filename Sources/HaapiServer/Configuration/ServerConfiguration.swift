@@ -45,6 +45,7 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
         public var haapiAccessToken = 600
         public var authorizationCode = 60
         public var attestationChallenge = 120
+        /// At most 86 400: the token endpoint remembers each one it redeemed until it expires.
         public var clientAttestationToken = 60
         public var emailCode = 300
         public var flow = 900
@@ -81,7 +82,7 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
     }
 
     public struct DPoPSettings: Codable, Sendable, Equatable {
-        /// Proofs whose `iat` is further than this from the server's clock are refused.
+        /// Proofs whose `iat` is further than this from the server's clock are refused. At most 86 400.
         public var iatWindowSeconds = 60
         /// A nonce is rotated after this long; the previous one stays valid for one more period.
         public var nonceRotationSeconds = 300
