@@ -13,37 +13,42 @@ public enum Base64URL {
 
     /// Base64url without padding (RFC 4648 §5).
     public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        let input = Array(bytes)
-        var output = [UInt8]()
-        output.reserveCapacity((input.count * 4 + 2) / 3)
-        var index = 0
-        while index + 3 <= input.count {
-            let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            output.append(alphabet[Int(chunk >> 18 & 63)])
-            output.append(alphabet[Int(chunk >> 12 & 63)])
-            output.append(alphabet[Int(chunk >> 6 & 63)])
-            output.append(alphabet[Int(chunk & 63)])
-            index += 3
-        }
-        switch input.count - index {
-        case 1:
-            let chunk = UInt32(input[index]) << 16
-            output.append(alphabet[Int(chunk >> 18 & 63)])
-            output.append(alphabet[Int(chunk >> 12 & 63)])
-        case 2:
-            let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-            output.append(alphabet[Int(chunk >> 18 & 63)])
-            output.append(alphabet[Int(chunk >> 12 & 63)])
-            output.append(alphabet[Int(chunk >> 6 & 63)])
-        default:
-            break
-        }
-        return String(decoding: output, as: UTF8.self)
+        // Arrays, Data and native strings' UTF-8 lend their bytes: encode from the buffer without a copy.
+        if let encoded = bytes.withContiguousStorageIfAvailable(encode(buffer:)) { return encoded }
+        return Array(bytes).withUnsafeBufferPointer(encode(buffer:))
     }
 
     /// The base64url form of a string's UTF-8 bytes, without padding.
     public static func encode(_ text: String) -> String {
-        encode(Array(text.utf8))
+        var text = text
+        return text.withUTF8(encode(buffer:))
+    }
+
+    /// Writes the symbols straight into the string's storage: this runs for every token and proof.
+    private static func encode(buffer input: UnsafeBufferPointer<UInt8>) -> String {
+        let length = (input.count * 4 + 2) / 3
+        return alphabet.withUnsafeBufferPointer { symbols in
+            String(unsafeUninitializedCapacity: length) { output in
+                var index = 0
+                var written = 0
+                func put(_ chunk: UInt32, _ count: Int) {
+                    for position in 0..<count {
+                        output[written] = symbols[Int(chunk >> (18 - 6 * UInt32(position)) & 63)]
+                        written += 1
+                    }
+                }
+                while index + 3 <= input.count {
+                    put(UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2]), 4)
+                    index += 3
+                }
+                switch input.count - index {
+                case 1: put(UInt32(input[index]) << 16, 2)
+                case 2: put(UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8, 3)
+                default: break
+                }
+                return written
+            }
+        }
     }
 
     /// The decoded bytes, or `nil` when the text is not canonical unpadded base64url. With
@@ -72,24 +77,34 @@ public enum Base64URL {
         buffer symbols: UnsafeBufferPointer<UInt8>, allowingNonZeroTrailingBits: Bool
     ) -> [UInt8]? {
         guard symbols.count % 4 != 1 else { return nil }
-        var output = [UInt8]()
-        output.reserveCapacity(symbols.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        let reverse = Self.reverse
-        for symbol in symbols {
-            let value = reverse[Int(symbol)]
-            guard value != 0xFF else { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
+        var valid = true
+        // Decoded into the array's storage through the table's buffer: no growth checks, no bounds-checked
+        // array reads. 4 symbols make 3 bytes and a tail of 2 or 3 makes 1 or 2, so count * 3 / 4 is exact.
+        let output = reverse.withUnsafeBufferPointer { table in
+            [UInt8](unsafeUninitializedCapacity: symbols.count * 3 / 4) { bytes, initialized in
+                var accumulator: UInt32 = 0
+                var bits = 0
+                var written = 0
+                for symbol in symbols {
+                    let value = table[Int(symbol)]
+                    guard value != 0xFF else {
+                        valid = false
+                        break
+                    }
+                    accumulator = accumulator << 6 | UInt32(value)
+                    bits += 6
+                    if bits >= 8 {
+                        bits -= 8
+                        bytes[written] = UInt8(truncatingIfNeeded: accumulator >> UInt32(bits))
+                        written += 1
+                        accumulator &= (1 << UInt32(bits)) - 1
+                    }
+                }
+                // Leftover bits must be zero; otherwise two different strings would decode to the same bytes.
+                if accumulator != 0 && !allowingNonZeroTrailingBits { valid = false }
+                initialized = written
             }
         }
-        // Leftover bits must be zero; otherwise two different strings would decode to the same bytes.
-        guard accumulator == 0 || allowingNonZeroTrailingBits else { return nil }
-        return output
+        return valid ? output : nil
     }
 }

@@ -33,10 +33,24 @@ extension JSONValue {
         }
     }
 
+    /// Whether `text` holds a quote, a backslash or a control character. Native strings lend their UTF-8
+    /// buffer, which is scanned directly (iterating the UTF-8 view cost as much as the rest of writing).
+    private static func needsEscaping(_ text: String) -> Bool {
+        func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return true
+            }
+            return false
+        }
+        if let found = text.utf8.withContiguousStorageIfAvailable(scan) { return found }
+        var copy = text
+        return copy.withUTF8(scan)
+    }
+
     static func writeString(_ text: String, to output: inout String) {
         output += "\""
         // Most strings (ids, tokens, URLs) need no escaping: copy them whole instead of scalar by scalar.
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        if !needsEscaping(text) {
             output += text
             output += "\""
             return

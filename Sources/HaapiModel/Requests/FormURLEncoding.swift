@@ -45,7 +45,9 @@ public enum FormURLEncoding {
         return pairs
     }
 
-    static func decodeComponent(_ text: Substring) -> String? {
+    /// One name or value of a form body, decoded (`+` is a space, `%XX` a byte); `nil` when an escape is
+    /// malformed or the bytes are not UTF-8.
+    public static func decodeComponent(_ text: Substring) -> String? {
         // Nothing escaped: the text is already the value (and valid UTF-8, being a string).
         if !text.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) { return String(text) }
         var bytes: [UInt8] = []

@@ -47,15 +47,16 @@ struct ClientAuthenticator: Sendable {
     let registry: ClientRegistry
     let assertionReplay: DPoPReplayCache
 
-    /// `audiences` are the values an assertion's `aud` may hold (the token endpoint URL, the issuer).
+    /// `audiences` gives the values an assertion's `aud` may hold (the token endpoint URL, the issuer); it is
+    /// called only for an assertion, so other clients do not pay for building the set.
     func authenticate(
-        authorization: String?, form: [String: String], audiences: Set<String>, now: Date
+        authorization: String?, form: [String: String], audiences: () -> Set<String>, now: Date
     ) async throws(ClientAuthenticationFailure) -> ResolvedClient {
         if let authorization, HTTP.hasAuthScheme(authorization, "basic") {
             return try basic(String(authorization.dropFirst(6)), form: form)
         }
         if let assertionType = form["client_assertion_type"], assertionType == AssertionTypes.jwtBearer {
-            return try await assertion(form, audiences: audiences, now: now)
+            return try await assertion(form, audiences: audiences(), now: now)
         }
         guard let clientID = form["client_id"], let client = registry.client(id: clientID) else {
             throw ClientAuthenticationFailure(description: "unknown client")
@@ -79,8 +80,8 @@ struct ClientAuthenticator: Sendable {
     {
         guard let data = Data(base64Encoded: HTTP.trimmingOWS(encoded)),
             let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":"),
-            let clientID = FormURLEncoding.decode("a=" + text[..<colon])?.first?.value,
-            let secret = FormURLEncoding.decode("a=" + text[text.index(after: colon)...])?.first?.value
+            let clientID = FormURLEncoding.decodeComponent(text[..<colon]),
+            let secret = FormURLEncoding.decodeComponent(text[text.index(after: colon)...])
         else { throw ClientAuthenticationFailure(description: "malformed Basic credentials") }
         if let formID = form["client_id"], formID != clientID {
             throw ClientAuthenticationFailure(description: "client_id does not match the Basic credentials")

@@ -15,9 +15,13 @@ import HaapiDriver
 struct SealedAccessTokens: Sendable {
     static let prefix = "at1."
     private let key: SymmetricKey
+    /// HMAC with the key already absorbed: each token copies it instead of setting the key up again
+    /// (padding and hashing it cost about a fifth of sealing).
+    private let keyedMAC: HMAC<SHA256>
 
     init(key: SymmetricKey) {
         self.key = key
+        keyedMAC = HMAC(key: key)
     }
 
     /// A token for `record`; `jti` names it in the revocation table.
@@ -30,8 +34,10 @@ struct SealedAccessTokens: Sendable {
         if let username = record.username { claims["sub"] = .string(username) }
         if let jkt = record.jkt { claims["jkt"] = .string(jkt) }
         if let family = record.familyID { claims["fam"] = .string(family) }
-        let body = Self.prefix + Base64URL.encode(Data(JSONValue.object(claims).serialized().utf8))
-        return body + "." + Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(body.utf8), using: key)))
+        let body = Self.prefix + Base64URL.encode(JSONValue.object(claims).serialized())
+        var mac = keyedMAC
+        mac.update(data: Data(body.utf8))
+        return body + "." + Base64URL.encode(Data(mac.finalize()))
     }
 
     /// The record and `jti` of a token this server sealed; nil for anything else (other tokens, forgeries,

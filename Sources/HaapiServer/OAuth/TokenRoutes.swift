@@ -59,7 +59,7 @@ extension TokenRoutes {
     func authenticateClient(_ request: Request, _ form: [String: String]) async throws(Rejection) -> ResolvedClient {
         do throws(ClientAuthenticationFailure) {
             return try await clientAuthenticator.authenticate(
-                authorization: request.headers[.authorization], form: form, audiences: assertionAudiences,
+                authorization: request.headers[.authorization], form: form, audiences: { assertionAudiences },
                 now: clock())
         } catch {
             var headers: HTTPFields = [:]
