@@ -58,6 +58,23 @@ struct JOSETests {
         }
     }
 
+    @Test("a compact JWS has exactly three base64url segments; each wrong one is named")
+    func compactSegments() throws {
+        let cases: [(String, String)] = [
+            ("", "expected 3 segments, found 1"), ("a.b", "expected 3 segments, found 2"),
+            ("e30.e30.AA.x", "expected 3 segments, found 4"), ("e3+.e30.AA", "header is not base64url"),
+            ("e30.e3=.AA", "payload is not base64url"), ("e30.e30.A", "signature is not base64url"),
+        ]
+        for (compact, message) in cases {
+            #expect(throws: JOSEError.malformedJWS(message)) { try CompactJWS(parsing: compact) }
+        }
+        // The header must be a JSON object with "alg"; the signing input is the first two segments as sent.
+        let header = Base64URL.encode(#"{"alg":"ES256"}"#)
+        let parsed = try CompactJWS(parsing: header + ".e30.AQI")
+        #expect(parsed.signingInput == Data((header + ".e30").utf8))
+        #expect(parsed.payload == Data("{}".utf8) && parsed.signature == Data([1, 2]))
+    }
+
     @Test("ECDSA signatures are R‖S of the curve's size, not DER")
     func ecdsaSignatureSize() throws {
         for (algorithm, size) in [(JWSAlgorithm.es256, 64), (.es384, 96), (.es512, 132)] {

@@ -79,29 +79,56 @@ public enum Base64URL {
         guard symbols.count % 4 != 1 else { return nil }
         var valid = true
         // Decoded into the array's storage through the table's buffer: no growth checks, no bounds-checked
-        // array reads. 4 symbols make 3 bytes and a tail of 2 or 3 makes 1 or 2, so count * 3 / 4 is exact.
+        // array reads. 4 symbols make 3 bytes and a tail of 2 or 3 makes 1 or 2, so count * 3 / 4 is exact
+        // (count % 4 == 1 was refused above).
         let output = reverse.withUnsafeBufferPointer { table in
             [UInt8](unsafeUninitializedCapacity: symbols.count * 3 / 4) { bytes, initialized in
-                var accumulator: UInt32 = 0
-                var bits = 0
+                // Whole groups of 4 symbols first: each value is 0…63, so one test of the four ORed together
+                // finds an invalid symbol (0xFF).
+                var index = 0
                 var written = 0
-                for symbol in symbols {
-                    let value = table[Int(symbol)]
-                    guard value != 0xFF else {
+                while index + 4 <= symbols.count {
+                    let a = UInt32(table[Int(symbols[index])])
+                    let b = UInt32(table[Int(symbols[index + 1])])
+                    let c = UInt32(table[Int(symbols[index + 2])])
+                    let d = UInt32(table[Int(symbols[index + 3])])
+                    guard (a | b | c | d) & 0xC0 == 0 else {
                         valid = false
-                        break
+                        initialized = 0
+                        return
                     }
-                    accumulator = accumulator << 6 | UInt32(value)
-                    bits += 6
-                    if bits >= 8 {
-                        bits -= 8
-                        bytes[written] = UInt8(truncatingIfNeeded: accumulator >> UInt32(bits))
-                        written += 1
-                        accumulator &= (1 << UInt32(bits)) - 1
-                    }
+                    let group = a << 18 | b << 12 | c << 6 | d
+                    bytes[written] = UInt8(truncatingIfNeeded: group >> 16)
+                    bytes[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                    bytes[written + 2] = UInt8(truncatingIfNeeded: group)
+                    written += 3
+                    index += 4
                 }
-                // Leftover bits must be zero; otherwise two different strings would decode to the same bytes.
-                if accumulator != 0 && !allowingNonZeroTrailingBits { valid = false }
+                // The tail: 2 symbols make 1 byte (4 bits left over), 3 make 2 (2 bits left over).
+                var tail: UInt32 = 0
+                for symbol in symbols[index...] {
+                    let value = UInt32(table[Int(symbol)])
+                    guard value & 0xC0 == 0 else {
+                        valid = false
+                        initialized = 0
+                        return
+                    }
+                    tail = tail << 6 | value
+                }
+                switch symbols.count - index {
+                case 2:
+                    bytes[written] = UInt8(truncatingIfNeeded: tail >> 4)
+                    written += 1
+                    if tail & 0x0F != 0 && !allowingNonZeroTrailingBits { valid = false }
+                case 3:
+                    bytes[written] = UInt8(truncatingIfNeeded: tail >> 10)
+                    bytes[written + 1] = UInt8(truncatingIfNeeded: tail >> 2)
+                    written += 2
+                    // Leftover bits must be zero; otherwise two different strings would decode to the same bytes.
+                    if tail & 0x03 != 0 && !allowingNonZeroTrailingBits { valid = false }
+                default:
+                    break
+                }
                 initialized = written
             }
         }
