@@ -8,11 +8,11 @@ import Foundation
 /// proof be replayed); the entries expire within two `iat` windows, so it recovers by itself.
 ///
 /// Compact, because a busy server keeps one entry per proof for a whole window (60 s of requests): an entry
-/// is the first 8 bytes of SHA-256 over the key thumbprint and the `jti`, not the two strings, kept with its
-/// expiry second in an ``ExpiringKeyTable`` (12 bytes an entry, in a table sized once for `capacity`, whose
-/// pages the kernel provides as they are first written). A collision can only refuse a fresh proof as
-/// "replayed", never accept a replay (the same pair always gives the same 8 bytes), and to aim one at
-/// somebody else's proof an attacker would need that proof's random `jti` before it is sent.
+/// is the first 8 bytes of SHA-256 over the key thumbprint and the `jti`, not the two strings, of which an
+/// ``ExpiringKeyTable`` keeps the top 44 bits with the expiry second in one 8-byte slot (in a table sized
+/// once for `capacity`, whose pages the kernel provides as they are first written). A collision can only
+/// refuse a fresh proof as "replayed", never accept a replay (the same pair always gives the same bits), and
+/// to aim one at somebody else's proof an attacker would need that proof's random `jti` before it is sent.
 actor DPoPReplayCache {
     enum Outcome: Equatable { case accepted, replayed, full }
 
