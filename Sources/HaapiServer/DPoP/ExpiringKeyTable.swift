@@ -11,7 +11,10 @@ import Foundation  // calloc and free
 ///   server does not pay for the capacity it may need under load;
 /// - a slot holds the top 44 bits of the key and the low 20 bits of its expiry second, so expiry needs no
 ///   list: a sweep, at most once per second of time and only when some key is due, walks the table once
-///   and drops the keys whose second has passed.
+///   and drops the keys whose second has passed. With 175 000 keys in the proof cache's table that walk
+///   takes 2.5–2.9 ms on the 2-core bench machine (a standalone `swiftc -O` build of this file), during
+///   which the owning actor answers nobody: about 0.3 % of a core under full load, and a pause that
+///   shows in the token endpoint's p99.
 ///
 /// The 44 bits: two keys that share them are one key here, which can only make a fresh key look present
 /// (a refusal), never a present one look fresh; with the table full (200 000 keys) a fresh key meets
