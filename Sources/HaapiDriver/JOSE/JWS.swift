@@ -46,12 +46,9 @@ public struct CompactJWS: Sendable, Hashable {
             }
             return (header, payload, signature, Data(UnsafeBufferPointer(rebasing: utf8[..<second])))
         }
-        let headerBytes = segments.header
-        let payload = segments.payload
-        let signature = segments.signature
         let headerValue: JSONValue
         do {
-            headerValue = try headerBytes.withUnsafeBufferPointer {
+            headerValue = try segments.header.withUnsafeBufferPointer {
                 try JSONParser(limits: .init(maxBytes: 16 * 1024, maxDepth: 8)).parse($0)
             }
         } catch {
@@ -69,8 +66,8 @@ public struct CompactJWS: Sendable, Hashable {
             if !unknown.isEmpty { throw JOSEError.unsupportedCriticalHeader(unknown) }
         }
         self.header = header
-        self.payload = Data(payload)
-        self.signature = Data(signature)
+        self.payload = Data(segments.payload)
+        self.signature = Data(segments.signature)
         self.signingInput = segments.signed
         self.compact = compact
     }

@@ -17,7 +17,6 @@ actor DPoPReplayCache {
     enum Outcome: Equatable { case accepted, replayed, full }
 
     static let maxIDLength = 256
-    let capacity: Int
     private let table: ExpiringKeyTable
 
     /// For DPoP proofs: 200 000 live proofs is 60 s of about 3,300 requests/s, or 25 s of the token endpoint's
@@ -31,7 +30,6 @@ actor DPoPReplayCache {
 
     init(capacity: Int = proofCapacity) {
         table = ExpiringKeyTable(capacity: capacity)
-        self.capacity = table.capacity
     }
 
     /// Records `jti` for `jkt` until `expiry`. An expiry more than six days ahead (``ExpiringKeyTable/horizon``)
@@ -66,10 +64,10 @@ actor DPoPReplayCache {
 extension DPoPReplayCache {
     /// The first 64 bits of SHA-256("jkt jti").
     fileprivate static func key(jkt: String, jti: String) -> UInt64 {
+        // Hashed from the string's own UTF-8 buffer: this runs for every proof.
+        var input = jkt + " " + jti
         var hasher = SHA256()
-        hasher.update(data: Data(jkt.utf8))
-        hasher.update(data: Data([0x20]))
-        hasher.update(data: Data(jti.utf8))
+        input.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         return hasher.finalize().withUnsafeBytes { bytes in
             bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         }
