@@ -37,15 +37,18 @@ curl_library="$(ldconfig -p | awk '/libcurl\.so\.4 / && /x86-64/ {print $NF; exi
 [ -n "$curl_library" ] || { echo "release: libcurl.so.4 not found (apt-get install libcurl4)"; exit 1; }
 ln -sfn "$curl_library" "$link/libcurl.so"
 
-flags=(-c release --scratch-path "$scratch" --static-swift-stdlib
-  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
-  -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic -Xlinker "-L$link")
+compile_flags=(-c release --scratch-path "$scratch" --static-swift-stdlib
+  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections)
+link_flags=(-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
+  -Xlinker "-L$link")
+flags=("${compile_flags[@]}" "${link_flags[@]}")
 # The compiler keeps an object file whose IR did not change (the .swift_modhash section), even when the
-# code-generation flags did, so objects built without -function-sections would stay. Start over once per flag set.
+# code-generation flags did, so objects built without -function-sections would stay. Start over once per set
+# of compile flags (link flags need no object rebuilt).
 marker="$scratch/release-flags"
-if [ "$(cat "$marker" 2>/dev/null)" != "${flags[*]}" ]; then
+if [ "$(cat "$marker" 2>/dev/null)" != "${compile_flags[*]}" ]; then
   find "$scratch" -name '*.swift.o' -delete
-  printf '%s' "${flags[*]}" >"$marker"
+  printf '%s' "${compile_flags[*]}" >"$marker"
 fi
 order="$scratch/haapi.order"
 build() {

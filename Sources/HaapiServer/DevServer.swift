@@ -144,7 +144,7 @@ public final class DevServer: Sendable {
             // If the server stops before it ever ran (the port is taken), end the wait below too.
             defer { portContinuation.finish() }
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await application.run() }
+                group.addTask { try await Self.onEventLoops { try await application.run() } }
                 group.addTask { await self.sweepPeriodically() }
                 // Whichever ends first (the server, normally) ends the other.
                 defer { group.cancelAll() }
@@ -163,6 +163,18 @@ public final class DevServer: Sendable {
         let displayHost = host.contains(":") ? "[\(host)]" : (host == "0.0.0.0" ? "127.0.0.1" : host)
         address.set(issuer: publicURL ?? "\(address.scheme)://\(displayHost):\(boundPort)", boundPort: boundPort)
         return RunningDevServer(baseURL: URL(string: issuer) ?? URL(fileURLWithPath: "/"), port: boundPort, task: task)
+    }
+}
+
+extension DevServer {
+    /// Runs `operation` with its tasks on SwiftNIO's event loops (``EventLoopTaskExecutor``), where the
+    /// platform has task executors.
+    static func onEventLoops(_ operation: () async throws -> Void) async throws {
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
+            try await withTaskExecutorPreference(EventLoopTaskExecutor(), operation: operation)
+        } else {
+            try await operation()
+        }
     }
 }
 
