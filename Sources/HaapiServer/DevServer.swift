@@ -170,7 +170,7 @@ extension DevServer {
     /// Runs `operation` with its tasks on SwiftNIO's event loops (``EventLoopTaskExecutor``), where the
     /// platform has task executors.
     static func onEventLoops(_ operation: () async throws -> Void) async throws {
-        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
             try await withTaskExecutorPreference(EventLoopTaskExecutor(), operation: operation)
         } else {
             try await operation()

@@ -22,6 +22,7 @@ struct EventLoopTaskExecutorTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     @Test("a task, its child tasks, and what runs after an await or an actor call stay on the group's loops")
     func tasksStayOnTheLoops() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
@@ -52,6 +53,7 @@ struct EventLoopTaskExecutorTests {
         try await group.shutdownGracefully()
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     @Test("DevServer runs its server under that preference, on the loops Hummingbird serves connections on")
     func devServerUsesTheSingletonLoops() async throws {
         var ranOnLoop = false

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Where a request's CPU goes in `haapi serve`, by thread: for /health and for the DPoP token endpoint (the same
 # requests as scripts/bench.sh), 8 connections under wrk, prints per request the CPU time of each server thread
-# (from /proc/PID/task/*/stat) and its voluntary and involuntary context switches. The figures under "Where a
-# token request's time goes" in docs/BENCHMARKS.md come from it.
+# (from /proc/PID/task/*/stat) and its voluntary and involuntary context switches. The by-thread table of
+# docs/BENCHMARKS.md ("The handlers run on SwiftNIO's event loops") comes from it.
 #   scripts/bench/per-request.sh BIN-FOLDER [seconds-per-phase]
 # BIN-FOLDER holds `haapi` and `haapi-bench` (the last line scripts/release.sh prints). Needs wrk.
 set -euo pipefail
