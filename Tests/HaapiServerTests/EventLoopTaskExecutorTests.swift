@@ -16,10 +16,7 @@ struct EventLoopTaskExecutorTests {
 
     actor Counter {
         var value = 0
-        func increment() -> Int {
-            value += 1
-            return value
-        }
+        func increment() { value += 1 }
     }
 
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
@@ -33,12 +30,12 @@ struct EventLoopTaskExecutorTests {
             var placements = [Self.onLoop(of: group)]
             try? await Task.sleep(for: .milliseconds(5))
             placements.append(Self.onLoop(of: group))
-            _ = await counter.increment()
+            await counter.increment()
             placements.append(Self.onLoop(of: group))
             let children = await withTaskGroup(of: Bool.self) { tasks in
                 for _ in 0..<8 {
                     tasks.addTask {
-                        _ = await counter.increment()
+                        await counter.increment()
                         return Self.onLoop(of: group)
                     }
                 }
