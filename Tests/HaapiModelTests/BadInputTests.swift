@@ -123,5 +123,21 @@ struct BadInputTests {
         #expect(text == #"{"k\"ey":["a\u0001\n",null,true,1.5]}"#)
         #expect(try JSONParser().parse(text) == value)
         #expect(JSONNumber(Double.nan) == nil)
+        // Every escape JSON has a short form for, other controls as \u00XX, the rest of UTF-8 as it is.
+        let escapes: JSONValue = ["q\"b\\n\nr\rt\tb\u{08}f\u{0C}\u{1F}\u{7F}é€😀/"]
+        #expect(escapes.serialized() == #"["q\"b\\n\nr\rt\tb\bf\f\u001f\#u{7F}é€😀/"]"#)
+        #expect(escapes.serializedBytes() == Array(escapes.serialized().utf8))
+        #expect(try JSONParser().parse(escapes.serialized()) == escapes)
+    }
+
+    @Test("base64url appended to bytes is the same text as encoded to a string")
+    func base64URLAppend() {
+        for length in 0...7 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 * 97 + 251) }
+            var output = Array("prefix.".utf8)
+            Base64URL.append(bytes, to: &output)
+            #expect(String(decoding: output, as: UTF8.self) == "prefix." + Base64URL.encode(bytes))
+            #expect(Base64URL.decode(utf8: output.dropFirst(7)) == bytes)
+        }
     }
 }

@@ -174,4 +174,21 @@ struct HeaderHelperTests {
         #expect(
             HTTP.trimmingOWS(" \ta b\t ") == "a b" && HTTP.trimmingOWS("ab") == "ab" && HTTP.trimmingOWS("  ") == "")
     }
+
+    @Test("Basic credentials are decoded strictly: padded standard base64 of UTF-8, nothing else")
+    func basicCredentials() {
+        func decode(_ text: String) -> String? { ClientAuthenticator.basicCredentials(text) }
+        #expect(decode(Data("haapi-dcr-main:dcr-main-secret-change-me".utf8).base64EncodedString()) == "haapi-dcr-main:dcr-main-secret-change-me")
+        #expect(decode("YTpi") == "a:b")
+        #expect(decode("YTo=") == "a:")
+        #expect(decode("Og==") == ":")
+        #expect(decode("w6k6Pz8+") == "é:??>")  // "+" of the standard alphabet
+        #expect(decode("YT8/Og==") == "a??:")  // "/" of the standard alphabet
+        for bad in [
+            "", "YTo", "YTo==", "YT===", "Y===", "YTpi=", "w6k6Pz8-", "YT8_Og==", "YTo=YTo=", "YR==", "YTp=",
+            " YTpi", "YTpi\n", "/w==",  // 0xFF alone is not UTF-8
+        ] {
+            #expect(decode(bad) == nil, "\(bad)")
+        }
+    }
 }

@@ -24,30 +24,46 @@ public enum Base64URL {
         return text.withUTF8(encode(buffer:))
     }
 
+    /// Appends the base64url form of `bytes` (no padding) to `output`, for a caller assembling a token from
+    /// bytes (a JWS, a sealed token) without a `String` per segment.
+    public static func append<Bytes: Sequence>(_ bytes: Bytes, to output: inout [UInt8]) where Bytes.Element == UInt8 {
+        func append(_ input: UnsafeBufferPointer<UInt8>) {
+            let start = output.count
+            output.append(contentsOf: repeatElement(0, count: encodedLength(input.count)))
+            _ = output.withUnsafeMutableBufferPointer { encode(input, into: UnsafeMutableBufferPointer(rebasing: $0[start...])) }
+        }
+        if bytes.withContiguousStorageIfAvailable(append) == nil { Array(bytes).withUnsafeBufferPointer(append) }
+    }
+
+    private static func encodedLength(_ count: Int) -> Int { (count * 4 + 2) / 3 }
+
     /// Writes the symbols straight into the string's storage: this runs for every token and proof.
     private static func encode(buffer input: UnsafeBufferPointer<UInt8>) -> String {
-        let length = (input.count * 4 + 2) / 3
-        return alphabet.withUnsafeBufferPointer { symbols in
-            String(unsafeUninitializedCapacity: length) { output in
-                var index = 0
-                var written = 0
-                func put(_ chunk: UInt32, _ count: Int) {
-                    for position in 0..<count {
-                        output[written] = symbols[Int(chunk >> (18 - 6 * UInt32(position)) & 63)]
-                        written += 1
-                    }
+        String(unsafeUninitializedCapacity: encodedLength(input.count)) { encode(input, into: $0) }
+    }
+
+    /// Writes the symbols of `input` to the start of `output` (which holds at least `encodedLength` bytes) and
+    /// returns how many it wrote.
+    private static func encode(_ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        alphabet.withUnsafeBufferPointer { symbols in
+            var index = 0
+            var written = 0
+            func put(_ chunk: UInt32, _ count: Int) {
+                for position in 0..<count {
+                    output[written] = symbols[Int(chunk >> (18 - 6 * UInt32(position)) & 63)]
+                    written += 1
                 }
-                while index + 3 <= input.count {
-                    put(UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2]), 4)
-                    index += 3
-                }
-                switch input.count - index {
-                case 1: put(UInt32(input[index]) << 16, 2)
-                case 2: put(UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8, 3)
-                default: break
-                }
-                return written
             }
+            while index + 3 <= input.count {
+                put(UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2]), 4)
+                index += 3
+            }
+            switch input.count - index {
+            case 1: put(UInt32(input[index]) << 16, 2)
+            case 2: put(UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8, 3)
+            default: break
+            }
+            return written
         }
     }
 

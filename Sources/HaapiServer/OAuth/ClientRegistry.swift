@@ -78,8 +78,7 @@ struct ClientAuthenticator: Sendable {
 
     private func basic(_ encoded: String, form: [String: String]) throws(ClientAuthenticationFailure) -> ResolvedClient
     {
-        guard let data = Data(base64Encoded: HTTP.trimmingOWS(encoded)),
-            let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":"),
+        guard let text = Self.basicCredentials(HTTP.trimmingOWS(encoded)), let colon = text.firstIndex(of: ":"),
             let clientID = FormURLEncoding.decodeComponent(text[..<colon]),
             let secret = FormURLEncoding.decodeComponent(text[text.index(after: colon)...])
         else { throw ClientAuthenticationFailure(description: "malformed Basic credentials") }
@@ -95,6 +94,31 @@ struct ClientAuthenticator: Sendable {
             throw ClientAuthenticationFailure(description: "client_secret_basic is not allowed for this client")
         }
         return client
+    }
+
+    /// The `user-id:password` text of Basic credentials (RFC 7617): padded standard base64 of UTF-8, decoded
+    /// strictly (canonical padding and trailing bits), or nil.
+    static func basicCredentials(_ encoded: String) -> String? {
+        let symbols = Array(encoded.utf8)
+        guard !symbols.isEmpty, symbols.count % 4 == 0, symbols.count <= 4096 else { return nil }
+        let padding = symbols.reversed().prefix(while: { $0 == UInt8(ascii: "=") }).count
+        guard padding <= 2 else { return nil }
+        // The standard alphabet differs from base64url in two symbols; anything else is left for the strict
+        // decoder to refuse ("-" and "_" first become invalid, so they cannot slip through as their twins).
+        var urlSafe: [UInt8] = []
+        urlSafe.reserveCapacity(symbols.count)
+        for symbol in symbols.dropLast(padding) {
+            switch symbol {
+            case UInt8(ascii: "+"): urlSafe.append(UInt8(ascii: "-"))
+            case UInt8(ascii: "/"): urlSafe.append(UInt8(ascii: "_"))
+            case UInt8(ascii: "-"), UInt8(ascii: "_"): return nil
+            default: urlSafe.append(symbol)
+            }
+        }
+        guard let bytes = Base64URL.decode(utf8: urlSafe) else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
+        // Decoding replaced any invalid UTF-8 with U+FFFD, which changes the bytes.
+        return text.utf8.elementsEqual(bytes) ? text : nil
     }
 
     private func verifySecret(_ secret: String, of client: ResolvedClient) -> Bool {

@@ -34,10 +34,17 @@ struct SealedAccessTokens: Sendable {
         if let username = record.username { claims["sub"] = .string(username) }
         if let jkt = record.jkt { claims["jkt"] = .string(jkt) }
         if let family = record.familyID { claims["fam"] = .string(family) }
-        let body = Self.prefix + Base64URL.encode(JSONValue.object(claims).serialized())
+        // Assembled as bytes: the claims, their base64url form and the MAC never become strings of their own.
+        let json = JSONValue.object(claims).serializedBytes()
+        var token: [UInt8] = []
+        token.reserveCapacity(Self.prefix.utf8.count + json.count * 4 / 3 + 48)
+        token.append(contentsOf: Self.prefix.utf8)
+        Base64URL.append(json, to: &token)
         var mac = keyedMAC
-        mac.update(data: Data(body.utf8))
-        return body + "." + Base64URL.encode(Data(mac.finalize()))
+        mac.update(data: token)
+        token.append(UInt8(ascii: "."))
+        mac.finalize().withUnsafeBytes { Base64URL.append($0, to: &token) }
+        return String(decoding: token, as: UTF8.self)
     }
 
     /// The record and `jti` of a token this server sealed; nil for anything else (other tokens, forgeries,

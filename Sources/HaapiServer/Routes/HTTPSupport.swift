@@ -14,16 +14,29 @@ extension HTTPField.Name {
 /// Building responses and reading requests, the same way in every route.
 enum HTTP {
     static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
-        body(value.serialized(), contentType: "application/json", status: status, headers: headers)
+        body(value, contentType: "application/json", status: status, headers: headers)
     }
 
     static func body(
         _ text: String, contentType: String, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]
     ) -> Response {
+        body(ByteBuffer(string: text), contentType: contentType, status: status, headers: headers)
+    }
+
+    /// A JSON body written straight into the response's buffer, with no `String` in between.
+    private static func body(
+        _ value: JSONValue, contentType: String, status: HTTPResponse.Status, headers: HTTPFields
+    ) -> Response {
+        body(ByteBuffer(bytes: value.serializedBytes()), contentType: contentType, status: status, headers: headers)
+    }
+
+    private static func body(
+        _ buffer: ByteBuffer, contentType: String, status: HTTPResponse.Status, headers: HTTPFields
+    ) -> Response {
         var fields = headers
         fields[.contentType] = contentType
         fields[.cacheControl] = "no-store"
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: text)))
+        return Response(status: status, headers: fields, body: .init(byteBuffer: buffer))
     }
 
     /// An OAuth error response (RFC 6749 §5.2).
@@ -36,11 +49,11 @@ enum HTTP {
     static func representation(
         _ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]
     ) -> Response {
-        body(value.serialized(), contentType: HaapiMediaType.representation, status: status, headers: headers)
+        body(value, contentType: HaapiMediaType.representation, status: status, headers: headers)
     }
 
     static func problem(_ value: JSONValue, status: HTTPResponse.Status, headers: HTTPFields = [:]) -> Response {
-        body(value.serialized(), contentType: HaapiMediaType.problem, status: status, headers: headers)
+        body(value, contentType: HaapiMediaType.problem, status: status, headers: headers)
     }
 
     static func redirect(to location: String) -> Response {
