@@ -57,6 +57,25 @@ struct RequestBuilderTests {
         #expect(decoded.map(\.value) == ["a+b&c=d e", "p%20ä😀/?#", "server-token"])
     }
 
+    @Test("form decoding: empty parts skipped, first = splits, bad escapes and non-UTF-8 refused")
+    func formDecoding() throws {
+        func pairs(_ text: String) -> [String]? { FormURLEncoding.decode(text)?.map { "\($0.name)|\($0.value)" } }
+        #expect(pairs("") == [])
+        #expect(pairs("a=1&&b=2&") == ["a|1", "b|2"])
+        #expect(pairs("a&=b&c=d=e&f=") == ["a|", "|b", "c|d=e", "f|"])
+        #expect(pairs("n+m=%41%c3%a4+%2B") == ["n m|Aä +"])
+        #expect(pairs("é=ü") == ["é|ü"])
+        for bad in ["a=%", "a=%4", "a=%G1", "%zz=1", "a=%FF", "a=%C3", "a=%C3%28"] {
+            #expect(pairs(bad) == nil, "\(bad)")
+        }
+        // Raw bytes that are not UTF-8 (a request body) are refused too.
+        let raw: [UInt8] = Array("a=".utf8) + [0xC3, 0x28]
+        #expect(raw.withUnsafeBufferPointer { FormURLEncoding.decode(utf8: $0) } == nil)
+        let valid: [UInt8] = Array("a=".utf8) + [0xC3, 0xA4]
+        #expect(valid.withUnsafeBufferPointer { FormURLEncoding.decode(utf8: $0) }?.first?.value == "ä")
+        #expect(FormURLEncoding.decodeComponent("a%20b+c") == "a b c")
+    }
+
     @Test("PUT puts the values in the body too; an empty form sends no body")
     func putAndEmpty() throws {
         let put = try HaapiRequestBuilder.request(

@@ -60,6 +60,29 @@ struct TokenEndpointTests {
         #expect(publicClient.status == 400 && publicClient.json["error"] == "unauthorized_client")
     }
 
+    @Test("a form body that is not UTF-8, has a bad escape or repeats a name is a 400; malformed Basic is a 401")
+    func malformedForms() async throws {
+        let server = try await TestServer.shared.get()
+        let basic = RawHTTP.basic("secret-basic", "basic-secret")
+        func post(_ body: [UInt8], _ headers: [(String, String)] = []) async throws -> RawResponse {
+            try await RawHTTP.send(
+                "POST", Self.tokenURL(server),
+                headers: [("Content-Type", "application/x-www-form-urlencoded")] + headers, body: Data(body))
+        }
+        let notUTF8 = try await post(Array("grant_type=client_credentials&scope=".utf8) + [0xC3, 0x28], [basic])
+        #expect(notUTF8.status == 400 && notUTF8.text.contains("not UTF-8"), "\(notUTF8.text)")
+        let badEscape = try await post(Array("grant_type=client_credentials&scope=%4".utf8), [basic])
+        #expect(badEscape.status == 400 && badEscape.text.contains("not valid URL encoding"), "\(badEscape.text)")
+        let repeated = try await post(Array("grant_type=client_credentials&grant_type=client_credentials".utf8), [basic])
+        #expect(repeated.status == 400 && repeated.text.contains("repeated"), "\(repeated.text)")
+        let good = try await post(Array("grant_type=client_credentials&&scope=api&".utf8), [basic])
+        #expect(good.status == 200, "\(good.text)")
+        for authorization in ["Basic c2VjcmV0LWJhc2ljOmJhc2ljLXNlY3JldA", "Basic c2VjcmV0LWJhc2ljOmJhc2ljLXNlY3JldA=!", "Basic /w=="] {
+            let refused = try await post(Array("grant_type=client_credentials".utf8), [("Authorization", authorization)])
+            #expect(refused.status == 401 && refused.json["error"] == "invalid_client", "\(authorization)")
+        }
+    }
+
     @Test(
         "private_key_jwt (ES256) and client_secret_jwt (HS256); a replayed, mis-addressed or expired assertion is refused"
     )

@@ -31,16 +31,31 @@ public enum FormURLEncoding {
 
     /// Parses `a=b&c=d` back into pairs; `nil` when a percent escape is malformed or not UTF-8.
     public static func decode(_ text: String) -> [(name: String, value: String)]? {
-        guard !text.isEmpty else { return [] }
+        var text = text
+        return text.withUTF8 { decode(utf8: $0) }
+    }
+
+    /// Parses a form from its bytes (a request body as received); `nil` when a percent escape is malformed or a
+    /// name or value is not UTF-8. Empty parts (`a=1&&b=2`) are skipped; a part without `=` has an empty value.
+    /// One pass over the bytes, with no `String` made for the body or its parts: this runs on every form a
+    /// server reads.
+    public static func decode(utf8 bytes: UnsafeBufferPointer<UInt8>) -> [(name: String, value: String)]? {
         var pairs: [(name: String, value: String)] = []
-        // Split on bytes: "&", "=", "+" and "%" are ASCII, and this runs on every form a server reads.
-        for part in text.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-            let pair = Substring(part)
-            let equals = pair.utf8.firstIndex(of: UInt8(ascii: "="))
-            guard let name = decodeComponent(pair[..<(equals ?? pair.endIndex)]) else { return nil }
-            let value = equals.map { decodeComponent(pair[pair.utf8.index(after: $0)...]) } ?? ""
-            guard let value else { return nil }
-            pairs.append((name, value))
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            var equals: Int?
+            while end < bytes.count, bytes[end] != UInt8(ascii: "&") {
+                if equals == nil, bytes[end] == UInt8(ascii: "=") { equals = end }
+                end += 1
+            }
+            if end > start {
+                guard let name = component(UnsafeBufferPointer(rebasing: bytes[start..<(equals ?? end)])),
+                    let value = equals.map({ component(UnsafeBufferPointer(rebasing: bytes[($0 + 1)..<end])) }) ?? ""
+                else { return nil }
+                pairs.append((name, value))
+            }
+            start = end + 1
         }
         return pairs
     }
@@ -48,24 +63,42 @@ public enum FormURLEncoding {
     /// One name or value of a form body, decoded (`+` is a space, `%XX` a byte); `nil` when an escape is
     /// malformed or the bytes are not UTF-8.
     public static func decodeComponent(_ text: Substring) -> String? {
-        // Nothing escaped: the text is already the value (and valid UTF-8, being a string).
-        if !text.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) { return String(text) }
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
+        var text = text
+        return text.withUTF8(component)
+    }
+
+    private static func component(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        // Nothing escaped (ids, grant types, most values): the bytes are the value.
+        guard bytes.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else {
+            return utf8String(bytes)
+        }
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
             switch byte {
             case UInt8(ascii: "+"):
-                bytes.append(0x20)
+                decoded.append(0x20)
             case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                    return nil
-                }
-                bytes.append(high << 4 | low)
+                guard index + 2 <= bytes.count, let high = hexValue(bytes[index]),
+                    let low = hexValue(bytes[index + 1])
+                else { return nil }
+                decoded.append(high << 4 | low)
+                index += 2
             default:
-                bytes.append(byte)
+                decoded.append(byte)
             }
         }
-        return String(bytes: bytes, encoding: .utf8)
+        return decoded.withUnsafeBufferPointer(utf8String)
+    }
+
+    /// The string of `bytes` when they are UTF-8; decoding replaces anything else with U+FFFD, which changes
+    /// the bytes, so comparing them back finds it.
+    private static func utf8String(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        return text.utf8.elementsEqual(bytes) ? text : nil
     }
 
     private static let hexDigits = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"]

@@ -78,9 +78,11 @@ struct ClientAuthenticator: Sendable {
 
     private func basic(_ encoded: String, form: [String: String]) throws(ClientAuthenticationFailure) -> ResolvedClient
     {
-        guard let text = Self.basicCredentials(HTTP.trimmingOWS(encoded)), let colon = text.firstIndex(of: ":"),
+        // The colon found among the bytes: a search by `Character` would segment graphemes on every request.
+        guard let text = Self.basicCredentials(HTTP.trimmingOWS(encoded)),
+            let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")),
             let clientID = FormURLEncoding.decodeComponent(text[..<colon]),
-            let secret = FormURLEncoding.decodeComponent(text[text.index(after: colon)...])
+            let secret = FormURLEncoding.decodeComponent(text[text.utf8.index(after: colon)...])
         else { throw ClientAuthenticationFailure(description: "malformed Basic credentials") }
         if let formID = form["client_id"], formID != clientID {
             throw ClientAuthenticationFailure(description: "client_id does not match the Basic credentials")

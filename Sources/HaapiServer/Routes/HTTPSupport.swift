@@ -65,11 +65,19 @@ enum HTTP {
         guard let contentType = request.headers[.contentType],
             HaapiMediaType.essence(of: contentType) == "application/x-www-form-urlencoded"
         else { throw .unsupportedMediaType }
-        let text = try await bodyText(&request, limit: limit)
-        guard let pairs = FormURLEncoding.decode(text) else {
+        let body = try await bodyBuffer(&request, limit: limit)
+        // Parsed from the received bytes; only a refused body is looked at again, to say why.
+        let decoded = body.withUnsafeReadableBytes { raw in
+            raw.withMemoryRebound(to: UInt8.self) { FormURLEncoding.decode(utf8: $0) }
+        }
+        guard let pairs = decoded else {
+            guard String(bytes: body.readableBytesView, encoding: .utf8) != nil else {
+                throw .malformed("the body is not UTF-8")
+            }
             throw .malformed("the form body is not valid URL encoding")
         }
         var values: [String: String] = [:]
+        values.reserveCapacity(pairs.count)
         for (name, value) in pairs {
             guard values[name] == nil else { throw .malformed("parameter \(name) is repeated") }
             values[name] = value
@@ -78,16 +86,19 @@ enum HTTP {
     }
 
     static func bodyText(_ request: inout Request, limit: Int) async throws(RequestFailure) -> String {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: limit)
-        } catch {
-            throw .tooLarge
-        }
+        let buffer = try await bodyBuffer(&request, limit: limit)
         guard let text = String(bytes: buffer.readableBytesView, encoding: .utf8) else {
             throw .malformed("the body is not UTF-8")
         }
         return text
+    }
+
+    private static func bodyBuffer(_ request: inout Request, limit: Int) async throws(RequestFailure) -> ByteBuffer {
+        do {
+            return try await request.collectBody(upTo: limit)
+        } catch {
+            throw .tooLarge
+        }
     }
 
     /// The names that occur more than once in the query (RFC 6749 §3.1: a parameter must not be repeated).
