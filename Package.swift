@@ -176,7 +176,7 @@ if Context.environment["HAAPI_FUZZ"] == "1" {
     let harnesses: [(name: String, dependencies: [Target.Dependency])] = [
         ("HaapiDecoderFuzzer", ["HaapiModel"]),
         ("CBORFuzzer", ["Passkeys"]),
-        ("DPoPProofFuzzer", ["HaapiDriver", "HaapiServer"]),
+        ("DPoPProofFuzzer", ["HaapiModel", "HaapiDriver", "HaapiServer"]),
         ("AuthHubResponseFuzzer", ["AuthHub", "HaapiModel"]),
         ("ServerConfigurationFuzzer", ["HaapiServer"]),
     ]

@@ -6,7 +6,8 @@
 # Harnesses (Fuzz/<name>, one parser of outside input each):
 #   HaapiDecoderFuzzer         HAAPI representations and problems (HaapiModel)
 #   CBORFuzzer                 CBOR, attestation objects, authenticator data, COSE keys (Passkeys)
-#   DPoPProofFuzzer            compact JWS, DPoP proofs as the server parses them, htu normalisation
+#   DPoPProofFuzzer            compact JWS, DPoP proofs as the server parses them, htu normalisation,
+#                              form bodies (bytes) and Basic credentials
 #   AuthHubResponseFuzzer      Authentication Hub responses as the client reads them
 #   ServerConfigurationFuzzer  the dev server's configuration loader
 #

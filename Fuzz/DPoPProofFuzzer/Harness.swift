@@ -1,14 +1,28 @@
 import Foundation
 import FuzzSupport
 import HaapiDriver
+import HaapiModel
 
 @testable import HaapiServer
 
-// What the server parses of a DPoP header and of a client's JWS: the compact JWS parser, the DPoP proof
-// parser the verifier runs (with every algorithm it may accept), the JWK in a proof's header and the htu
-// normalisation. Never a crash; a proof that parses has a key thumbprint.
+// What the server parses of a request's credentials: the compact JWS parser, the DPoP proof parser the
+// verifier runs (with every algorithm it may accept), the JWK in a proof's header, the htu normalisation, a
+// form body as received (bytes) and Basic credentials. Never a crash; a proof that parses has a key
+// thumbprint; a form that parses encodes back to the same pairs.
 func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    let text = String(decoding: fuzzInput(start, count), as: UTF8.self)
+    let bytes = fuzzInput(start, count)
+    let text = String(decoding: bytes, as: UTF8.self)
+    if let pairs = bytes.withUnsafeBufferPointer({ FormURLEncoding.decode(utf8: $0) }) {
+        let again = FormURLEncoding.decode(FormURLEncoding.encode(pairs))
+        guard let again, again.elementsEqual(pairs, by: { $0.name == $1.name && $0.value == $1.value }) else {
+            fuzzFailure("a decoded form does not survive encoding")
+        }
+    }
+    if let credentials = ClientAuthenticator.basicCredentials(text),
+        Data(credentials.utf8).base64EncodedString() != HTTP.trimmingOWS(text)
+    {
+        fuzzFailure("Basic credentials accepted from a non-canonical encoding")
+    }
     if let jws = try? CompactJWS(parsing: text) {
         _ = try? jws.payloadObject()
         if let jwk = jws.header["jwk"] { _ = try? JWK(json: jwk) }

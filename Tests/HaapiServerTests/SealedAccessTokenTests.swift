@@ -178,7 +178,9 @@ struct HeaderHelperTests {
     @Test("Basic credentials are decoded strictly: padded standard base64 of UTF-8, nothing else")
     func basicCredentials() {
         func decode(_ text: String) -> String? { ClientAuthenticator.basicCredentials(text) }
-        #expect(decode(Data("haapi-dcr-main:dcr-main-secret-change-me".utf8).base64EncodedString()) == "haapi-dcr-main:dcr-main-secret-change-me")
+        #expect(
+            decode(Data("haapi-dcr-main:dcr-main-secret-change-me".utf8).base64EncodedString())
+                == "haapi-dcr-main:dcr-main-secret-change-me")
         #expect(decode("YTpi") == "a:b")
         #expect(decode("YTo=") == "a:")
         #expect(decode("Og==") == ":")

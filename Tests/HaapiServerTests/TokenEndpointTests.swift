@@ -73,12 +73,16 @@ struct TokenEndpointTests {
         #expect(notUTF8.status == 400 && notUTF8.text.contains("not UTF-8"), "\(notUTF8.text)")
         let badEscape = try await post(Array("grant_type=client_credentials&scope=%4".utf8), [basic])
         #expect(badEscape.status == 400 && badEscape.text.contains("not valid URL encoding"), "\(badEscape.text)")
-        let repeated = try await post(Array("grant_type=client_credentials&grant_type=client_credentials".utf8), [basic])
+        let repeated = try await post(
+            Array("grant_type=client_credentials&grant_type=client_credentials".utf8), [basic])
         #expect(repeated.status == 400 && repeated.text.contains("repeated"), "\(repeated.text)")
         let good = try await post(Array("grant_type=client_credentials&&scope=api&".utf8), [basic])
         #expect(good.status == 200, "\(good.text)")
-        for authorization in ["Basic c2VjcmV0LWJhc2ljOmJhc2ljLXNlY3JldA", "Basic c2VjcmV0LWJhc2ljOmJhc2ljLXNlY3JldA=!", "Basic /w=="] {
-            let refused = try await post(Array("grant_type=client_credentials".utf8), [("Authorization", authorization)])
+        for authorization in [
+            "Basic c2VjcmV0LWJhc2ljOmJhc2ljLXNlY3JldA", "Basic c2VjcmV0LWJhc2ljOmJhc2ljLXNlY3JldA=!", "Basic /w==",
+        ] {
+            let refused = try await post(
+                Array("grant_type=client_credentials".utf8), [("Authorization", authorization)])
             #expect(refused.status == 401 && refused.json["error"] == "invalid_client", "\(authorization)")
         }
     }

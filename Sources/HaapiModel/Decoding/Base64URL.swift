@@ -30,7 +30,9 @@ public enum Base64URL {
         func append(_ input: UnsafeBufferPointer<UInt8>) {
             let start = output.count
             output.append(contentsOf: repeatElement(0, count: encodedLength(input.count)))
-            _ = output.withUnsafeMutableBufferPointer { encode(input, into: UnsafeMutableBufferPointer(rebasing: $0[start...])) }
+            _ = output.withUnsafeMutableBufferPointer {
+                encode(input, into: UnsafeMutableBufferPointer(rebasing: $0[start...]))
+            }
         }
         if bytes.withContiguousStorageIfAvailable(append) == nil { Array(bytes).withUnsafeBufferPointer(append) }
     }
@@ -44,7 +46,9 @@ public enum Base64URL {
 
     /// Writes the symbols of `input` to the start of `output` (which holds at least `encodedLength` bytes) and
     /// returns how many it wrote.
-    private static func encode(_ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    private static func encode(
+        _ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>
+    ) -> Int {
         alphabet.withUnsafeBufferPointer { symbols in
             var index = 0
             var written = 0

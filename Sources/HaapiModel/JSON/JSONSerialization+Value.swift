@@ -53,7 +53,9 @@ extension JSONValue {
     /// UTF-8 form as it is (a multi-byte character never contains a byte below 0x80, so it passes through whole).
     static func writeString(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        func needsEscape(_ byte: UInt8) -> Bool { byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") }
+        func needsEscape(_ byte: UInt8) -> Bool {
+            byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+        }
         func write(_ bytes: UnsafeBufferPointer<UInt8>) {
             // Most strings (ids, tokens, URLs) need no escaping: copy them whole.
             guard bytes.contains(where: needsEscape) else {

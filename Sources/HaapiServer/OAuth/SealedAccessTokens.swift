@@ -26,16 +26,27 @@ struct SealedAccessTokens: Sendable {
 
     /// A token for `record`; `jti` names it in the revocation table.
     func seal(_ record: AccessTokenRecord, jti: String) -> String {
-        var claims: JSONObject = [
-            "jti": .string(jti), "cid": .string(record.clientID), "scope": .string(record.scope),
-            "iat": .number(JSONNumber(Int(record.issuedAt.timeIntervalSince1970))),
-            "exp": .number(JSONNumber(Int(record.expiresAt.timeIntervalSince1970))),
-        ]
-        if let username = record.username { claims["sub"] = .string(username) }
-        if let jkt = record.jkt { claims["jkt"] = .string(jkt) }
-        if let family = record.familyID { claims["fam"] = .string(family) }
+        // The claims object written member by member: the same JSON a `JSONObject` would give, without
+        // building one (its members and their lookups cost more than the writing).
+        var json: [UInt8] = []
+        json.reserveCapacity(320)
+        json.append(UInt8(ascii: "{"))
+        func member(_ name: String, _ value: JSONValue) {
+            if json.count > 1 { json.append(UInt8(ascii: ",")) }
+            JSONValue.string(name).write(to: &json)
+            json.append(UInt8(ascii: ":"))
+            value.write(to: &json)
+        }
+        member("jti", .string(jti))
+        member("cid", .string(record.clientID))
+        member("scope", .string(record.scope))
+        member("iat", .number(JSONNumber(Int(record.issuedAt.timeIntervalSince1970))))
+        member("exp", .number(JSONNumber(Int(record.expiresAt.timeIntervalSince1970))))
+        if let username = record.username { member("sub", .string(username)) }
+        if let jkt = record.jkt { member("jkt", .string(jkt)) }
+        if let family = record.familyID { member("fam", .string(family)) }
+        json.append(UInt8(ascii: "}"))
         // Assembled as bytes: the claims, their base64url form and the MAC never become strings of their own.
-        let json = JSONValue.object(claims).serializedBytes()
         var token: [UInt8] = []
         token.reserveCapacity(Self.prefix.utf8.count + json.count * 4 / 3 + 48)
         token.append(contentsOf: Self.prefix.utf8)
