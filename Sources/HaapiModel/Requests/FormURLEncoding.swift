@@ -70,7 +70,7 @@ public enum FormURLEncoding {
     private static func component(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         // Nothing escaped (ids, grant types, most values): the bytes are the value.
         guard bytes.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else {
-            return utf8String(bytes)
+            return String(strictUTF8: bytes)
         }
         var decoded: [UInt8] = []
         decoded.reserveCapacity(bytes.count)
@@ -91,14 +91,7 @@ public enum FormURLEncoding {
                 decoded.append(byte)
             }
         }
-        return decoded.withUnsafeBufferPointer(utf8String)
-    }
-
-    /// The string of `bytes` when they are UTF-8; decoding replaces anything else with U+FFFD, which changes
-    /// the bytes, so comparing them back finds it.
-    private static func utf8String(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        let text = String(decoding: bytes, as: UTF8.self)
-        return text.utf8.elementsEqual(bytes) ? text : nil
+        return String(strictUTF8: decoded)
     }
 
     private static let hexDigits = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"]

@@ -117,10 +117,7 @@ struct ClientAuthenticator: Sendable {
             default: urlSafe.append(symbol)
             }
         }
-        guard let bytes = Base64URL.decode(utf8: urlSafe) else { return nil }
-        let text = String(decoding: bytes, as: UTF8.self)
-        // Decoding replaced any invalid UTF-8 with U+FFFD, which changes the bytes.
-        return text.utf8.elementsEqual(bytes) ? text : nil
+        return Base64URL.decode(utf8: urlSafe).flatMap { String(strictUTF8: $0) }
     }
 
     private func verifySecret(_ secret: String, of client: ResolvedClient) -> Bool {

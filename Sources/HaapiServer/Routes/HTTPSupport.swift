@@ -71,7 +71,7 @@ enum HTTP {
             raw.withMemoryRebound(to: UInt8.self) { FormURLEncoding.decode(utf8: $0) }
         }
         guard let pairs = decoded else {
-            guard String(bytes: body.readableBytesView, encoding: .utf8) != nil else {
+            guard String(strictUTF8: body.readableBytesView) != nil else {
                 throw .malformed("the body is not UTF-8")
             }
             throw .malformed("the form body is not valid URL encoding")

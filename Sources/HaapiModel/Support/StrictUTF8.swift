@@ -1,0 +1,12 @@
+extension String {
+    /// The string of `bytes` when they are well-formed UTF-8, else nil. Decoding replaces anything malformed
+    /// with U+FFFD, which changes the bytes, so comparing them back finds it. One definition for every parser
+    /// of request bytes (forms, Basic credentials).
+    /// Inlinable: callers on the request path (a form, Basic credentials) get it specialised for their bytes.
+    @inlinable
+    package init?<Bytes: Collection<UInt8>>(strictUTF8 bytes: Bytes) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.utf8.elementsEqual(bytes) else { return nil }
+        self = text
+    }
+}
