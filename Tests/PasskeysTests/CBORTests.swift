@@ -91,6 +91,9 @@ struct CBORTests {
             ("9b00000000ffffffff", .truncated),
             ("0000", .trailingBytes),
             ("62c328", .invalidUTF8),
+            ("62c0af", .invalidUTF8),  // an overlong "/"
+            ("63eda080", .invalidUTF8),  // a UTF-16 surrogate
+            ("64f4908080", .invalidUTF8),  // beyond U+10FFFF
             ("a201020103", .duplicateMapKey),
             ("f818", .unsupportedSimpleValue(24)),
         ])

@@ -1,4 +1,5 @@
 import Foundation
+import HaapiModel
 
 /// Why CBOR input was refused; `offset` is where in the input.
 public struct CBORDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -148,7 +149,8 @@ public struct CBORDecoder: Sendable {
             case 2: return .bytes(Data(try take(try argument(info, start: start))))
             case 3:
                 let raw = try take(try argument(info, start: start))
-                guard let text = String(validating: raw, as: UTF8.self) else { throw fail(.invalidUTF8, at: start) }
+                // Not the standard library's String(validating:as:): it needs iOS 18 and macOS 15.
+                guard let text = String(strictUTF8: raw) else { throw fail(.invalidUTF8, at: start) }
                 return .text(text)
             case 4:
                 let count = try argument(info, start: start)
