@@ -76,12 +76,12 @@ await_replay_window() {
   fi
 }
 
-# token_run NAME CONNECTIONS URL HTU AUTHORIZATION BODY [COUNT]: fresh proofs for this phase only, then wrk.
+# token_run NAME CONNECTIONS URL HTU AUTHORIZATION BODY: fresh proofs for this phase only, then wrk.
 token_run() {
   local name="$1" connections="$2" target="$3" htu="$4" authorization="$5" body="$6"
-  local count="${7:-$proofs_per_phase}" proofs="$work/proofs.txt"
+  local proofs="$work/proofs.txt"
   [ "$target" != "$ours_token" ] || await_replay_window
-  "$bin/haapi-bench" proofs --htu "$htu" --count "$count" --output "$proofs"
+  "$bin/haapi-bench" proofs --htu "$htu" --count "$proofs_per_phase" --output "$proofs"
   # Each proof's iat is at or before now; it expires from the cache 61 s after (a second of margin).
   [ "$target" != "$ours_token" ] || replay_clear_at=$(( $(date +%s) + 62 ))
   wrk_run "$name" "$connections" -s "$root/scripts/bench/dpop-token.lua" "$target" -- \
