@@ -64,10 +64,12 @@ actor DPoPReplayCache {
 extension DPoPReplayCache {
     /// The first 64 bits of SHA-256("jkt jti").
     fileprivate static func key(jkt: String, jti: String) -> UInt64 {
-        // Hashed from the string's own UTF-8 buffer: this runs for every proof.
-        var input = jkt + " " + jti
+        // Hashed from the strings' own UTF-8 buffers, without joining them first: this runs for every proof.
         var hasher = SHA256()
-        input.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        var (jkt, jti, space) = (jkt, jti, UInt8(ascii: " "))
+        jkt.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        withUnsafeBytes(of: &space) { hasher.update(bufferPointer: $0) }
+        jti.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         return hasher.finalize().withUnsafeBytes { bytes in
             bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         }
