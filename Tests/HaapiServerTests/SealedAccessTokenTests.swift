@@ -77,10 +77,10 @@ struct SealedAccessTokenTests {
     }
 }
 
-@Suite("DPoP key cache (issue 15, item 4: thumbprint and verifier once per key)")
-struct DPoPKeyCacheTests {
-    @Test("a key is resolved once; a cached key still needs a valid signature; a private jwk is never cached")
-    func cachedKeysStillVerify() async throws {
+@Suite("DPoP header cache (issue 15, item 4: header, key, verifier and thumbprint once per header)")
+struct DPoPHeaderCacheTests {
+    @Test("a header is resolved once; a cached header still needs a valid signature; a private jwk is never cached")
+    func cachedHeadersStillVerify() async throws {
         let now = Date()
         let verifier = DPoPVerifier(
             algorithms: [.es256], iatWindow: 60, nonces: DPoPNonceService(rotationInterval: 300, now: now),
@@ -88,26 +88,33 @@ struct DPoPKeyCacheTests {
         let key = SoftwareP256SigningKey()
         let dpop = Dpop(key: key)
         let url = "https://server.example/oauth/token"
+        var header = ""
         for _ in 0..<3 {
             let proof = try dpop.createProof(httpMethod: "POST", url: try #require(URL(string: url)))
+            header = String(proof.prefix { $0 != "." })
             let verified = try await verifier.verify(
                 headerValues: [proof], method: "POST", requestURL: url, requireNonce: false, now: now)
             #expect(verified.thumbprint == key.thumbprint)
         }
-        #expect(verifier.keys.count == 1)
+        #expect(verifier.headers.count == 1)
 
-        // Same key in the header, signature from another key: refused although the key is cached.
+        // The very header the cache holds, with claims signed by another key: refused.
         let impostor = SoftwareP256SigningKey()
         let claims: JSONObject = [
             "jti": "forged", "htm": "POST", "htu": .string(url),
             "iat": .number(JSONNumber(Int(now.timeIntervalSince1970))),
         ]
         let forged = try JWS.sign(
-            claims: claims, header: ["typ": "dpop+jwt", "jwk": key.publicJWK.json], signer: impostor)
+            encodedHeader: header, payload: Data(JSONValue.object(claims).serialized().utf8), signer: impostor)
         await #expect(throws: DPoPFailure.self) {
             _ = try await verifier.verify(
                 headerValues: [forged], method: "POST", requestURL: url, requireNonce: false, now: now)
         }
+        // The same claims signed by the right key pass: the refusal above was the signature.
+        let genuine = try JWS.sign(
+            encodedHeader: header, payload: Data(JSONValue.object(claims).serialized().utf8), signer: key)
+        _ = try await verifier.verify(
+            headerValues: [genuine], method: "POST", requestURL: url, requireNonce: false, now: now)
         // A private key in the header is refused and leaves nothing behind.
         let leaky = try JWS.sign(
             claims: claims, header: ["typ": "dpop+jwt", "jwk": impostor.privateJWK.json], signer: impostor)
@@ -115,20 +122,41 @@ struct DPoPKeyCacheTests {
             _ = try await verifier.verify(
                 headerValues: [leaky], method: "POST", requestURL: url, requireNonce: false, now: now)
         }
-        #expect(verifier.keys.count == 1)
+        #expect(verifier.headers.count == 1)
     }
 
-    @Test("a padded key header is resolved but never kept")
-    func paddedKeysAreNotKept() throws {
-        let cache = DPoPKeyCache()
+    /// The base64url segment of a DPoP header carrying `jwk`.
+    private static func segment(jwk: JSONValue, alg: String = "ES256") -> Substring {
+        let header: JSONObject = ["typ": "dpop+jwt", "alg": .string(alg), "jwk": jwk]
+        return Substring(Base64URL.encode(Data(JSONValue.object(header).serialized().utf8)))
+    }
+
+    @Test("a padded header is resolved but never kept")
+    func paddedHeadersAreNotKept() throws {
+        let cache = DPoPHeaderCache()
         guard case .object(var members) = SoftwareP256SigningKey().publicJWK.json else {
             Issue.record("not an object")
             return
         }
         members["x-padding"] = .string(String(repeating: "p", count: 4000))
-        _ = try cache.resolve(.object(members), algorithm: .es256)
+        let padded = try cache.resolve(Self.segment(jwk: .object(members)), allowedAlgorithms: [.es256])
+        #expect(padded.algorithm == .es256)
         #expect(cache.count == 0)
-        _ = try cache.resolve(SoftwareP256SigningKey().publicJWK.json, algorithm: .es256)
+        _ = try cache.resolve(Self.segment(jwk: SoftwareP256SigningKey().publicJWK.json), allowedAlgorithms: [.es256])
+        #expect(cache.count == 1)
+    }
+
+    @Test("a cached header is checked against the caller's algorithms again")
+    func hitsFollowTheAllowedAlgorithms() throws {
+        let cache = DPoPHeaderCache()
+        let segment = Self.segment(jwk: SoftwareP256SigningKey().publicJWK.json)
+        #expect(try cache.resolve(segment, allowedAlgorithms: [.es256]).algorithm == .es256)
+        #expect(throws: JOSEError.algorithmNotAllowed("ES256")) {
+            _ = try cache.resolve(segment, allowedAlgorithms: [.rs256])
+        }
+        // A refused header is not remembered; a header whose alg does not fit its key is refused.
+        let mismatched = Self.segment(jwk: SoftwareP256SigningKey().publicJWK.json, alg: "ES384")
+        #expect(throws: (any Error).self) { _ = try cache.resolve(mismatched, allowedAlgorithms: [.es384]) }
         #expect(cache.count == 1)
     }
 
@@ -154,8 +182,11 @@ struct DPoPKeyCacheTests {
 
     @Test("the cache is bounded: at capacity it starts over")
     func bounded() throws {
-        let cache = DPoPKeyCache(capacity: 4)
-        for _ in 0..<10 { _ = try cache.resolve(SoftwareP256SigningKey().publicJWK.json, algorithm: .es256) }
+        let cache = DPoPHeaderCache(capacity: 4)
+        for _ in 0..<10 {
+            _ = try cache.resolve(
+                Self.segment(jwk: SoftwareP256SigningKey().publicJWK.json), allowedAlgorithms: [.es256])
+        }
         #expect(cache.count <= 4)
     }
 }

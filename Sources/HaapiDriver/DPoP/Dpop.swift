@@ -127,18 +127,56 @@ public struct DPoPProof: Sendable {
         parsing compact: String, allowedAlgorithms: Set<JWSAlgorithm>,
         resolveKey: (JSONValue, JWSAlgorithm) throws -> ResolvedKey
     ) throws {
-        let jws = try CompactJWS(parsing: compact)
-        guard jws.header["typ"]?.stringValue == Dpop.proofType else {
+        try self.init(parsing: compact) { segment in
+            try Self.resolveHeader(segment, allowedAlgorithms: allowedAlgorithms, resolveKey: resolveKey)
+        }
+    }
+
+    /// What a proof's protected header yields once checked: the header, its algorithm and its key.
+    public struct ResolvedHeader: Sendable {
+        /// The protected header.
+        public let header: JSONObject
+        /// The header's `alg`: allowed, and asymmetric.
+        public let algorithm: JWSAlgorithm
+        /// The header's `jwk`, resolved for `algorithm`.
+        public let key: ResolvedKey
+    }
+
+    /// Checks a proof's protected header segment (its base64url text): a JWS header
+    /// (`CompactJWS.parseHeader`) with `typ` `dpop+jwt`, an allowed asymmetric `alg` and a public `jwk`
+    /// that fits it (`resolveKey`). A function of the segment and `allowedAlgorithms` alone, so a server
+    /// that sees the same header again and again can keep the result (see `init(parsing:resolveHeader:)`).
+    public static func resolveHeader(
+        _ segment: Substring, allowedAlgorithms: Set<JWSAlgorithm>,
+        resolveKey: (JSONValue, JWSAlgorithm) throws -> ResolvedKey = Self.resolveKey
+    ) throws -> ResolvedHeader {
+        let header = try CompactJWS.parseHeader(segment)
+        guard header["typ"]?.stringValue == Dpop.proofType else {
             throw JOSEError.malformedJWS("typ must be \(Dpop.proofType)")
         }
-        guard let algorithm = jws.algorithm, algorithm.isAsymmetric else {
-            throw JOSEError.algorithmNotAllowed(jws.header["alg"]?.stringValue ?? "")
+        let declared = header["alg"]?.stringValue ?? ""
+        guard let algorithm = JWSAlgorithm(rawValue: declared), algorithm.isAsymmetric else {
+            throw JOSEError.algorithmNotAllowed(declared)
         }
         guard allowedAlgorithms.contains(algorithm) else { throw JOSEError.algorithmNotAllowed(algorithm.rawValue) }
-        guard let jwkValue = jws.header["jwk"] else { throw JOSEError.malformedJWS("no jwk header") }
+        guard let jwkValue = header["jwk"] else { throw JOSEError.malformedJWS("no jwk header") }
         let key = try resolveKey(jwkValue, algorithm)
-        guard key.verifier.algorithm == algorithm, key.verifier.isValidSignature(jws.signature, for: jws.signingInput)
-        else {
+        guard key.verifier.algorithm == algorithm else { throw JOSEError.invalidSignature }
+        return ResolvedHeader(header: header, algorithm: algorithm, key: key)
+    }
+
+    /// Parses a proof like `init(parsing:allowedAlgorithms:)`, with `resolveHeader` checking its protected
+    /// header segment. It must do what `DPoPProof.resolveHeader` does for the algorithms the caller
+    /// allows, and may remember the result per segment. The signature and the claims are checked on
+    /// every call.
+    public init(parsing compact: String, resolveHeader: (Substring) throws -> ResolvedHeader) throws {
+        var resolved: ResolvedHeader?
+        let jws = try CompactJWS(parsing: compact) { segment in
+            let header = try resolveHeader(segment)
+            resolved = header
+            return header.header
+        }
+        guard let key = resolved?.key, key.verifier.isValidSignature(jws.signature, for: jws.signingInput) else {
             throw JOSEError.invalidSignature
         }
         let claims = try jws.payloadObject()

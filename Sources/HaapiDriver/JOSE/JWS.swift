@@ -18,12 +18,19 @@ public struct CompactJWS: Sendable, Hashable {
 
     /// Parses a compact JWS without checking its signature.
     public init(parsing compact: String) throws {
+        try self.init(parsing: compact, parseHeader: Self.parseHeader)
+    }
+
+    /// Parses like ``init(parsing:)``, with `parseHeader` turning the protected header's segment (its
+    /// base64url text, as received) into the header. It must do what ``parseHeader(_:)`` does, and may
+    /// remember the result for a segment it has seen: a DPoP client sends the same header with every proof.
+    public init(parsing compact: String, parseHeader: (Substring) throws -> JSONObject) throws {
         // Split and decode on the UTF-8 buffer: proofs are parsed on every request, and going through the
         // string's views (character by character at first, then byte by byte) cost as much as the signature
         // check, then a tenth of the token endpoint's own work.
         var text = compact
         let segments = try text.withUTF8 {
-            utf8 throws -> (header: [UInt8], payload: [UInt8], signature: [UInt8], signed: Data) in
+            utf8 throws -> (headerLength: Int, payload: [UInt8], signature: [UInt8], signed: Data) in
             let dot = UInt8(ascii: ".")
             var dots = 0
             var first = 0
@@ -35,24 +42,37 @@ public struct CompactJWS: Sendable, Hashable {
             guard dots == 2 else {
                 throw JOSEError.malformedJWS("expected 3 segments, found \(utf8.count { $0 == dot } + 1)")
             }
-            guard let header = Base64URL.decode(utf8: UnsafeBufferPointer(rebasing: utf8[..<first])) else {
-                throw JOSEError.malformedJWS("header is not base64url")
-            }
             guard let payload = Base64URL.decode(utf8: UnsafeBufferPointer(rebasing: utf8[(first + 1)..<second])) else {
                 throw JOSEError.malformedJWS("payload is not base64url")
             }
             guard let signature = Base64URL.decode(utf8: UnsafeBufferPointer(rebasing: utf8[(second + 1)...])) else {
                 throw JOSEError.malformedJWS("signature is not base64url")
             }
-            return (header, payload, signature, Data(UnsafeBufferPointer(rebasing: utf8[..<second])))
+            return (first, payload, signature, Data(UnsafeBufferPointer(rebasing: utf8[..<second])))
         }
-        let headerValue: JSONValue
-        do {
-            headerValue = try segments.header.withUnsafeBufferPointer {
-                try JSONParser(limits: .init(maxBytes: 16 * 1024, maxDepth: 8)).parse($0)
+        // The first dot is ASCII, so the header's bytes end on a character boundary.
+        header = try parseHeader(Substring(compact.utf8.prefix(segments.headerLength)))
+        payload = Data(segments.payload)
+        signature = Data(segments.signature)
+        signingInput = segments.signed
+        self.compact = compact
+    }
+
+    /// What ``init(parsing:)`` makes of a protected header's segment: it must be base64url of a JSON object
+    /// that names an `alg` and lists in `crit` only parameters this implementation understands.
+    public static func parseHeader(_ segment: Substring) throws -> JSONObject {
+        var segment = segment
+        let headerValue = try segment.withUTF8 { utf8 throws -> JSONValue in
+            guard let bytes = Base64URL.decode(utf8: utf8) else {
+                throw JOSEError.malformedJWS("header is not base64url")
             }
-        } catch {
-            throw JOSEError.malformedJWS("header is not JSON: \(error)")
+            do {
+                return try bytes.withUnsafeBufferPointer {
+                    try JSONParser(limits: .init(maxBytes: 16 * 1024, maxDepth: 8)).parse($0)
+                }
+            } catch {
+                throw JOSEError.malformedJWS("header is not JSON: \(error)")
+            }
         }
         guard case .object(let header) = headerValue else {
             throw JOSEError.malformedJWS("header is not a JSON object")
@@ -65,11 +85,7 @@ public struct CompactJWS: Sendable, Hashable {
             let unknown = names.map { $0.stringValue ?? "?" }.filter { !Self.understoodCriticalHeaders.contains($0) }
             if !unknown.isEmpty { throw JOSEError.unsupportedCriticalHeader(unknown) }
         }
-        self.header = header
-        self.payload = Data(segments.payload)
-        self.signature = Data(segments.signature)
-        self.signingInput = segments.signed
-        self.compact = compact
+        return header
     }
 
     /// The `alg` header; `nil` when it names no algorithm this implementation supports (including `none`).

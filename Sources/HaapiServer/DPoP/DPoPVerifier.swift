@@ -43,7 +43,7 @@ struct DPoPVerifier: Sendable {
     let iatWindow: TimeInterval
     let nonces: DPoPNonceService
     let replayCache: DPoPReplayCache
-    let keys = DPoPKeyCache()
+    let headers = DPoPHeaderCache()
 
     /// - Parameters:
     ///   - headerValues: every `DPoP` header of the request (exactly one is allowed).
@@ -58,8 +58,9 @@ struct DPoPVerifier: Sendable {
         guard headerValues.count == 1 else { throw .multipleHeaders }
         let proof: DPoPProof
         do {
-            proof = try DPoPProof(
-                parsing: HTTP.trimmingOWS(header), allowedAlgorithms: algorithms, resolveKey: keys.resolve)
+            proof = try DPoPProof(parsing: HTTP.trimmingOWS(header)) { segment in
+                try headers.resolve(segment, allowedAlgorithms: algorithms)
+            }
         } catch {
             throw .malformed("\(error)")
         }
