@@ -11,6 +11,7 @@ seconds="${1:-5}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 . "$root/scripts/bench/serve-url.sh"
+. "$root/scripts/bench/proof-supply.sh"
 out="$root/.build-bench"
 work="/dev/shm/swift-haapi-bench"
 rm -rf "$work"
@@ -59,12 +60,9 @@ wrk_run() {
   tail -n 1 "$results" | cut -f4
 }
 
-# Our server keeps every DPoP proof it accepted until the proof's iat window has passed (60 s, plus a second)
-# and holds 200,000 of them (DPoPReplayCache.proofCapacity); when full it refuses new proofs, as designed. A
-# phase may therefore send at most that many, and must start once the proofs of the phase before have
-# expired: a fast machine answers more than 20,000 token requests a second, 100,000 per 5 s phase.
-replay_capacity=190000
-proofs_per_phase=$(( 40000 * seconds < replay_capacity ? 40000 * seconds : replay_capacity ))
+# A token phase of ours may send at most what the replay cache keeps (scripts/bench/proof-supply.sh), and
+# must start once the proofs of the phase before have expired.
+proofs_per_phase=$(proof_supply "$seconds")
 replay_clear_at=0
 
 # await_replay_window: sleeps until the proofs of our previous token phase have left the replay cache.

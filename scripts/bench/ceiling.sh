@@ -14,6 +14,7 @@ rounds="${1:-2}"
 seconds="${2:-4}"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 . "$root/scripts/bench/serve-url.sh"
+. "$root/scripts/bench/proof-supply.sh"
 command -v wrk >/dev/null || { apt-get update -qq >/dev/null; apt-get install -y -qq wrk >/dev/null; }
 
 scratch="$root/.build-ceiling"
@@ -44,9 +45,8 @@ for round in $(seq "$rounds"); do
   echo "round $round"
   health_rate=""
   for path in health ceiling/body ceiling/form ceiling/signature oauth/token; do
-    # Enough for 40,000 requests/s, within what the replay cache keeps at once (see per-request.sh).
-    proofs=$((40000 * seconds)); [ "$proofs" -le 190000 ] || proofs=190000
-    "$bin/haapi-bench" proofs --htu "$url/oauth/token" --count "$proofs" --output "$work/proofs.txt" >/dev/null
+    "$bin/haapi-bench" proofs --htu "$url/oauth/token" --count "$(proof_supply "$seconds")" \
+      --output "$work/proofs.txt" >/dev/null
     before=$(awk '{print $14 + $15}' "/proc/$pid/stat")
     if [ "$path" = health ]; then
       wrk -t2 -c8 -d"${seconds}s" "$url/health" >"$work/wrk.log"

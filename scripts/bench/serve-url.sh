@@ -1,4 +1,4 @@
-# Sourced by scripts/bench.sh and scripts/release.sh.
+# Sourced by scripts/bench.sh, scripts/release.sh and the scripts of scripts/bench.
 # serve_url LOG SECONDS: prints the http://127.0.0.1:PORT that `haapi serve` wrote to LOG, waiting up to
 # SECONDS for it; prints nothing if it did not appear.
 serve_url() {

@@ -1,10 +1,11 @@
 extension String {
-    /// The string of `bytes` when they are well-formed UTF-8, else nil. Decoding replaces anything malformed
-    /// with U+FFFD, which changes the bytes, so comparing them back finds it. One definition for every parser
-    /// of request bytes (forms, Basic credentials).
-    /// Inlinable: callers on the request path (a form, Basic credentials) get it specialised for their bytes.
-    /// ASCII, the usual case, is checked byte by byte instead: it always decodes to itself, and the
-    /// comparison through the string's UTF-8 view cost about 20 instructions a byte.
+    /// The string of `bytes` when they are well-formed UTF-8, else nil: one definition for every parser of
+    /// outside bytes (forms, Basic credentials, CBOR text).
+    ///
+    /// Decoding replaces anything malformed with U+FFFD, which changes the bytes, so comparing them back
+    /// finds it. ASCII, the usual case, always decodes to itself and is only checked byte by byte: the
+    /// comparison through the string's UTF-8 view costs about 20 instructions a byte. Inlinable, so callers
+    /// on the request path get it specialised for their bytes.
     @inlinable
     package init?<Bytes: Collection<UInt8>>(strictUTF8 bytes: Bytes) {
         let text = String(decoding: bytes, as: UTF8.self)
