@@ -133,6 +133,9 @@ let package = Package(
             name: "HaapiServerTests",
             dependencies: [
                 "HaapiServer", "HaapiDriver", "HaapiRawClient", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(

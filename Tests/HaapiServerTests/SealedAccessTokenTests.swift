@@ -1,7 +1,11 @@
+import Crypto
 import Foundation
 import GRDB
+import HTTPTypes
 import HaapiDriver
 import HaapiRawClient
+import Hummingbird
+import NIOCore
 import Testing
 
 @testable import HaapiServer
@@ -172,11 +176,11 @@ struct DPoPHeaderCacheTests {
             (now.addingTimeInterval(86_400), .accepted),
         ] {
             #expect(
-                await cache.record(jti: "j\(expiry.timeIntervalSince1970)", jkt: "k", until: expiry, now: now)
+                cache.record(jti: "j\(expiry.timeIntervalSince1970)", jkt: "k", until: expiry, now: now)
                     == outcome)
         }
         #expect(
-            await cache.record(jti: "late", jkt: "k", until: now, now: Date(timeIntervalSince1970: .infinity))
+            cache.record(jti: "late", jkt: "k", until: now, now: Date(timeIntervalSince1970: .infinity))
                 == .full)
     }
 
@@ -206,6 +210,29 @@ struct HeaderHelperTests {
             HTTP.trimmingOWS(" \ta b\t ") == "a b" && HTTP.trimmingOWS("ab") == "ab" && HTTP.trimmingOWS("  ") == "")
     }
 
+    @Test("a header read in one pass gives what the HTTPFields subscript gives: one value, several joined, or nil")
+    func headerLookup() {
+        func request(_ fields: HTTPFields) -> Request {
+            Request(
+                head: HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/", headerFields: fields),
+                body: RequestBody(buffer: ByteBuffer()))
+        }
+        let fields: [HTTPFields] = [
+            [:], [.contentType: "application/json"],
+            [.authorization: "Basic a", .contentType: "text/plain", .accept: "*/*"],
+            HTTPFields([
+                HTTPField(name: .accept, value: "a/b"), HTTPField(name: .contentType, value: "x/y"),
+                HTTPField(name: .accept, value: "c/d"), HTTPField(name: .accept, value: "e/f"),
+            ]),
+        ]
+        for headers in fields {
+            for name in [HTTPField.Name.contentType, .accept, .authorization, .dpop] {
+                #expect(HTTP.header(request(headers), name) == headers[name], "\(name) in \(headers)")
+            }
+        }
+        #expect(HTTP.header(request(fields[3]), .accept) == "a/b, c/d, e/f")
+    }
+
     @Test("Basic credentials are decoded strictly: padded standard base64 of UTF-8, nothing else")
     func basicCredentials() {
         func decode(_ text: String) -> String? { ClientAuthenticator.basicCredentials(text) }
@@ -223,5 +250,112 @@ struct HeaderHelperTests {
         ] {
             #expect(decode(bad) == nil, "\(bad)")
         }
+    }
+}
+
+@Suite("HMAC with the key absorbed once (issue 15: the sealed token's MAC)")
+struct PrecomputedHMACTests {
+    static func code(_ key: [UInt8], _ message: [UInt8]) -> [UInt8] {
+        message.withUnsafeBytes { Array(PrecomputedHMAC(key: SymmetricKey(data: key)).code(for: $0)) }
+    }
+
+    @Test("RFC 4231 test cases 1, 2, 6 and 7 (key shorter than, and longer than, a block)")
+    func rfc4231() {
+        func hex(_ text: String) -> [UInt8] {
+            var bytes: [UInt8] = []
+            var index = text.startIndex
+            while index < text.endIndex {
+                let next = text.index(index, offsetBy: 2)
+                bytes.append(UInt8(text[index..<next], radix: 16) ?? 0)
+                index = next
+            }
+            return bytes
+        }
+        let cases: [([UInt8], [UInt8], String)] = [
+            (
+                [UInt8](repeating: 0x0b, count: 20), Array("Hi There".utf8),
+                "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+            ),
+            (
+                Array("Jefe".utf8), Array("what do ya want for nothing?".utf8),
+                "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+            ),
+            (
+                [UInt8](repeating: 0xaa, count: 131),
+                Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8),
+                "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+            ),
+            (
+                [UInt8](repeating: 0xaa, count: 131),
+                Array(
+                    ("This is a test using a larger than block-size key and a larger than block-size data. The key "
+                        + "needs to be hashed before being used by the HMAC algorithm.").utf8),
+                "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"
+            ),
+        ]
+        for (key, message, expected) in cases {
+            #expect(Self.code(key, message) == hex(expected), "\(expected)")
+        }
+    }
+
+    @Test("the same code as Crypto's HMAC for keys and messages of every length around a block")
+    func agreesWithHMAC() {
+        var generator = SystemRandomNumberGenerator()
+        for keyLength in [0, 1, 31, 32, 63, 64, 65, 100, 128, 200] {
+            for messageLength in [0, 1, 55, 56, 63, 64, 65, 119, 120, 300] {
+                let key = (0..<keyLength).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let message = (0..<messageLength).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let expected = Array(
+                    HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)))
+                #expect(Self.code(key, message) == expected, "key \(keyLength), message \(messageLength)")
+            }
+        }
+        // A code does not change the absorbed state: the same message gives the same code twice.
+        let mac = PrecomputedHMAC(key: SymmetricKey(data: [1, 2, 3]))
+        let first = [UInt8](repeating: 7, count: 80).withUnsafeBytes { Array(mac.code(for: $0)) }
+        let second = [UInt8](repeating: 7, count: 80).withUnsafeBytes { Array(mac.code(for: $0)) }
+        #expect(first == second)
+    }
+}
+
+@Suite("The DPoP replay cache under concurrent requests (issue 15: a lock instead of an actor)")
+struct ReplayCacheConcurrencyTests {
+    @Test("from many tasks at once, each (jkt, jti) pair is accepted exactly once")
+    func eachPairOnce() async {
+        let cache = DPoPReplayCache(capacity: 10_000)
+        let now = Date()
+        // 8 tasks record the same 1,000 pairs, each in its own order: 1,000 acceptances in all, never more.
+        let accepted = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var count = 0
+                    for step in 0..<1_000 {
+                        let pair = (step * (2 * task + 1)) % 1_000
+                        let outcome = cache.record(
+                            jti: "jti-\(pair)", jkt: "key-\(pair % 7)", until: now.addingTimeInterval(60), now: now)
+                        if outcome == .accepted { count += 1 }
+                    }
+                    return count
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(accepted == 1_000)
+        #expect(cache.count == 1_000)
+    }
+
+    @Test(
+        "the key of a pair is the cache's own: stable in one cache, different in another, and pairs do not run together"
+    )
+    func keyedHash() {
+        let first = DPoPReplayCache(capacity: 10)
+        let second = DPoPReplayCache(capacity: 10)
+        #expect(first.key(jkt: "abc", jti: "def") == first.key(jkt: "abc", jti: "def"))
+        #expect(first.key(jkt: "abc", jti: "def") != second.key(jkt: "abc", jti: "def"))
+        #expect(first.key(jkt: "abc", jti: "def") != first.key(jkt: "ab", jti: "cdef"))
+        let now = Date()
+        #expect(first.record(jti: "cdef", jkt: "ab", until: now.addingTimeInterval(60), now: now) == .accepted)
+        #expect(first.record(jti: "def", jkt: "abc", until: now.addingTimeInterval(60), now: now) == .accepted)
+        #expect(first.record(jti: "def", jkt: "abc", until: now.addingTimeInterval(60), now: now) == .replayed)
     }
 }

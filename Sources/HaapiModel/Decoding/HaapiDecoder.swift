@@ -17,16 +17,21 @@ public enum HaapiMediaType {
 
     /// The essence of a `Content-Type` value: lower-cased, parameters dropped.
     public static func essence(of contentType: String) -> String {
-        // Byte by byte: this runs on every request and response, and the header is ASCII.
-        let bytes = contentType.utf8
-        var start = bytes.startIndex
-        var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
-        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
-        while start < end, isSpace(bytes[start]) { start = bytes.index(after: start) }
-        while start < end, isSpace(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
-        let essence = contentType[start..<end]
-        return essence.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 })
-            ? essence.lowercased() : String(essence)
+        // On the UTF-8 buffer (this runs on every request and response, and the header is ASCII), and the
+        // value itself when it is already an essence, as it usually is: no new string.
+        var text = contentType
+        return text.withUTF8 { bytes in
+            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+            var start = 0
+            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+            while start < end, isSpace(bytes[start]) { start += 1 }
+            while start < end, isSpace(bytes[end - 1]) { end -= 1 }
+            let essence = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            let needsLowering = essence.contains { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }
+            if !needsLowering, start == 0, end == bytes.count { return contentType }
+            let copy = String(decoding: essence, as: UTF8.self)
+            return needsLowering ? copy.lowercased() : copy
+        }
     }
 }
 

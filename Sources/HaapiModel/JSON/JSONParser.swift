@@ -127,6 +127,9 @@ private struct Scanner {
             depth -= 1
             return .object(object)
         }
+        // Most objects on the wire have a handful of members (a DPoP proof's claims, a link, a field):
+        // room for four up front makes such an object one allocation instead of one per doubling.
+        object.reserveCapacity(4)
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw syntaxError("expected a member name") }
@@ -141,7 +144,7 @@ private struct Scanner {
             path.push(.member(key))
             let value = try parseValue()
             path.pop()
-            object[key] = value
+            object.appendAbsent(key, value)
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","):

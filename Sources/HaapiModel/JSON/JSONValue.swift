@@ -166,11 +166,19 @@ public struct JSONObject: Sendable, Hashable, Sequence {
                     rebuildIndex()
                 }
             } else if let newValue {
-                members.append((key, newValue))
-                if members.count > Self.indexThreshold {
-                    if index.isEmpty { rebuildIndex() } else { index[key] = members.count - 1 }
-                }
+                appendAbsent(key, newValue)
             }
+        }
+    }
+
+    /// Room for `count` members, so an object of up to that many is one allocation.
+    mutating func reserveCapacity(_ count: Int) { members.reserveCapacity(count) }
+
+    /// Appends a member the caller knows is absent (the parser has just looked), without looking again.
+    mutating func appendAbsent(_ key: String, _ value: JSONValue) {
+        members.append((key, value))
+        if members.count > Self.indexThreshold {
+            if index.isEmpty { rebuildIndex() } else { index[key] = members.count - 1 }
         }
     }
 

@@ -13,7 +13,7 @@ struct AuthHubCall: Sendable {
     let request: Request
 
     func header(_ name: String) -> String? {
-        HTTPField.Name(name).flatMap { request.headers[$0] }
+        HTTPField.Name(name).flatMap { HTTP.header(request, $0) }
     }
 
     func string(_ key: String) -> String? { body[key]?.stringValue }
@@ -109,7 +109,9 @@ extension AuthHubRoutes {
 
     /// The client of a live, unbound access token that carries `scope`.
     private func bearerClient(_ request: Request, scope: String) -> String? {
-        guard let value = request.headers[.authorization], value.lowercased().hasPrefix("bearer ") else { return nil }
+        guard let value = HTTP.header(request, .authorization), value.lowercased().hasPrefix("bearer ") else {
+            return nil
+        }
         let token = String(HTTP.trimmingOWS(value.dropFirst(7)))
         guard let record = accessTokenRecord(token), !record.revoked, record.expiresAt > clock(), record.jkt == nil,
             record.scope.split(separator: " ").contains(Substring(scope))

@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import HaapiDriver
 
 /// Remembers proof ids until they could no longer pass the `iat` check, so each proof is used once.
 ///
@@ -8,16 +8,26 @@ import Foundation
 /// proof be replayed); the entries expire within two `iat` windows, so it recovers by itself.
 ///
 /// Compact, because a busy server keeps one entry per proof for a whole window (60 s of requests): an entry
-/// is the first 8 bytes of SHA-256 over the key thumbprint and the `jti`, not the two strings, of which an
+/// is a 64-bit keyed hash of the key thumbprint and the `jti`, not the two strings, of which an
 /// ``ExpiringKeyTable`` keeps the top 44 bits with the expiry second in one 8-byte slot (in a table sized
 /// once for `capacity`, whose pages the kernel provides as they are first written). A collision can only
-/// refuse a fresh proof as "replayed", never accept a replay (the same pair always gives the same bits), and
-/// to aim one at somebody else's proof an attacker would need that proof's random `jti` before it is sent.
-actor DPoPReplayCache {
+/// refuse a fresh proof as "replayed", never accept a replay (the same pair always gives the same bits).
+/// The hash is SipHash (the standard library's `Hasher`) under a random key of this cache's, so nobody can
+/// pick a `jti` that collides with another on purpose: unlike a plain SHA-256 prefix (what it replaced), its
+/// bits cannot be computed outside this process.
+///
+/// A lock, not an actor: recording is a few hundred instructions that never suspend, and on the server's
+/// event loops an actor hop cost two more trips through the loop's task queue per request (about 9,000
+/// instructions, 1 % of a token request; docs/BENCHMARKS.md). The once-a-second sweep of a full table
+/// (1.3–1.7 ms) holds the lock, so a proof checked at that moment waits for it, as it waited for the actor.
+final class DPoPReplayCache: Sendable {
     enum Outcome: Equatable { case accepted, replayed, full }
 
     static let maxIDLength = 256
-    private let table: ExpiringKeyTable
+    private let table: LockedValue<ExpiringKeyTable>
+    /// The random key of ``key(jkt:jti:)``, mixed into `Hasher` ahead of the pair, so the bits stay this
+    /// cache's own even in a process whose `Hasher` seed is fixed (`SWIFT_DETERMINISTIC_HASHING`).
+    private let hashKey = (UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
 
     /// For DPoP proofs: 200 000 live proofs is 60 s of about 3,300 requests/s, or 10 s of the token endpoint's
     /// rate on the 2-core bench machine (scripts/bench.sh keeps its phases within it); a full table is 2 MiB.
@@ -29,7 +39,7 @@ actor DPoPReplayCache {
     static let singleUseCapacity = 10_000
 
     init(capacity: Int = proofCapacity) {
-        table = ExpiringKeyTable(capacity: capacity)
+        table = LockedValue(ExpiringKeyTable(capacity: capacity))
     }
 
     /// Records `jti` for `jkt` until `expiry`. An expiry more than six days ahead (``ExpiringKeyTable/horizon``)
@@ -38,7 +48,8 @@ actor DPoPReplayCache {
         guard jti.utf8.count <= Self.maxIDLength, jkt.utf8.count <= Self.maxIDLength else { return .replayed }
         let second = Self.second(now)
         let until = max(Self.second(expiry), second == .max ? .max : second + 1)
-        switch table.insert(Self.key(jkt: jkt, jti: jti), expiry: until, now: second) {
+        let key = key(jkt: jkt, jti: jti)
+        switch table.withLock({ $0.insert(key, expiry: until, now: second) }) {
         case .inserted: return .accepted
         case .present: return .replayed
         case .full: return .full
@@ -51,7 +62,7 @@ actor DPoPReplayCache {
     }
 
     /// The entries not yet swept (the next call at a later second drops those that have expired).
-    var count: Int { table.count }
+    var count: Int { table.withLock { $0.count } }
 
     /// Whole seconds since 1970, rounded up and clamped, so no date (however far off) can trap.
     private static func second(_ date: Date) -> UInt32 {
@@ -62,16 +73,14 @@ actor DPoPReplayCache {
 }
 
 extension DPoPReplayCache {
-    /// The first 64 bits of SHA-256("jkt jti").
-    fileprivate static func key(jkt: String, jti: String) -> UInt64 {
-        // Hashed from the strings' own UTF-8 buffers, without joining them first: this runs for every proof.
-        var hasher = SHA256()
-        var (jkt, jti, space) = (jkt, jti, UInt8(ascii: " "))
-        jkt.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
-        withUnsafeBytes(of: &space) { hasher.update(bufferPointer: $0) }
-        jti.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
-        return hasher.finalize().withUnsafeBytes { bytes in
-            bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        }
+    /// SipHash of `jkt` and `jti` under ``hashKey`` (a string's hash ends it with a terminator byte, so no two
+    /// pairs run together).
+    func key(jkt: String, jti: String) -> UInt64 {
+        var hasher = Hasher()
+        hasher.combine(hashKey.0)
+        hasher.combine(hashKey.1)
+        hasher.combine(jkt)
+        hasher.combine(jti)
+        return UInt64(bitPattern: Int64(hasher.finalize()))
     }
 }

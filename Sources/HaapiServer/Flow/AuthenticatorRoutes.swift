@@ -62,7 +62,7 @@ extension AuthenticatorRoutes {
         var form: [String: String] = [:]
         var json: JSONValue?
         if request.method == .post,
-            request.headers[.contentType].map(HaapiMediaType.essence(of:)) == FormActionModel.jsonMediaType
+            HTTP.header(request, .contentType).map(HaapiMediaType.essence(of:)) == FormActionModel.jsonMediaType
         {
             guard let body = try? await HTTP.bodyText(&request, limit: configuration.security.maxRequestBytes),
                 let parsed = try? JSONParser(limits: .init(maxBytes: 64 * 1024, maxDepth: 16)).parse(body),
@@ -74,7 +74,7 @@ extension AuthenticatorRoutes {
                 form = try await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
             } catch {
                 if case .unsupportedMediaType = error,
-                    request.headers[.contentLength] == "0" || request.headers[.contentLength] == nil
+                    HTTP.header(request, .contentLength) == "0" || HTTP.header(request, .contentLength) == nil
                 {
                     form = [:]
                 } else {

@@ -28,13 +28,14 @@ extension HaapiGuarding {
     /// and, when `needsSession`, a `Session-Id` whose flow belongs to that key.
     func haapiCaller(_ request: Request, needsSession: Bool) async throws(Rejection) -> HaapiCaller {
         let now = clock()
-        guard let accept = request.headers[.accept], accept.lowercased().contains(HaapiMediaType.representation) else {
+        guard let accept = HTTP.header(request, .accept), accept.lowercased().contains(HaapiMediaType.representation)
+        else {
             throw Rejection(
                 HTTP.oauthError(
                     "invalid_request", "HAAPI requests must accept \(HaapiMediaType.representation)",
                     status: .notAcceptable))
         }
-        guard let authorization = request.headers[.authorization], HTTP.hasAuthScheme(authorization, "dpop") else {
+        guard let authorization = HTTP.header(request, .authorization), HTTP.hasAuthScheme(authorization, "dpop") else {
             throw Rejection(
                 Self.tokenChallenge("invalid_token", "a HAAPI access token with the DPoP scheme is required"))
         }
@@ -58,7 +59,7 @@ extension HaapiGuarding {
             throw Rejection(Self.tokenChallenge(error.errorCode, error.description, headers: failureHeaders))
         }
         var session: FlowSession?
-        if let id = request.headers[.sessionID] {
+        if let id = HTTP.header(request, .sessionID) {
             guard let found = await flows.session(id, now: now) else {
                 throw Rejection(
                     HTTP.problem(

@@ -24,7 +24,8 @@ extension RegistrationRoutes {
     func register(_ incoming: Request) async -> Response {
         var request = incoming
         let now = clock()
-        guard let authorization = request.headers[.authorization], let space = authorization.firstIndex(of: " ") else {
+        guard let authorization = HTTP.header(request, .authorization), let space = authorization.firstIndex(of: " ")
+        else {
             return HTTP.oauthError(
                 "invalid_token", "a dcr-scoped access token is required", status: .unauthorized,
                 headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])

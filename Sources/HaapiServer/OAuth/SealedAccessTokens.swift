@@ -15,13 +15,12 @@ import HaapiDriver
 struct SealedAccessTokens: Sendable {
     static let prefix = "at1."
     private let key: SymmetricKey
-    /// HMAC with the key already absorbed: each token copies it instead of setting the key up again
-    /// (padding and hashing it cost about a fifth of sealing).
-    private let keyedMAC: HMAC<SHA256>
+    /// The MAC with the key already absorbed: setting the key up for each token cost about a fifth of sealing.
+    private let mac: PrecomputedHMAC
 
     init(key: SymmetricKey) {
         self.key = key
-        keyedMAC = HMAC(key: key)
+        mac = PrecomputedHMAC(key: key)
     }
 
     /// A token for `record`; `jti` names it in the revocation table.
@@ -51,10 +50,9 @@ struct SealedAccessTokens: Sendable {
         token.reserveCapacity(Self.prefix.utf8.count + json.count * 4 / 3 + 48)
         token.append(contentsOf: Self.prefix.utf8)
         Base64URL.append(json, to: &token)
-        var mac = keyedMAC
-        mac.update(data: token)
+        let code = token.withUnsafeBytes { mac.code(for: $0) }
         token.append(UInt8(ascii: "."))
-        mac.finalize().withUnsafeBytes { Base64URL.append($0, to: &token) }
+        code.withUnsafeBytes { Base64URL.append($0, to: &token) }
         return String(decoding: token, as: UTF8.self)
     }
 

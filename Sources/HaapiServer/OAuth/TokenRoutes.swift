@@ -59,11 +59,11 @@ extension TokenRoutes {
     func authenticateClient(_ request: Request, _ form: [String: String]) async throws(Rejection) -> ResolvedClient {
         do throws(ClientAuthenticationFailure) {
             return try await clientAuthenticator.authenticate(
-                authorization: request.headers[.authorization], form: form, audiences: { assertionAudiences },
+                authorization: HTTP.header(request, .authorization), form: form, audiences: { assertionAudiences },
                 now: clock())
         } catch {
             var headers: HTTPFields = [:]
-            if request.headers[.authorization]?.lowercased().hasPrefix("basic ") == true {
+            if HTTP.header(request, .authorization)?.lowercased().hasPrefix("basic ") == true {
                 headers[.wwwAuthenticate] = "Basic realm=\"token\""
             }
             throw Rejection(
@@ -120,7 +120,7 @@ extension TokenRoutes {
             request, client: client, boundJKT: attestedJKT, required: true,
             bindingFailure: "the DPoP key differs from the attested key")
         guard let jkt = proof?.thumbprint,
-            await singleUse.register(
+            singleUse.register(
                 jti: jti, jkt: "cat",
                 until: now.addingTimeInterval(TimeInterval(configuration.lifetimes.clientAttestationToken) + 60),
                 now: now)

@@ -92,7 +92,7 @@ extension WebAppRelyingPartyRoutes {
 
     /// The account of the RP session the request presents: `nil` without one, a 401 for a dead one.
     private func relyingPartySessionUser(_ request: Request, now: Date) async throws(Rejection) -> String? {
-        guard let authorization = request.headers[.authorization] else { return nil }
+        guard let authorization = HTTP.header(request, .authorization) else { return nil }
         guard authorization.lowercased().hasPrefix("bearer ") else {
             throw Rejection(Self.rpError("use Authorization: Bearer", status: .unauthorized))
         }

@@ -71,7 +71,7 @@ extension AdminRoutes {
                 "access_denied", "admin endpoints answer requests addressed to this server's own host only",
                 status: .forbidden)
         }
-        if let origin = request.headers[.origin], !adminOrigins.contains(origin.lowercased()) {
+        if let origin = HTTP.header(request, .origin), !adminOrigins.contains(origin.lowercased()) {
             return HTTP.oauthError("access_denied", "admin endpoints refuse cross-origin requests", status: .forbidden)
         }
         if request.headers[values: .secFetchSite].contains(where: { $0 == "cross-site" || $0 == "same-site" }) {
