@@ -184,6 +184,25 @@ struct DPoPHeaderCacheTests {
                 == .full)
     }
 
+    @Test("headers of the same length from two clients, in turn: each resolves to its own key")
+    func alternatingClients() throws {
+        let cache = DPoPHeaderCache()
+        let keys = [SoftwareP256SigningKey(), SoftwareP256SigningKey()]
+        let segments = keys.map { Self.segment(jwk: $0.publicJWK.json) }
+        #expect(segments[0].utf8.count == segments[1].utf8.count && segments[0] != segments[1])
+        for round in 0..<6 {
+            let which = round % 2
+            #expect(
+                try cache.resolve(segments[which], allowedAlgorithms: [.es256]).key.thumbprint == keys[which].thumbprint
+            )
+            // The same header twice in a row (the last one) and then the other: still each its own.
+            #expect(
+                try cache.resolve(segments[which], allowedAlgorithms: [.es256]).key.thumbprint == keys[which].thumbprint
+            )
+        }
+        #expect(cache.count == 2)
+    }
+
     @Test("the cache is bounded: at capacity it starts over")
     func bounded() throws {
         let cache = DPoPHeaderCache(capacity: 4)
