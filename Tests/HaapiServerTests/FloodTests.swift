@@ -127,19 +127,19 @@ struct FloodTests {
         let now = Date()
         for index in 0..<100 {
             #expect(
-                cache.record(jti: "j\(index)", jkt: "k", until: now.addingTimeInterval(60), now: now) == .accepted
+                await cache.record(jti: "j\(index)", jkt: "k", until: now.addingTimeInterval(60), now: now) == .accepted
             )
         }
-        #expect(cache.record(jti: "j0", jkt: "k", until: now.addingTimeInterval(60), now: now) == .replayed)
-        #expect(cache.record(jti: "new", jkt: "k", until: now.addingTimeInterval(60), now: now) == .full)
+        #expect(await cache.record(jti: "j0", jkt: "k", until: now.addingTimeInterval(60), now: now) == .replayed)
+        #expect(await cache.record(jti: "new", jkt: "k", until: now.addingTimeInterval(60), now: now) == .full)
         // Still refused as a replay while it is live: nothing was forgotten to make room.
-        #expect(cache.record(jti: "j99", jkt: "k", until: now.addingTimeInterval(60), now: now) == .replayed)
+        #expect(await cache.record(jti: "j99", jkt: "k", until: now.addingTimeInterval(60), now: now) == .replayed)
         let later = now.addingTimeInterval(61)
-        #expect(cache.record(jti: "new", jkt: "k", until: later.addingTimeInterval(60), now: later) == .accepted)
-        #expect(cache.count == 1)
+        #expect(await cache.record(jti: "new", jkt: "k", until: later.addingTimeInterval(60), now: later) == .accepted)
+        #expect(await cache.count == 1)
         // One request cannot make it keep a long id.
         #expect(
-            cache.record(
+            await cache.record(
                 jti: String(repeating: "x", count: 5_000), jkt: "k", until: later.addingTimeInterval(60), now: later)
                 == .replayed)
     }
@@ -148,22 +148,22 @@ struct FloodTests {
     func replayCacheExpiry() async {
         let cache = DPoPReplayCache()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        #expect(cache.record(jti: "a", jkt: "k1", until: now.addingTimeInterval(10), now: now) == .accepted)
-        #expect(cache.record(jti: "b", jkt: "k1", until: now.addingTimeInterval(60), now: now) == .accepted)
+        #expect(await cache.record(jti: "a", jkt: "k1", until: now.addingTimeInterval(10), now: now) == .accepted)
+        #expect(await cache.record(jti: "b", jkt: "k1", until: now.addingTimeInterval(60), now: now) == .accepted)
         // The same jti under another key is another proof.
-        #expect(cache.record(jti: "a", jkt: "k2", until: now.addingTimeInterval(60), now: now) == .accepted)
-        #expect(cache.record(jti: "a", jkt: "k1", until: now.addingTimeInterval(10), now: now) == .replayed)
+        #expect(await cache.record(jti: "a", jkt: "k2", until: now.addingTimeInterval(60), now: now) == .accepted)
+        #expect(await cache.record(jti: "a", jkt: "k1", until: now.addingTimeInterval(10), now: now) == .replayed)
         let later = now.addingTimeInterval(11)
-        #expect(cache.count == 3)
+        #expect(await cache.count == 3)
         // "a" under k1 has expired; the other two are still live and still refused.
-        #expect(cache.record(jti: "a", jkt: "k1", until: later.addingTimeInterval(60), now: later) == .accepted)
-        #expect(cache.record(jti: "b", jkt: "k1", until: later.addingTimeInterval(60), now: later) == .replayed)
-        #expect(cache.record(jti: "a", jkt: "k2", until: later.addingTimeInterval(60), now: later) == .replayed)
-        #expect(cache.count == 3)
+        #expect(await cache.record(jti: "a", jkt: "k1", until: later.addingTimeInterval(60), now: later) == .accepted)
+        #expect(await cache.record(jti: "b", jkt: "k1", until: later.addingTimeInterval(60), now: later) == .replayed)
+        #expect(await cache.record(jti: "a", jkt: "k2", until: later.addingTimeInterval(60), now: later) == .replayed)
+        #expect(await cache.count == 3)
         // Recorded again at `later`, "a" under k1 lives until later + 60, past b's second.
         let end = now.addingTimeInterval(62)
-        #expect(cache.record(jti: "a", jkt: "k1", until: end.addingTimeInterval(60), now: end) == .replayed)
-        #expect(cache.count == 1)
+        #expect(await cache.record(jti: "a", jkt: "k1", until: end.addingTimeInterval(60), now: end) == .replayed)
+        #expect(await cache.count == 1)
     }
 
     @Test("what one request can make the server keep is bounded in size: state, nonce, user names")

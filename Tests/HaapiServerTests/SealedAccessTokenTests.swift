@@ -176,11 +176,11 @@ struct DPoPHeaderCacheTests {
             (now.addingTimeInterval(86_400), .accepted),
         ] {
             #expect(
-                cache.record(jti: "j\(expiry.timeIntervalSince1970)", jkt: "k", until: expiry, now: now)
+                await cache.record(jti: "j\(expiry.timeIntervalSince1970)", jkt: "k", until: expiry, now: now)
                     == outcome)
         }
         #expect(
-            cache.record(jti: "late", jkt: "k", until: now, now: Date(timeIntervalSince1970: .infinity))
+            await cache.record(jti: "late", jkt: "k", until: now, now: Date(timeIntervalSince1970: .infinity))
                 == .full)
     }
 
@@ -337,7 +337,7 @@ struct PrecomputedHMACTests {
     }
 }
 
-@Suite("The DPoP replay cache under concurrent requests (issue 15: a lock instead of an actor)")
+@Suite("The DPoP replay cache under concurrent requests, and its keyed hash")
 struct ReplayCacheConcurrencyTests {
     @Test("from many tasks at once, each (jkt, jti) pair is accepted exactly once")
     func eachPairOnce() async {
@@ -350,7 +350,7 @@ struct ReplayCacheConcurrencyTests {
                     var count = 0
                     for step in 0..<1_000 {
                         let pair = (step * (2 * task + 1)) % 1_000
-                        let outcome = cache.record(
+                        let outcome = await cache.record(
                             jti: "jti-\(pair)", jkt: "key-\(pair % 7)", until: now.addingTimeInterval(60), now: now)
                         if outcome == .accepted { count += 1 }
                     }
@@ -360,21 +360,21 @@ struct ReplayCacheConcurrencyTests {
             return await group.reduce(0, +)
         }
         #expect(accepted == 1_000)
-        #expect(cache.count == 1_000)
+        #expect(await cache.count == 1_000)
     }
 
     @Test(
         "the key of a pair is the cache's own: stable in one cache, different in another, and pairs do not run together"
     )
-    func keyedHash() {
+    func keyedHash() async {
         let first = DPoPReplayCache(capacity: 10)
         let second = DPoPReplayCache(capacity: 10)
         #expect(first.key(jkt: "abc", jti: "def") == first.key(jkt: "abc", jti: "def"))
         #expect(first.key(jkt: "abc", jti: "def") != second.key(jkt: "abc", jti: "def"))
         #expect(first.key(jkt: "abc", jti: "def") != first.key(jkt: "ab", jti: "cdef"))
         let now = Date()
-        #expect(first.record(jti: "cdef", jkt: "ab", until: now.addingTimeInterval(60), now: now) == .accepted)
-        #expect(first.record(jti: "def", jkt: "abc", until: now.addingTimeInterval(60), now: now) == .accepted)
-        #expect(first.record(jti: "def", jkt: "abc", until: now.addingTimeInterval(60), now: now) == .replayed)
+        #expect(await first.record(jti: "cdef", jkt: "ab", until: now.addingTimeInterval(60), now: now) == .accepted)
+        #expect(await first.record(jti: "def", jkt: "abc", until: now.addingTimeInterval(60), now: now) == .accepted)
+        #expect(await first.record(jti: "def", jkt: "abc", until: now.addingTimeInterval(60), now: now) == .replayed)
     }
 }

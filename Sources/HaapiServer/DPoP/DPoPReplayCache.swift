@@ -1,5 +1,4 @@
 import Foundation
-import HaapiDriver
 
 /// Remembers proof ids until they could no longer pass the `iat` check, so each proof is used once.
 ///
@@ -16,15 +15,16 @@ import HaapiDriver
 /// pick a `jti` that collides with another on purpose: unlike a plain SHA-256 prefix (what it replaced), its
 /// bits cannot be computed outside this process.
 ///
-/// A lock, not an actor: recording is a few hundred instructions that never suspend, and on the server's
-/// event loops an actor hop cost two more trips through the loop's task queue per request (about 9,000
-/// instructions, 1 % of a token request; docs/BENCHMARKS.md). The once-a-second sweep of a full table
-/// (1.3–1.7 ms) holds the lock, so a proof checked at that moment waits for it, as it waited for the actor.
-final class DPoPReplayCache: Sendable {
+/// An actor, not a lock, though recording never suspends and the hop costs the token endpoint two more trips
+/// through its event loop (about 9,000 instructions, 1 % of a token request). Behind `LockedValue` the
+/// endpoint answered 3–4 % more requests a second at 8 connections, but its p99 latency went from
+/// 1.1–1.5 ms to 3.3–3.8 ms (five runs each, 2 cores shared with wrk), and neither trying the lock a few
+/// times before sleeping nor a yield in place of the hop brought it back (docs/BENCHMARKS.md).
+actor DPoPReplayCache {
     enum Outcome: Equatable { case accepted, replayed, full }
 
     static let maxIDLength = 256
-    private let table: LockedValue<ExpiringKeyTable>
+    private let table: ExpiringKeyTable
     /// The random key of ``key(jkt:jti:)``, mixed into `Hasher` ahead of the pair, so the bits stay this
     /// cache's own even in a process whose `Hasher` seed is fixed (`SWIFT_DETERMINISTIC_HASHING`).
     private let hashKey = (UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
@@ -39,7 +39,7 @@ final class DPoPReplayCache: Sendable {
     static let singleUseCapacity = 10_000
 
     init(capacity: Int = proofCapacity) {
-        table = LockedValue(ExpiringKeyTable(capacity: capacity))
+        table = ExpiringKeyTable(capacity: capacity)
     }
 
     /// Records `jti` for `jkt` until `expiry`. An expiry more than six days ahead (``ExpiringKeyTable/horizon``)
@@ -48,8 +48,7 @@ final class DPoPReplayCache: Sendable {
         guard jti.utf8.count <= Self.maxIDLength, jkt.utf8.count <= Self.maxIDLength else { return .replayed }
         let second = Self.second(now)
         let until = max(Self.second(expiry), second == .max ? .max : second + 1)
-        let key = key(jkt: jkt, jti: jti)
-        switch table.withLock({ $0.insert(key, expiry: until, now: second) }) {
+        switch table.insert(key(jkt: jkt, jti: jti), expiry: until, now: second) {
         case .inserted: return .accepted
         case .present: return .replayed
         case .full: return .full
@@ -62,7 +61,7 @@ final class DPoPReplayCache: Sendable {
     }
 
     /// The entries not yet swept (the next call at a later second drops those that have expired).
-    var count: Int { table.withLock { $0.count } }
+    var count: Int { table.count }
 
     /// Whole seconds since 1970, rounded up and clamped, so no date (however far off) can trap.
     private static func second(_ date: Date) -> UInt32 {
@@ -75,7 +74,7 @@ final class DPoPReplayCache: Sendable {
 extension DPoPReplayCache {
     /// SipHash of `jkt` and `jti` under ``hashKey`` (a string's hash ends it with a terminator byte, so no two
     /// pairs run together).
-    func key(jkt: String, jti: String) -> UInt64 {
+    nonisolated func key(jkt: String, jti: String) -> UInt64 {
         var hasher = Hasher()
         hasher.combine(hashKey.0)
         hasher.combine(hashKey.1)

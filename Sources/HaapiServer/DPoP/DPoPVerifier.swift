@@ -76,7 +76,7 @@ struct DPoPVerifier: Sendable {
             guard ConstantTime.equals(ath, Dpop.accessTokenHash(accessToken)) else { throw .athMismatch }
         }
         if let boundJKT, !ConstantTime.equals(proof.thumbprint, boundJKT) { throw .keyMismatch }
-        switch replayCache.record(
+        switch await replayCache.record(
             jti: proof.jti, jkt: proof.thumbprint, until: issued.addingTimeInterval(iatWindow + 1), now: now)
         {
         case .accepted: break

@@ -176,7 +176,7 @@ struct ClientAuthenticator: Sendable {
             Double(expiry) < now.timeIntervalSince1970 + 600
         else { throw ClientAuthenticationFailure(description: "client assertion expired or lives too long") }
         guard let jti = claims["jti"]?.stringValue,
-            assertionReplay.register(
+            await assertionReplay.register(
                 jti: jti, jkt: "assertion:" + issuer, until: Date(timeIntervalSince1970: Double(expiry)), now: now)
         else { throw ClientAuthenticationFailure(description: "client assertion replayed or without jti") }
         return client

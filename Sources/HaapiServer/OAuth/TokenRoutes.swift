@@ -141,7 +141,7 @@ extension TokenRoutes {
             request, client: client, boundJKT: attestedJKT, required: true,
             bindingFailure: "the DPoP key differs from the attested key")
         guard let jkt = proof?.thumbprint,
-            singleUse.register(
+            await singleUse.register(
                 jti: jti, jkt: "cat",
                 until: now.addingTimeInterval(TimeInterval(configuration.lifetimes.clientAttestationToken) + 60),
                 now: now)
