@@ -74,7 +74,7 @@ extension AuthenticatorRoutes {
                 form = try await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
             } catch {
                 if case .unsupportedMediaType = error,
-                    HTTP.header(request, .contentLength) == "0" || HTTP.header(request, .contentLength) == nil
+                    [nil, "0"].contains(HTTP.header(request, .contentLength))
                 {
                     form = [:]
                 } else {
