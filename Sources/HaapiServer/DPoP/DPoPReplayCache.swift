@@ -19,7 +19,10 @@ import Foundation
 /// through its event loop (about 9,000 instructions, 1 % of a token request). Behind `LockedValue` the
 /// endpoint answered 3–4 % more requests a second at 8 connections, but its p99 latency went from
 /// 1.1–1.5 ms to 3.3–3.8 ms (five runs each, 2 cores shared with wrk), and neither trying the lock a few
-/// times before sleeping nor a yield in place of the hop brought it back (docs/BENCHMARKS.md).
+/// times before sleeping, nor a yield in place of the hop, nor a lock that is only ever tried (the caller
+/// yields its loop instead of waiting) brought it back. It is the scheduler, not the lock: with wrk at
+/// `nice 10` the version without the hop has the better p99; event loops that never go idle lose the core to
+/// wrk's threads for a tick more often. Bench runs without the hop gave 0.32–0.35× (docs/BENCHMARKS.md).
 actor DPoPReplayCache {
     enum Outcome: Equatable { case accepted, replayed, full }
 
