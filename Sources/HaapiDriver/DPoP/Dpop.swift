@@ -112,6 +112,13 @@ public struct DPoPProof: Sendable {
         public let verifier: any JWSVerifier
         /// The key's RFC 7638 thumbprint.
         public let thumbprint: String
+
+        /// A resolved key; `verifier` must check `jwk`'s signatures and `thumbprint` be `jwk`'s thumbprint.
+        public init(jwk: JWK, verifier: any JWSVerifier, thumbprint: String) {
+            self.jwk = jwk
+            self.verifier = verifier
+            self.thumbprint = thumbprint
+        }
     }
 
     /// Reads a `jwk` header for `algorithm`: a well-formed public key (no private members) that fits it.

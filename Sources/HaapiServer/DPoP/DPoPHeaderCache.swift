@@ -23,6 +23,8 @@ final class DPoPHeaderCache: Sendable {
     }
 
     private let state = LockedValue(State())
+    /// ES256 keys' signature tables, shared by every header that carries the same key.
+    let tables = P256TableCache()
     let capacity: Int
     /// Room for a header carrying an RSA-4096 key (about 1,100 characters of base64url).
     static let maxCachedBytes = 1536
@@ -34,7 +36,7 @@ final class DPoPHeaderCache: Sendable {
     /// The checked header, from the cache or resolved (and remembered) now.
     func resolve(_ segment: Substring, allowedAlgorithms: Set<JWSAlgorithm>) throws -> DPoPProof.ResolvedHeader {
         guard segment.utf8.count <= Self.maxCachedBytes else {
-            return try DPoPProof.resolveHeader(segment, allowedAlgorithms: allowedAlgorithms)
+            return try DPoPProof.resolveHeader(segment, allowedAlgorithms: allowedAlgorithms, resolveKey: tables.resolveKey)
         }
         var bytes = segment
         let recent = bytes.withUTF8 { received in
@@ -51,7 +53,8 @@ final class DPoPHeaderCache: Sendable {
             return known
         }
         if let known, allowedAlgorithms.contains(known.algorithm) { return known }
-        let resolved = try DPoPProof.resolveHeader(segment, allowedAlgorithms: allowedAlgorithms)
+        let resolved = try DPoPProof.resolveHeader(
+            segment, allowedAlgorithms: allowedAlgorithms, resolveKey: tables.resolveKey)
         state.withLock { state in
             if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
             state.entries[text] = resolved

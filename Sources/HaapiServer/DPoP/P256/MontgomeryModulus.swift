@@ -1,0 +1,129 @@
+/// Arithmetic modulo an odd 256-bit number above 2²⁵⁵ in Montgomery form (a value `x` is held as
+/// `x·2²⁵⁶ mod m`), with the constants as literals so that the compiler folds them into the code. The
+/// two moduli P-256 needs are the field prime (``P256Field``) and the group order (``P256Order``).
+///
+/// Every result is fully reduced (below `modulus`), so two values are equal exactly when their
+/// representations are.
+protocol MontgomeryModulus {
+    static var modulus: U256 { get }
+    /// −modulus⁻¹ mod 2⁶⁴.
+    static var negatedInverse: UInt64 { get }
+    /// 2⁵¹² mod modulus: multiplying by it enters Montgomery form.
+    static var rSquared: U256 { get }
+    /// 2²⁵⁶ mod modulus: one in Montgomery form.
+    static var one: U256 { get }
+}
+
+extension MontgomeryModulus {
+    /// `a · b · 2⁻²⁵⁶ mod modulus` for `a, b < modulus` (CIOS: one multiply-then-reduce round per limb of `b`).
+    @inline(__always)
+    static func multiply(_ a: U256, _ b: U256) -> U256 {
+        var t: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        multiplyRound(&t, a, b.l0)
+        multiplyRound(&t, a, b.l1)
+        multiplyRound(&t, a, b.l2)
+        multiplyRound(&t, a, b.l3)
+        return reduceOnce(U256(t.0, t.1, t.2, t.3), overflow: t.4 != 0)
+    }
+
+    /// One CIOS round: `t = (t + a·limb + factor·modulus) / 2⁶⁴`, the factor chosen so that the division is exact.
+    /// `t` stays below 2·modulus, so its fifth limb is 0 or 1.
+    @inline(__always)
+    private static func multiplyRound(_ t: inout (UInt64, UInt64, UInt64, UInt64, UInt64), _ a: U256, _ limb: UInt64) {
+        let m = modulus
+        var carry: UInt64 = 0
+        let s0 = multiplyAccumulate(t.0, a.l0, limb, &carry)
+        let s1 = multiplyAccumulate(t.1, a.l1, limb, &carry)
+        let s2 = multiplyAccumulate(t.2, a.l2, limb, &carry)
+        let s3 = multiplyAccumulate(t.3, a.l3, limb, &carry)
+        var top: UInt64 = 0
+        let s4 = addWithCarry(t.4, carry, &top)
+        // s0 + factor·m0 ≡ 0 mod 2⁶⁴: the lowest limb drops out, which is the division by 2⁶⁴.
+        let factor = s0 &* negatedInverse
+        carry = 0
+        _ = multiplyAccumulate(s0, factor, m.l0, &carry)
+        t.0 = multiplyAccumulate(s1, factor, m.l1, &carry)
+        t.1 = multiplyAccumulate(s2, factor, m.l2, &carry)
+        t.2 = multiplyAccumulate(s3, factor, m.l3, &carry)
+        var carryOut: UInt64 = 0
+        t.3 = addWithCarry(s4, carry, &carryOut)
+        t.4 = top &+ carryOut
+    }
+
+    @inline(__always)
+    static func square(_ a: U256) -> U256 { multiply(a, a) }
+
+    /// `a + b mod modulus` for `a, b < modulus`.
+    @inline(__always)
+    static func add(_ a: U256, _ b: U256) -> U256 {
+        let (sum, carry) = a.adding(b)
+        return reduceOnce(sum, overflow: carry)
+    }
+
+    /// `a − b mod modulus` for `a, b < modulus`.
+    @inline(__always)
+    static func subtract(_ a: U256, _ b: U256) -> U256 {
+        let (difference, borrow) = a.subtracting(b)
+        return borrow ? difference.adding(modulus).sum : difference
+    }
+
+    /// `−a mod modulus` for `a < modulus`.
+    static func negate(_ a: U256) -> U256 { a.isZero ? a : modulus.subtracting(a).difference }
+
+    /// `value` (any 256-bit number below `modulus`) in Montgomery form.
+    static func enter(_ value: U256) -> U256 { multiply(value, rSquared) }
+
+    /// The plain value of `value` held in Montgomery form.
+    static func leave(_ value: U256) -> U256 { multiply(value, U256(1, 0, 0, 0)) }
+
+    /// `base^exponent` (both sides in Montgomery form for `base`), four bits of the exponent at a time.
+    static func power(_ base: U256, _ exponent: U256) -> U256 {
+        var powers = [one, base]
+        for _ in 2..<16 { powers.append(multiply(powers[powers.count - 1], base)) }
+        var result = one
+        for index in (0..<64).reversed() {
+            result = square(square(square(square(result))))
+            let nibble = exponent.nibble(index)
+            if nibble != 0 { result = multiply(result, powers[nibble]) }
+        }
+        return result
+    }
+
+    /// `a⁻¹` (Montgomery form in and out) by Fermat's little theorem, the modulus being prime; 0 for 0.
+    static func inverse(_ a: U256) -> U256 {
+        power(a, modulus.subtracting(U256(2, 0, 0, 0)).difference)
+    }
+
+    /// `value` reduced once: less `modulus` when it is at least `modulus` (or carried past 2²⁵⁶).
+    @inline(__always)
+    private static func reduceOnce(_ value: U256, overflow: Bool) -> U256 {
+        let (reduced, borrow) = value.subtracting(modulus)
+        return overflow || !borrow ? reduced : value
+    }
+}
+
+/// The P-256 field prime p = 2²⁵⁶ − 2²²⁴ + 2¹⁹² + 2⁹⁶ − 1 (FIPS 186-5 / SEC 2).
+enum P256Field: MontgomeryModulus {
+    static var modulus: U256 { U256(0xffff_ffff_ffff_ffff, 0x0000_0000_ffff_ffff, 0, 0xffff_ffff_0000_0001) }
+    static var negatedInverse: UInt64 { 1 }
+    static var rSquared: U256 {
+        U256(0x0000_0000_0000_0003, 0xffff_fffb_ffff_ffff, 0xffff_ffff_ffff_fffe, 0x0000_0004_ffff_fffd)
+    }
+    static var one: U256 {
+        U256(0x0000_0000_0000_0001, 0xffff_ffff_0000_0000, 0xffff_ffff_ffff_ffff, 0x0000_0000_ffff_fffe)
+    }
+}
+
+/// The order n of the P-256 group.
+enum P256Order: MontgomeryModulus {
+    static var modulus: U256 {
+        U256(0xf3b9_cac2_fc63_2551, 0xbce6_faad_a717_9e84, 0xffff_ffff_ffff_ffff, 0xffff_ffff_0000_0000)
+    }
+    static var negatedInverse: UInt64 { 0xccd1_c8aa_ee00_bc4f }
+    static var rSquared: U256 {
+        U256(0x8324_4c95_be79_eea2, 0x4699_799c_49bd_6fa6, 0x2845_b239_2b6b_ec59, 0x66e1_2d94_f3d9_5620)
+    }
+    static var one: U256 {
+        U256(0x0c46_353d_039c_daaf, 0x4319_0552_58e8_617b, 0, 0x0000_0000_ffff_ffff)
+    }
+}
