@@ -39,10 +39,55 @@ struct P256ArithmeticTests {
                 }
                 if !a.isZero {
                     #expect(M.leave(M.multiply(M.inverse(M.enter(a)), M.enter(a))) == U256(1, 0, 0, 0))
+                    let inverse = M.publicInverse(a)
+                    #expect(inverse.map { Reference.multiply($0, a, modulo: m) } == U256(1, 0, 0, 0))
                 }
                 #expect(M.add(a, M.negate(a)) == .zero)
             }
+            #expect(M.publicInverse(.zero) == nil)
+            #expect(M.publicInverse(m) == nil)
         }
+    }
+
+    @Test("the limb helpers' two forms agree (the portable one is what Apple's systems before macOS 15 run)")
+    func limbHelpers() {
+        var generator = SystemRandomNumberGenerator()
+        let edges: [UInt64] = [0, 1, 2, .max, .max - 1, 1 << 63, (1 << 63) - 1]
+        let values = edges + (0..<40).map { _ in generator.next() }
+        for a in values {
+            for b in values {
+                for bit: UInt64 in [0, 1] {
+                    var (carry, portableCarry) = (bit, bit)
+                    #expect(addWithCarry(a, b, &carry) == portableAddWithCarry(a, b, &portableCarry))
+                    #expect(carry == portableCarry)
+                    (carry, portableCarry) = (bit, bit)
+                    #expect(subtractWithBorrow(a, b, &carry) == portableSubtractWithBorrow(a, b, &portableCarry))
+                    #expect(carry == portableCarry)
+                }
+                for t in [0, .max, b] {
+                    var (carry, portableCarry) = (a, a)
+                    #expect(multiplyAccumulate(t, a, b, &carry) == portableMultiplyAccumulate(t, a, b, &portableCarry))
+                    #expect(carry == portableCarry)
+                }
+            }
+        }
+    }
+
+    @Test("tables of every window width from 2 to 7 bits give BoringSSL's multiples")
+    func everyWindow() throws {
+        let n = P256Order.modulus
+        let scalars = [U256(1, 0, 0, 0), n.subtracting(U256(1, 0, 0, 0)).difference, U256(0, 0, 0, 1 << 63)]
+            + (0..<3).map { _ in U256(bigEndian: [UInt8](P256.Signing.PrivateKey().rawRepresentation)) ?? .zero }
+        for window in 2...7 {
+            let table = try #require(P256CombTable(.generator, window: window))
+            for k in scalars {
+                let expected = try P256.Signing.PrivateKey(rawRepresentation: k.bigEndianBytes).publicKey
+                #expect(try Self.x963(table.multiply(k)) == expected.x963Representation, "window \(window)")
+            }
+            #expect(table.multiply(n).isInfinity)
+        }
+        #expect(P256CombTable(.generator, window: 1) == nil)
+        #expect(P256CombTable(.generator, window: 8) == nil)
     }
 
     @Test("k·G from the generator's table is BoringSSL's public key for the private key k")

@@ -36,7 +36,7 @@ struct P256TableVerifierTests {
         for _ in 0..<4 {
             let privateKey = P256.Signing.PrivateKey()
             let verifier = try Self.ours(privateKey.publicKey)
-            for round in 0..<120 {
+            for round in 0..<48 {
                 let digest = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
                 let signature = [UInt8](try privateKey.signature(for: RawDigest(bytes: digest)).rawRepresentation)
                 #expect(verifier.isValidSignature(signature, digest: digest))

@@ -1,33 +1,42 @@
-/// Multiples of one P-256 point laid out so that `k·P` takes one mixed addition per four bits of `k` and
-/// no doubling: row `i` holds `d·2⁴ⁱ·P` for d = 1…8 (affine), and `k` is written in signed base-16 digits
-/// from −8 to 8 (a negative digit uses the row's point negated). 65 rows, because the recoding can carry
-/// out of the top nibble: 520 points, 33 KiB.
+/// Multiples of one P-256 point laid out so that `k·P` takes one mixed addition per `window` bits of `k`
+/// and no doubling: row `i` holds `d·2^(window·i)·P` for d = 1…2^(window−1) (affine), and `k` is written in
+/// signed base-2^window digits from −2^(window−1) to 2^(window−1) (a negative digit uses the row's point
+/// negated). Enough rows for the recoding's carry out of the top.
 ///
-/// Building one costs about as much as seven signature checks with it, so it pays for a key that signs
-/// again and again (a DPoP client's key signs every request) and for the generator, built once.
+/// A key's table (window 5: 52 rows of 16 points, 53 KiB) costs about as much to build as fifteen
+/// signature checks with BoringSSL, so it pays for a key that signs again and again, as a DPoP client's
+/// key signs every request. The generator's (window 6, 86 KiB) is built once per process.
 struct P256CombTable: Sendable {
-    static let rows = 65
-    static let perRow = 8
-
+    let window: Int
+    let rows: Int
+    private let perRow: Int
     private let points: [P256Affine]
 
-    /// The table of `point`; nil only if a multiple came out at infinity, which a point on the curve rules out.
-    init?(_ point: P256Affine) {
+    /// The table of `point` for a window of 2 to 7 bits; nil for another window, or if a multiple came out
+    /// at infinity, which a point on the curve rules out.
+    init?(_ point: P256Affine, window: Int = 5) {
+        guard (2...7).contains(window) else { return nil }
+        self.window = window
+        perRow = 1 << (window - 1)
+        // ⌈256/window⌉ digits, and one more when the top digit's bits plus a carry can exceed perRow.
+        let digits = (256 + window - 1) / window
+        let topBits = 256 - window * (digits - 1)
+        rows = (1 << topBits) > perRow ? digits + 1 : digits
         var bases: [P256Jacobian] = []
-        bases.reserveCapacity(Self.rows)
+        bases.reserveCapacity(rows)
         var base = P256Jacobian(point)
-        for _ in 0..<Self.rows {
+        for _ in 0..<rows {
             bases.append(base)
-            base = base.doubled().doubled().doubled().doubled()
+            for _ in 0..<window { base = base.doubled() }
         }
-        // A point on the curve has the group's order n, an odd prime above 8, so no d·2⁴ⁱ·P here is at infinity.
+        // A point on the curve has the group's order n, an odd prime above 2⁸, so no d·2ʲ·P here is at infinity.
         guard let affineBases = P256Jacobian.normalize(bases) else { return nil }
         var multiples: [P256Jacobian] = []
-        multiples.reserveCapacity(Self.rows * Self.perRow)
+        multiples.reserveCapacity(rows * perRow)
         for affine in affineBases {
             var multiple = P256Jacobian(affine)
             multiples.append(multiple)
-            for _ in 2...Self.perRow {
+            for _ in 1..<perRow {
                 multiple = multiple.adding(affine)
                 multiples.append(multiple)
             }
@@ -37,13 +46,13 @@ struct P256CombTable: Sendable {
     }
 
     /// The generator's table, built on first use (once per process).
-    static let generator = P256CombTable(.generator)
+    static let generator = P256CombTable(.generator, window: 6)
 
     /// `k·P` for any 256-bit `k` (reduced or not: the digits add up to `k` exactly).
     func multiply(_ k: U256) -> P256Jacobian {
         var accumulator = P256Jacobian.infinity
-        var digits = SignedDigits(k)
-        for row in 0..<Self.rows {
+        var digits = SignedDigits(k, window: window)
+        for row in 0..<rows {
             accumulator = add(digits.next(), row: row, to: accumulator)
         }
         return accumulator
@@ -51,42 +60,43 @@ struct P256CombTable: Sendable {
 
     /// `a·G + b·Q`, G's table being `generatorTable` and Q's this one: the check at the heart of ECDSA.
     func multiply(_ b: U256, plus a: U256, times generatorTable: P256CombTable) -> P256Jacobian {
-        var accumulator = P256Jacobian.infinity
-        var digitsA = SignedDigits(a)
-        var digitsB = SignedDigits(b)
-        for row in 0..<Self.rows {
-            accumulator = generatorTable.add(digitsA.next(), row: row, to: accumulator)
-            accumulator = add(digitsB.next(), row: row, to: accumulator)
+        var accumulator = generatorTable.multiply(a)
+        var digits = SignedDigits(b, window: window)
+        for row in 0..<rows {
+            accumulator = add(digits.next(), row: row, to: accumulator)
         }
         return accumulator
     }
 
-    /// `accumulator + digit·2⁴ʳᵒʷ·P`, `digit` in −8…8.
+    /// `accumulator + digit·2^(window·row)·P`, `digit` in −perRow…perRow.
     @inline(__always)
     private func add(_ digit: Int, row: Int, to accumulator: P256Jacobian) -> P256Jacobian {
         guard digit != 0 else { return accumulator }
-        let entry = points[row * Self.perRow + abs(digit) - 1]
+        let entry = points[row * perRow + abs(digit) - 1]
         return accumulator.adding(digit < 0 ? entry.negated : entry)
     }
 }
 
-/// A 256-bit number as 65 signed base-16 digits from −8 to 8, least significant first, produced one at a
-/// time: a nibble above 8 becomes nibble − 16 and carries one into the next.
+/// A 256-bit number as signed base-2^window digits from −2^(window−1) to 2^(window−1), least significant
+/// first, produced one at a time: a digit above 2^(window−1) becomes digit − 2^window and carries one.
 struct SignedDigits {
     private let value: U256
-    private var index = 0
+    private let window: Int
+    private var offset = 0
     private var carry = 0
 
-    init(_ value: U256) {
+    init(_ value: U256, window: Int) {
         self.value = value
+        self.window = window
     }
 
     mutating func next() -> Int {
-        let sum = value.nibble(index) + carry
-        index += 1
-        if sum > 8 {
+        let sum = value.bits(at: offset, count: window) + carry
+        offset += window
+        let half = 1 << (window - 1)
+        if sum > half {
             carry = 1
-            return sum - 16
+            return sum - (1 << window)
         }
         carry = 0
         return sum

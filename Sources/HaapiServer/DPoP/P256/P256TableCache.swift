@@ -87,7 +87,7 @@ struct CachedTableES256Verifier: JWSVerifier {
         if let verifier = tables.verifier(for: key) {
             var hash = SHA256()
             signingInput.withUnsafeBytes { hash.update(bufferPointer: $0) }
-            return hash.finalize().withUnsafeBytes { digest in verifier.isValidSignature(signature, digest: digest) }
+            return verifier.isValidSignature(signature, for: hash.finalize())
         }
         guard fallback.isValidSignature(signature, for: signingInput) else { return false }
         tables.recordValidSignature(by: key)
