@@ -36,7 +36,8 @@ final class DPoPHeaderCache: Sendable {
     /// The checked header, from the cache or resolved (and remembered) now.
     func resolve(_ segment: Substring, allowedAlgorithms: Set<JWSAlgorithm>) throws -> DPoPProof.ResolvedHeader {
         guard segment.utf8.count <= Self.maxCachedBytes else {
-            return try DPoPProof.resolveHeader(segment, allowedAlgorithms: allowedAlgorithms, resolveKey: tables.resolveKey)
+            return try DPoPProof.resolveHeader(
+                segment, allowedAlgorithms: allowedAlgorithms, resolveKey: tables.resolveKey)
         }
         var bytes = segment
         let recent = bytes.withUTF8 { received in

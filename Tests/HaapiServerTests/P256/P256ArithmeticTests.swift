@@ -27,8 +27,10 @@ struct P256ArithmeticTests {
         check(P256Order.self)
         func check<M: MontgomeryModulus>(_: M.Type) {
             let m = M.modulus
-            let edges = [U256.zero, U256(1, 0, 0, 0), U256(2, 0, 0, 0), m.subtracting(U256(1, 0, 0, 0)).difference,
-                         m.subtracting(U256(2, 0, 0, 0)).difference, U256(0, 0, 0, 1 << 63)]
+            let edges = [
+                U256.zero, U256(1, 0, 0, 0), U256(2, 0, 0, 0), m.subtracting(U256(1, 0, 0, 0)).difference,
+                m.subtracting(U256(2, 0, 0, 0)).difference, U256(0, 0, 0, 1 << 63),
+            ]
             let values = edges + (0..<60).map { _ in Reference.random(below: m, using: &generator) }
             for a in values {
                 for b in values.prefix(12) + [values.randomElement(using: &generator) ?? a] {
@@ -43,6 +45,7 @@ struct P256ArithmeticTests {
                     #expect(inverse.map { Reference.multiply($0, a, modulo: m) } == U256(1, 0, 0, 0))
                 }
                 #expect(M.add(a, M.negate(a)) == .zero)
+                #expect(M.leave(M.square(M.enter(a))) == Reference.multiply(a, a, modulo: m))
             }
             #expect(M.publicInverse(.zero) == nil)
             #expect(M.publicInverse(m) == nil)
@@ -76,7 +79,8 @@ struct P256ArithmeticTests {
     @Test("tables of every window width from 2 to 7 bits give BoringSSL's multiples")
     func everyWindow() throws {
         let n = P256Order.modulus
-        let scalars = [U256(1, 0, 0, 0), n.subtracting(U256(1, 0, 0, 0)).difference, U256(0, 0, 0, 1 << 63)]
+        let scalars =
+            [U256(1, 0, 0, 0), n.subtracting(U256(1, 0, 0, 0)).difference, U256(0, 0, 0, 1 << 63)]
             + (0..<3).map { _ in U256(bigEndian: [UInt8](P256.Signing.PrivateKey().rawRepresentation)) ?? .zero }
         for window in 2...7 {
             let table = try #require(P256CombTable(.generator, window: window))
@@ -118,7 +122,8 @@ struct P256ArithmeticTests {
             let point = try #require(P256Affine(x: q.dropFirst().prefix(32), y: q.suffix(32)))
             let table = try #require(P256CombTable(point))
             let n = P256Order.modulus
-            let scalars = [U256(1, 0, 0, 0), U256(2, 0, 0, 0), n.subtracting(U256(1, 0, 0, 0)).difference]
+            let scalars =
+                [U256(1, 0, 0, 0), U256(2, 0, 0, 0), n.subtracting(U256(1, 0, 0, 0)).difference]
                 + (0..<15).map { _ in Reference.random(below: n, using: &generator) }
             for k in scalars where !k.isZero {
                 let product = Reference.multiply(k, d, modulo: n)

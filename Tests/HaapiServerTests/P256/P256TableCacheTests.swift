@@ -73,7 +73,9 @@ struct P256TableCacheTests {
             let key = SoftwareP256SigningKey()
             let verifier = try Self.resolved(key, in: cache)
             let (signature, input) = try Self.signed("m", by: key)
-            for _ in 0..<P256TableCache.signaturesBeforeTable { #expect(verifier.isValidSignature(signature, for: input)) }
+            for _ in 0..<P256TableCache.signaturesBeforeTable {
+                #expect(verifier.isValidSignature(signature, for: input))
+            }
             #expect(cache.tableCount <= P256TableCache.tableCapacity)
             lastVerifier = verifier
         }

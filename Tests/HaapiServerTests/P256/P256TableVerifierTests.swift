@@ -55,7 +55,8 @@ struct P256TableVerifierTests {
                 let highS = Array(signature.prefix(32)) + P256Order.modulus.subtracting(s).difference.bigEndianBytes
                 #expect(verifier.isValidSignature(highS, digest: digest))
                 #expect(Self.boringSSL(privateKey.publicKey, highS, digest))
-                let foreign = [UInt8](try P256.Signing.PrivateKey().signature(for: RawDigest(bytes: digest)).rawRepresentation)
+                let foreign = [UInt8](
+                    try P256.Signing.PrivateKey().signature(for: RawDigest(bytes: digest)).rawRepresentation)
                 #expect(!verifier.isValidSignature(foreign, digest: digest))
             }
         }
@@ -83,7 +84,8 @@ struct P256TableVerifierTests {
         let verifier = try Self.ours(privateKey.publicKey)
         let digest = [UInt8](SHA256.hash(data: Data("message".utf8)))
         let signature = [UInt8](try privateKey.signature(for: RawDigest(bytes: digest)).rawRepresentation)
-        let r = Array(signature.prefix(32)), s = Array(signature.suffix(32))
+        let r = Array(signature.prefix(32))
+        let s = Array(signature.suffix(32))
         let n = P256Order.modulus
         let zero = [UInt8](repeating: 0, count: 32)
         let nPlus = { (k: UInt64) in n.adding(U256(k, 0, 0, 0)).sum.bigEndianBytes }

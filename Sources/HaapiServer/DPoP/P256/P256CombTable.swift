@@ -46,7 +46,7 @@ struct P256CombTable: Sendable {
     }
 
     /// The generator's table, built on first use (once per process).
-    static let generator = P256CombTable(.generator, window: 6)
+    static let generator = P256CombTable(.generator, window: 7)
 
     /// `k·P` for any 256-bit `k` (reduced or not: the digits add up to `k` exactly).
     func multiply(_ k: U256) -> P256Jacobian {

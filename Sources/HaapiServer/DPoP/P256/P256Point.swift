@@ -5,11 +5,14 @@ struct P256Affine: Equatable, Sendable {
 
     /// The curve's generator (FIPS 186-5, SEC 2 §2.4.2).
     static let generator = P256Affine(
-        x: P256Field.enter(U256(0xf4a1_3945_d898_c296, 0x7703_7d81_2deb_33a0, 0xf8bc_e6e5_63a4_40f2, 0x6b17_d1f2_e12c_4247)),
-        y: P256Field.enter(U256(0xcbb6_4068_37bf_51f5, 0x2bce_3357_6b31_5ece, 0x8ee7_eb4a_7c0f_9e16, 0x4fe3_42e2_fe1a_7f9b)))
+        x: P256Field.enter(
+            U256(0xf4a1_3945_d898_c296, 0x7703_7d81_2deb_33a0, 0xf8bc_e6e5_63a4_40f2, 0x6b17_d1f2_e12c_4247)),
+        y: P256Field.enter(
+            U256(0xcbb6_4068_37bf_51f5, 0x2bce_3357_6b31_5ece, 0x8ee7_eb4a_7c0f_9e16, 0x4fe3_42e2_fe1a_7f9b)))
 
     /// The curve's b, in Montgomery form.
-    private static let b = U256(0xd89c_df62_29c4_bddf, 0xacf0_05cd_7884_3090, 0xe5a2_20ab_f721_2ed6, 0xdc30_061d_0487_4834)
+    private static let b = U256(
+        0xd89c_df62_29c4_bddf, 0xacf0_05cd_7884_3090, 0xe5a2_20ab_f721_2ed6, 0xdc30_061d_0487_4834)
 
     /// The point with plain coordinates `x` and `y` (big-endian, 32 bytes each), or nil unless both are
     /// below p and the point is on the curve (y² = x³ − 3x + b).

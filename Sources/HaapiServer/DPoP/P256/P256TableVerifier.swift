@@ -14,7 +14,8 @@ package struct P256TableVerifier: Sendable {
     /// The verifier for the key with plain coordinates `x` and `y` (32 big-endian bytes each); nil if the
     /// point is not on the curve.
     package init?(x: some Collection<UInt8>, y: some Collection<UInt8>) {
-        guard let point = P256Affine(x: x, y: y), let table = P256CombTable(point), let generator = P256CombTable.generator
+        guard let point = P256Affine(x: x, y: y), let table = P256CombTable(point),
+            let generator = P256CombTable.generator
         else { return nil }
         self.table = table
         self.generator = generator
