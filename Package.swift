@@ -182,6 +182,7 @@ if Context.environment["HAAPI_FUZZ"] == "1" {
         ("DPoPProofFuzzer", ["HaapiModel", "HaapiDriver", "HaapiServer"]),
         ("AuthHubResponseFuzzer", ["AuthHub", "HaapiModel"]),
         ("ServerConfigurationFuzzer", ["HaapiServer"]),
+        ("P256VerifierFuzzer", ["HaapiServer", .product(name: "Crypto", package: "swift-crypto")]),
     ]
     for harness in harnesses {
         package.targets.append(

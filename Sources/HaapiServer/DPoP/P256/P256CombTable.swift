@@ -22,26 +22,27 @@ struct P256CombTable: Sendable {
         let digits = (256 + window - 1) / window
         let topBits = 256 - window * (digits - 1)
         rows = (1 << topBits) > perRow ? digits + 1 : digits
-        var bases: [P256Jacobian] = []
-        bases.reserveCapacity(rows)
-        var base = P256Jacobian(point)
+        // Row by row, so that only one row is ever held in Jacobian form: the multiples d·B of the row's
+        // base B by mixed additions, and 2·(perRow·B), the next row's base, all made affine with one inversion.
+        var points: [P256Affine] = []
+        points.reserveCapacity(rows * perRow)
+        var row: [P256Jacobian] = []
+        row.reserveCapacity(perRow + 1)
+        var base = point
         for _ in 0..<rows {
-            bases.append(base)
-            for _ in 0..<window { base = base.doubled() }
-        }
-        // A point on the curve has the group's order n, an odd prime above 2⁸, so no d·2ʲ·P here is at infinity.
-        guard let affineBases = P256Jacobian.normalize(bases) else { return nil }
-        var multiples: [P256Jacobian] = []
-        multiples.reserveCapacity(rows * perRow)
-        for affine in affineBases {
-            var multiple = P256Jacobian(affine)
-            multiples.append(multiple)
+            row.removeAll(keepingCapacity: true)
+            var multiple = P256Jacobian(base)
+            row.append(multiple)
             for _ in 1..<perRow {
-                multiple = multiple.adding(affine)
-                multiples.append(multiple)
+                multiple = multiple.adding(base)
+                row.append(multiple)
             }
+            row.append(multiple.doubled())
+            // A point on the curve has the group's order n, an odd prime above 2⁸, so no d·2ʲ·P is at infinity.
+            guard let affine = P256Jacobian.normalize(row), let next = affine.last else { return nil }
+            points.append(contentsOf: affine.dropLast())
+            base = next
         }
-        guard let points = P256Jacobian.normalize(multiples) else { return nil }
         self.points = points
     }
 

@@ -122,7 +122,8 @@ struct P256Jacobian: Equatable, Sendable {
             running = F.multiply(running, point.z)
             prefixes.append(running)
         }
-        var inverse = F.inverse(running)
+        // The binary inverse of the plain value: a tenth of the work of Fermat's (`F.inverse`).
+        guard var inverse = F.publicInverse(F.leave(running)).map(F.enter) else { return nil }
         var result = [P256Affine](repeating: P256Affine(x: .zero, y: .zero), count: points.count)
         for index in points.indices.reversed() {
             let zInverse = index == 0 ? inverse : F.multiply(inverse, prefixes[index - 1])

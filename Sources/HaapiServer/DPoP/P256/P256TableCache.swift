@@ -18,7 +18,7 @@ final class P256TableCache: Sendable {
         var last: (key: [UInt8], verifier: P256TableVerifier)?
     }
 
-    static let tableCapacity = 16
+    static let tableCapacity = 8
     static let sightingCapacity = 1024
     /// Valid signatures a key makes (checked by BoringSSL) before its table is built.
     static let signaturesBeforeTable = 2
