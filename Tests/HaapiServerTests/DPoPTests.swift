@@ -98,6 +98,30 @@ struct DPoPTests {
                 device, proofs: [try Self.sign(Self.claims(device), key: device.key, jwk: device.key.privateJWK)]))
     }
 
+    @Test("once the device's key has its P-256 table, a forged or altered signature is still refused")
+    func forgedSignatureWithTable() async throws {
+        let (server, device) = try await Self.device()
+        for _ in 0..<(P256TableCache.signaturesBeforeTable + 1) {
+            let response = try await Self.authorize(
+                device, proofs: [try Self.sign(Self.claims(device), key: device.key)])
+            #expect(response.status == 200, "\(response.text)")
+        }
+        #expect(server.server.dpop.headers.tables.tableCount >= 1)
+        let proof = try Self.sign(Self.claims(device), key: device.key)
+        let segments = proof.split(separator: ".").map(String.init)
+        var signature = try #require(Base64URL.decode(segments[2]))
+        signature[40] ^= 0x01
+        let altered = segments[0] + "." + segments[1] + "." + Base64URL.encode(signature)
+        Self.expectRejected(try await Self.authorize(device, proofs: [altered]))
+        let impostor = SoftwareP256SigningKey()
+        Self.expectRejected(
+            try await Self.authorize(
+                device, proofs: [try Self.sign(Self.claims(device), key: impostor, jwk: device.key.publicJWK)]))
+        // The untouched proof still passes: the refusals above were for the signatures alone.
+        let response = try await Self.authorize(device, proofs: [proof])
+        #expect(response.status == 200, "\(response.text)")
+    }
+
     @Test("htm, htu, an old iat and a future iat")
     func claimsChecks() async throws {
         let (_, device) = try await Self.device()

@@ -78,6 +78,11 @@ struct P256CombTable: Sendable {
     }
 }
 
+extension P256CombTable: CustomStringConvertible {
+    /// The shape, not the 520 to 2,368 points (test failures print their values).
+    var description: String { "P256CombTable(window: \(window), rows: \(rows))" }
+}
+
 /// A 256-bit number as signed base-2^window digits from −2^(window−1) to 2^(window−1), least significant
 /// first, produced one at a time: a digit above 2^(window−1) becomes digit − 2^window and carries one.
 struct SignedDigits {
