@@ -53,6 +53,39 @@ struct P256TableCacheTests {
         #expect(cache.tableCount == 1)
     }
 
+    @Test("tables and counts of keys idle for idleSeconds are dropped")
+    func expiry() throws {
+        let clock = LockedValue<UInt64>(1000)
+        let cache = P256TableCache(now: { clock.withLock { $0 } })
+        let idle = P256TableCache.idleSeconds
+        let active = SoftwareP256SigningKey()
+        let verifier = try Self.resolved(active, in: cache)
+        let (signature, input) = try Self.signed("m", by: active)
+        for _ in 0..<2 { #expect(verifier.isValidSignature(signature, for: input)) }
+        #expect(cache.tableCount == 1)
+        // Used again just before it would expire: kept.
+        clock.withLock { $0 += idle - 1 }
+        #expect(verifier.isValidSignature(signature, for: input))
+        let other = SoftwareP256SigningKey()
+        let otherVerifier = try Self.resolved(other, in: cache)
+        let (otherSignature, otherInput) = try Self.signed("m", by: other)
+        #expect(otherVerifier.isValidSignature(otherSignature, for: otherInput))
+        #expect(cache.tableCount == 1)
+        #expect(cache.sightingCount == 1)
+        // Idle for idleSeconds: the table goes at the next sweep, and so does the other key's first count,
+        // so its next valid signature counts as a first one again.
+        clock.withLock { $0 += idle }
+        #expect(otherVerifier.isValidSignature(otherSignature, for: otherInput))
+        #expect(cache.tableCount == 0)
+        #expect(cache.sightingCount == 1)
+        clock.withLock { $0 += 1 }
+        #expect(otherVerifier.isValidSignature(otherSignature, for: otherInput))
+        #expect(cache.tableCount == 1)
+        // The expired key still verifies (through BoringSSL, then a new table).
+        #expect(verifier.isValidSignature(signature, for: input))
+        #expect(!verifier.isValidSignature(otherSignature, for: input))
+    }
+
     @Test("other algorithms and curves keep their own verifiers")
     func onlyES256() throws {
         let cache = P256TableCache()
