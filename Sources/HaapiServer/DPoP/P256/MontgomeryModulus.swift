@@ -77,37 +77,20 @@ extension MontgomeryModulus {
     /// The plain value of `value` held in Montgomery form.
     static func leave(_ value: U256) -> U256 { multiply(value, U256(1, 0, 0, 0)) }
 
-    /// `base^exponent` (both sides in Montgomery form for `base`), four bits of the exponent at a time.
-    static func power(_ base: U256, _ exponent: U256) -> U256 {
-        var powers = [one, base]
-        for _ in 2..<16 { powers.append(multiply(powers[powers.count - 1], base)) }
-        var result = one
-        for index in (0..<64).reversed() {
-            result = square(square(square(square(result))))
-            let nibble = exponent.bits(at: index * 4, count: 4)
-            if nibble != 0 { result = multiply(result, powers[nibble]) }
-        }
-        return result
-    }
-
-    /// `a⁻¹` (Montgomery form in and out) by Fermat's little theorem, the modulus being prime; 0 for 0.
-    static func inverse(_ a: U256) -> U256 {
-        power(a, modulus.subtracting(U256(2, 0, 0, 0)).difference)
-    }
-
     /// `a⁻¹ mod modulus` of a plain (not Montgomery) `a` in 1…modulus−1, by the binary extended Euclidean
-    /// algorithm: shifts and subtractions only, about a tenth of the work of `inverse`, in a time that
-    /// depends on `a` (fine for public values, such as a signature's s). nil for 0 or `a ≥ modulus`.
+    /// algorithm: shifts and subtractions only (about a tenth of the work of Fermat's a^(m−2), which was a
+    /// quarter of a signature check), in a time that depends on `a`: fine for public values, such as a
+    /// signature's s. The modulus must be prime. nil for 0 or `a ≥ modulus`.
     static func publicInverse(_ a: U256) -> U256? {
         let m = modulus
         guard !a.isZero, a.isLess(than: m) else { return nil }
         // Invariants: u ≡ x1·a and v ≡ x2·a (mod m); gcd(u, v) = gcd(a, m) = 1.
         var u = a
         var v = m
-        var x1 = U256(1, 0, 0, 0)
+        let unit = U256(1, 0, 0, 0)
+        var x1 = unit
         var x2 = U256.zero
-        let one = U256(1, 0, 0, 0)
-        while u != one && v != one {
+        while u != unit && v != unit {
             if u.isZero || v.isZero { return nil }  // gcd(a, m) > 1: only for a modulus that is not prime
             while u.isEven {
                 u = u.halved()
@@ -125,7 +108,7 @@ extension MontgomeryModulus {
                 x2 = subtract(x2, x1)
             }
         }
-        return u == one ? x1 : x2
+        return u == unit ? x1 : x2
     }
 
     /// `x / 2 mod modulus` for `x < modulus` (odd modulus: an odd x becomes (x + modulus) / 2).

@@ -48,7 +48,7 @@ struct P256Affine: Equatable, Sendable {
 
 /// A P-256 point in Jacobian coordinates (X/Z², Y/Z³), Montgomery form; Z = 0 is the point at infinity.
 /// The formulas are the variable-time ones for public data (a = −3).
-struct P256Jacobian: Equatable, Sendable {
+struct P256Jacobian: Sendable {
     var x: U256
     var y: U256
     var z: U256

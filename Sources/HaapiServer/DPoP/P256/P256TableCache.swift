@@ -3,7 +3,7 @@ import Foundation
 import HaapiDriver
 
 /// The ``P256TableVerifier``s of the P-256 keys that keep signing DPoP proofs, by key. A key's table is
-/// built when the key has signed a second valid proof within ``idleSeconds`` (a table costs about thirty
+/// built when the key has signed a second valid proof within ``idleSeconds`` (a table costs some tens of
 /// BoringSSL checks to build and 53 KiB to keep, so it is for keys that come back, as a DPoP client's does on
 /// every request); until then, and for every key without a table, BoringSSL checks the signature.
 ///

@@ -2,8 +2,9 @@ import Crypto
 import Foundation
 
 /// ECDSA P-256 verification (FIPS 186-5 §6.4.2) for one public key, with that key's ``P256CombTable``
-/// and the generator's: about a quarter of the field multiplications of a windowed check that builds its
-/// table on every call, as BoringSSL's does. Every input is public, so nothing here runs in constant time.
+/// and the generator's: about a third of the field multiplications of a windowed check that builds its
+/// table on every call, as BoringSSL's does, and no doubling. Every input is public, so nothing here runs in
+/// constant time.
 ///
 /// It answers exactly as BoringSSL does for the same key, digest and signature; the tests hold it to that
 /// over random, tampered and constructed signatures, and a fuzz harness does the same with its inputs.
