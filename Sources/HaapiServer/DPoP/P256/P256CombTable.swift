@@ -3,7 +3,7 @@
 /// signed base-2^window digits from −2^(window−1) to 2^(window−1) (a negative digit uses the row's point
 /// negated). Enough rows for the recoding's carry out of the top.
 ///
-/// A key's table (window 5: 52 rows of 16 points, 53 KiB) costs some tens of BoringSSL signature checks to
+/// A key's table (window 5: 52 rows of 16 points, 53 KiB) costs about a dozen BoringSSL signature checks to
 /// build (`haapi-bench verify` prints the figure), so it pays for a key that signs again and again, as a
 /// DPoP client's key signs every request. The generator's (window 7: 37 rows of 64, 151 KiB) is built once
 /// per process.

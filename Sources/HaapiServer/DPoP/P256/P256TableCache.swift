@@ -3,8 +3,8 @@ import Foundation
 import HaapiDriver
 
 /// The ``P256TableVerifier``s of the P-256 keys that keep signing DPoP proofs, by key. A key's table is
-/// built when the key has signed a second valid proof within ``idleSeconds`` (a table costs some tens of
-/// BoringSSL checks to build and 53 KiB to keep, so it is for keys that come back, as a DPoP client's does on
+/// built when the key has signed a second valid proof within ``idleSeconds`` (a table costs about a
+/// dozen BoringSSL checks to build and 53 KiB to keep, so it is for keys that come back, as a DPoP client's does on
 /// every request); until then, and for every key without a table, BoringSSL checks the signature.
 ///
 /// Bounded and expiring: a table or a count of a key unused for ``idleSeconds`` is dropped (swept at most
