@@ -29,13 +29,16 @@ need() { command -v "$1" >/dev/null || { apt-get update -qq >/dev/null; apt-get 
 need valgrind valgrind
 need wrk wrk
 
-# Static FoundationNetworking asks the linker for -lcurl; Debian ships that name only in a -dev package, so
-# point it at the runtime library instead.
+# Static FoundationNetworking asks the linker for -lcurl. It gets scripts/release/curl-on-demand.c instead: the
+# functions FoundationNetworking calls, each loading the system's libcurl.so.4 on first use, so `haapi` starts
+# without libcurl and the libraries it brings (5.4 MiB resident in `haapi serve`, which never calls it).
 link="$scratch/link"
 mkdir -p "$link"
-curl_library="$(ldconfig -p | awk '/libcurl\.so\.4 / && /x86-64/ {print $NF; exit}')"
-[ -n "$curl_library" ] || { echo "release: libcurl.so.4 not found (apt-get install libcurl4)"; exit 1; }
-ln -sfn "$curl_library" "$link/libcurl.so"
+ldconfig -p | grep -q 'libcurl\.so\.4 ' || { echo "release: libcurl.so.4 not found (apt-get install libcurl4)"; exit 1; }
+rm -f "$link/libcurl.so"
+cc -O2 -fPIC -Wall -Wextra -Werror -c "$root/scripts/release/curl-on-demand.c" -o "$link/curl-on-demand.o"
+rm -f "$link/libcurl.a"
+ar rcs "$link/libcurl.a" "$link/curl-on-demand.o"
 
 compile_flags=(-c release --scratch-path "$scratch" --static-swift-stdlib
   -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections)
