@@ -13,6 +13,8 @@
 #   with ours instead of being spread over five shared libraries.
 # - -z pack-relative-relocs stores the relocations the loader applies at start as a bitmap (RELR): 3.5 MiB
 #   that every start read becomes 50 KiB.
+# - libcurl on demand (below): FoundationNetworking's curl calls load libcurl.so.4 the first time one is made,
+#   so a server that never makes one does not map libcurl and its two dozen libraries.
 # The training run (callgrind, so every executed instruction is seen, not a sample) is `haapi demo
 # --non-interactive` plus `haapi serve` answering /health, DPoP token requests and password logins. A function
 # the training did not run still works; it is only placed among the cold code.
