@@ -106,4 +106,6 @@ script="$scratch/haapi-hot.ld"
 python3 "$root/scripts/release/order.py" "$scratch/haapi.map" "$order" "$script" "$work/demo.out" "$work/serve.out"
 echo "release: $(wc -l <"$order") functions and $(grep -c '(' "$script") private ones in the training run; relinking" >&2
 build -Xlinker "--symbol-ordering-file=$order" -Xlinker --no-warn-symbol-ordering -Xlinker -T -Xlinker "$script"
+# The on-demand libcurl must have taken -lcurl's place (a libcurl.so found first would undo it quietly).
+if readelf -d "$bin/haapi" | grep -q 'libcurl'; then echo "release: haapi still needs libcurl at start" >&2; exit 1; fi
 echo "$bin"
