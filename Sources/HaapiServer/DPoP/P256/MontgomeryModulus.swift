@@ -12,28 +12,33 @@ protocol MontgomeryModulus {
     static var rSquared: U256 { get }
     /// 2²⁵⁶ mod modulus: one in Montgomery form.
     static var one: U256 { get }
-    /// `a · b · 2⁻²⁵⁶ mod modulus` for `a, b < modulus`; ``montgomeryProduct(_:_:)`` unless the modulus
-    /// has a shape that allows a faster reduction.
-    static func multiply(_ a: U256, _ b: U256) -> U256
-    /// `a · a · 2⁻²⁵⁶ mod modulus`.
+    /// One round of the product, for one limb of its second factor: `t = (t + a·limb + f·modulus) / 2⁶⁴`,
+    /// `f` chosen so that the division is exact. `t` stays below 2·modulus, so its fifth limb is 0 or 1. The
+    /// CIOS round below unless the modulus has a shape that allows a faster reduction.
+    static func round(_ t: inout MontgomeryAccumulator, _ a: U256, _ limb: UInt64)
+    /// `a · a · 2⁻²⁵⁶ mod modulus`; `multiply(a, a)` unless there is a faster way.
     static func square(_ a: U256) -> U256
 }
 
+/// The running value of a Montgomery product: four limbs and a fifth that is 0 or 1.
+typealias MontgomeryAccumulator = (UInt64, UInt64, UInt64, UInt64, UInt64)
+
 extension MontgomeryModulus {
-    /// `a · b · 2⁻²⁵⁶ mod modulus` for `a, b < modulus` (CIOS: one multiply-then-reduce round per limb of `b`).
-    static func montgomeryProduct(_ a: U256, _ b: U256) -> U256 {
-        var t: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
-        multiplyRound(&t, a, b.l0)
-        multiplyRound(&t, a, b.l1)
-        multiplyRound(&t, a, b.l2)
-        multiplyRound(&t, a, b.l3)
+    /// `a · b · 2⁻²⁵⁶ mod modulus` for `a, b < modulus`: one multiply-then-reduce round per limb of `b`.
+    static func multiply(_ a: U256, _ b: U256) -> U256 {
+        var t: MontgomeryAccumulator = (0, 0, 0, 0, 0)
+        round(&t, a, b.l0)
+        round(&t, a, b.l1)
+        round(&t, a, b.l2)
+        round(&t, a, b.l3)
         return reduceOnce(U256(t.0, t.1, t.2, t.3), overflow: t.4 != 0)
     }
 
-    /// One CIOS round: `t = (t + a·limb + factor·modulus) / 2⁶⁴`, the factor chosen so that the division is exact.
-    /// `t` stays below 2·modulus, so its fifth limb is 0 or 1.
+    static func square(_ a: U256) -> U256 { multiply(a, a) }
+
+    /// The CIOS round, for any odd modulus.
     @inline(__always)
-    private static func multiplyRound(_ t: inout (UInt64, UInt64, UInt64, UInt64, UInt64), _ a: U256, _ limb: UInt64) {
+    static func round(_ t: inout MontgomeryAccumulator, _ a: U256, _ limb: UInt64) {
         let m = modulus
         var carry: UInt64 = 0
         let s0 = multiplyAccumulate(t.0, a.l0, limb, &carry)
@@ -138,18 +143,6 @@ enum P256Field: MontgomeryModulus {
         U256(0x0000_0000_0000_0001, 0xffff_ffff_0000_0000, 0xffff_ffff_ffff_ffff, 0x0000_0000_ffff_fffe)
     }
 
-    /// The CIOS product with p's shape put to use: −p⁻¹ ≡ 1 (mod 2⁶⁴), so a round's factor is its lowest
-    /// limb `f`, and (t + f·p)/2⁶⁴ = t/2⁶⁴ + f·(p + 1)/2⁶⁴ with (p + 1)/2⁶⁴ = 2³² + 0xffffffff00000001·2¹²⁸:
-    /// one multiplication per round instead of three.
-    static func multiply(_ a: U256, _ b: U256) -> U256 {
-        var t: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
-        round(&t, a, b.l0)
-        round(&t, a, b.l1)
-        round(&t, a, b.l2)
-        round(&t, a, b.l3)
-        return reduceOnce(U256(t.0, t.1, t.2, t.3), overflow: t.4 != 0)
-    }
-
     /// `multiply(a, a)` with each cross product computed once (10 multiplications for the 512-bit square
     /// instead of 16), then four reduction rounds on its low half, added to its high half.
     static func square(_ a: U256) -> U256 {
@@ -188,14 +181,17 @@ enum P256Field: MontgomeryModulus {
         t6 = addWithCarry(t6, l3, &carry)
         t7 = t7 &+ h3 &+ carry  // a² < 2⁵¹², so this does not overflow
         // (low + f·p) / 2²⁵⁶ ≤ p, reduced round by round as in `multiply`, then added to the high half (< p).
-        var low: (UInt64, UInt64, UInt64, UInt64, UInt64) = (t0, t1, t2, t3, 0)
+        var low: MontgomeryAccumulator = (t0, t1, t2, t3, 0)
         for _ in 0..<4 { round(&low, .zero, 0) }
         let (sum, overflow) = U256(t4, t5, t6, t7).adding(U256(low.0, low.1, low.2, low.3))
         return reduceOnce(sum, overflow: overflow || low.4 != 0)
     }
 
+    /// The CIOS round with p's shape put to use: −p⁻¹ ≡ 1 (mod 2⁶⁴), so a round's factor is its lowest
+    /// limb `f`, and (t + f·p)/2⁶⁴ = t/2⁶⁴ + f·(p + 1)/2⁶⁴ with (p + 1)/2⁶⁴ = 2³² + 0xffffffff00000001·2¹²⁸:
+    /// one multiplication per round instead of three.
     @inline(__always)
-    private static func round(_ t: inout (UInt64, UInt64, UInt64, UInt64, UInt64), _ a: U256, _ limb: UInt64) {
+    static func round(_ t: inout MontgomeryAccumulator, _ a: U256, _ limb: UInt64) {
         var carry: UInt64 = 0
         let s0 = multiplyAccumulate(t.0, a.l0, limb, &carry)
         let s1 = multiplyAccumulate(t.1, a.l1, limb, &carry)
@@ -225,6 +221,4 @@ enum P256Order: MontgomeryModulus {
     static var one: U256 {
         U256(0x0c46_353d_039c_daaf, 0x4319_0552_58e8_617b, 0, 0x0000_0000_ffff_ffff)
     }
-    static func multiply(_ a: U256, _ b: U256) -> U256 { montgomeryProduct(a, b) }
-    static func square(_ a: U256) -> U256 { montgomeryProduct(a, a) }
 }
