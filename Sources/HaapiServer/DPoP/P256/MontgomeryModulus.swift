@@ -40,16 +40,10 @@ extension MontgomeryModulus {
     @inline(__always)
     static func round(_ t: inout MontgomeryAccumulator, _ a: U256, _ limb: UInt64) {
         let m = modulus
-        var carry: UInt64 = 0
-        let s0 = multiplyAccumulate(t.0, a.l0, limb, &carry)
-        let s1 = multiplyAccumulate(t.1, a.l1, limb, &carry)
-        let s2 = multiplyAccumulate(t.2, a.l2, limb, &carry)
-        let s3 = multiplyAccumulate(t.3, a.l3, limb, &carry)
-        var top: UInt64 = 0
-        let s4 = addWithCarry(t.4, carry, &top)
+        let (s0, s1, s2, s3, s4, top) = addingProduct(t, a, limb)
         // s0 + factor·m0 ≡ 0 mod 2⁶⁴: the lowest limb drops out, which is the division by 2⁶⁴.
         let factor = s0 &* negatedInverse
-        carry = 0
+        var carry: UInt64 = 0
         _ = multiplyAccumulate(s0, factor, m.l0, &carry)
         t.0 = multiplyAccumulate(s1, factor, m.l1, &carry)
         t.1 = multiplyAccumulate(s2, factor, m.l2, &carry)
@@ -57,6 +51,21 @@ extension MontgomeryModulus {
         var carryOut: UInt64 = 0
         t.3 = addWithCarry(s4, carry, &carryOut)
         t.4 = top &+ carryOut
+    }
+
+    /// `t + a·limb`, the first half of a round: six limbs, the last 0 or 1.
+    @inline(__always)
+    static func addingProduct(
+        _ t: MontgomeryAccumulator, _ a: U256, _ limb: UInt64
+    ) -> (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) {
+        var carry: UInt64 = 0
+        let s0 = multiplyAccumulate(t.0, a.l0, limb, &carry)
+        let s1 = multiplyAccumulate(t.1, a.l1, limb, &carry)
+        let s2 = multiplyAccumulate(t.2, a.l2, limb, &carry)
+        let s3 = multiplyAccumulate(t.3, a.l3, limb, &carry)
+        var top: UInt64 = 0
+        let s4 = addWithCarry(t.4, carry, &top)
+        return (s0, s1, s2, s3, s4, top)
     }
 
     /// `a + b mod modulus` for `a, b < modulus`.
@@ -192,15 +201,9 @@ enum P256Field: MontgomeryModulus {
     /// one multiplication per round instead of three.
     @inline(__always)
     static func round(_ t: inout MontgomeryAccumulator, _ a: U256, _ limb: UInt64) {
-        var carry: UInt64 = 0
-        let s0 = multiplyAccumulate(t.0, a.l0, limb, &carry)
-        let s1 = multiplyAccumulate(t.1, a.l1, limb, &carry)
-        let s2 = multiplyAccumulate(t.2, a.l2, limb, &carry)
-        let s3 = multiplyAccumulate(t.3, a.l3, limb, &carry)
-        var top: UInt64 = 0
-        let s4 = addWithCarry(t.4, carry, &top)
+        let (s0, s1, s2, s3, s4, top) = addingProduct(t, a, limb)
         let (high, low) = s0.multipliedFullWidth(by: 0xffff_ffff_0000_0001)
-        carry = 0
+        var carry: UInt64 = 0
         t.0 = addWithCarry(s1, s0 << 32, &carry)
         t.1 = addWithCarry(s2, s0 >> 32, &carry)
         t.2 = addWithCarry(s3, low, &carry)
