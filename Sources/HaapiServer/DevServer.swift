@@ -39,6 +39,7 @@ public final class DevServer: Sendable {
     let authorization: AuthorizeRoutes
     let admin: AdminRoutes
     let relyingParty: WebAppRelyingPartyRoutes
+    let site: SiteRoutes
     let authHub: AuthHubRoutes
 
     /// - Parameter clock: the server's notion of now; tests move it to expire codes and tokens.
@@ -86,7 +87,9 @@ public final class DevServer: Sendable {
             nonces: nonces, accessTokens: accessTokens, flows: flows, clock: clock,
             authenticatorService: authenticatorService)
         admin = AdminRoutes(address: address, flows: flows, outbox: outbox, clock: clock)
-        relyingParty = WebAppRelyingPartyRoutes(address: address, store: store, clock: clock)
+        relyingParty = WebAppRelyingPartyRoutes(
+            address: address, configuration: configuration, store: store, clock: clock)
+        site = SiteRoutes(address: address, configuration: configuration, clients: clients)
         authHub = AuthHubRoutes(
             address: address, configuration: configuration, store: store, keys: keys, clients: clients,
             outbox: outbox, accessTokens: accessTokens, passwords: passwords, passwordPool: passwordPool,
@@ -100,7 +103,7 @@ public final class DevServer: Sendable {
     var services: [any ServerService] {
         [
             discovery, attestation, tokens, registration, authorization, authenticatorService, admin, relyingParty,
-            authHub,
+            authHub, site,
         ]
     }
 
@@ -125,8 +128,10 @@ public final class DevServer: Sendable {
 
     /// Starts serving on `host`:`port` (0 picks a free port) and returns once the socket is bound.
     /// `logLevel` is the HTTP server's own logging (the demo, which shares the terminal, keeps it quiet).
+    /// Without `publicURL` the issuer names the bound address, or `loopbackName` (such as `localhost`) in
+    /// place of a loopback IP address: browsers refuse an IP address as a passkey RP ID.
     public func start(
-        host: String = "127.0.0.1", port: Int = 0, publicURL: String? = nil,
+        host: String = "127.0.0.1", port: Int = 0, publicURL: String? = nil, loopbackName: String? = nil,
         logLevel: Logger.Level = .warning
     ) async throws -> RunningDevServer {
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
@@ -160,7 +165,10 @@ public final class DevServer: Sendable {
             }
             throw ServerStartError.couldNotBind("\(host):\(port)")
         }
-        let displayHost = host.contains(":") ? "[\(host)]" : (host == "0.0.0.0" ? "127.0.0.1" : host)
+        let isLoopback = host == "127.0.0.1" || host == "::1" || host == "localhost"
+        let displayHost =
+            isLoopback && loopbackName != nil
+            ? loopbackName ?? host : host.contains(":") ? "[\(host)]" : (host == "0.0.0.0" ? "127.0.0.1" : host)
         address.set(issuer: publicURL ?? "\(address.scheme)://\(displayHost):\(boundPort)", boundPort: boundPort)
         return RunningDevServer(baseURL: URL(string: issuer) ?? URL(fileURLWithPath: "/"), port: boundPort, task: task)
     }

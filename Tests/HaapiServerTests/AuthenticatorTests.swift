@@ -228,18 +228,14 @@ struct AuthenticatorTests {
         let step = try #require(try Self.step(launch) as? ExternalBrowserClientOperationStep)
         let url = try #require(step.urlToLaunch(redirectTo: "app://haapi"))
 
-        let page = try await RawHTTP.send("GET", url.absoluteString)
-        #expect(page.status == 200 && page.contentType == "text/html" && page.text.contains("<form method=\"post\">"))
-        let wrong = try await RawHTTP.form(
-            url.absoluteString, [("userName", "demouser"), ("password", "nope"), ("redirect_uri", "app://haapi")])
+        let page = try await BrowserPageTests.LoadedPage.load(url.absoluteString)
+        #expect(page.response.status == 200 && page.response.text.contains("<form method=\"post\">"))
+        let wrong = try await page.post(userName: "demouser", password: "nope")
         #expect(wrong.status == 200 && wrong.text.contains("Incorrect username or password"))
-        let evil = try await RawHTTP.form(
-            url.absoluteString,
-            [("userName", "demouser"), ("password", "Password1"), ("redirect_uri", "https://evil.example")])
+        let evil = try await page.post(userName: "demouser", password: "Password1", redirect: "https://evil.example")
         #expect(evil.status == 400)
-        let signedIn = try await RawHTTP.form(
-            url.absoluteString, [("userName", "demouser"), ("password", "Password1"), ("redirect_uri", "app://haapi")])
-        #expect(signedIn.status == 302)
+        let signedIn = try await page.post(userName: "demouser", password: "Password1")
+        #expect(signedIn.status == 303)
         let location = try #require(signedIn.header("Location").flatMap(URL.init(string:)))
         let parameters = try #require(step.formattedParametersFromURL(location))
 

@@ -197,18 +197,38 @@ struct DemoCommand: AsyncParsableCommand {
         io.say(approved ? "  📱 Approved on the other device." : "  📱 Nothing to approve for \(userName).")
     }
 
-    /// Plays the browser: posts the page's sign-in form and returns where it redirects.
+    /// Plays the browser: loads the sign-in page (its cookie and the form's hidden fields bind the post to
+    /// this "browser"), posts the form as the page would and returns where the server redirects.
     static func signInThroughPage(_ url: URL, userName: String, password: String) async -> URL? {
+        let transport = defaultHTTPTransport()
+        guard let page = try? await transport.send(HTTPRequest(method: "GET", url: url, headers: [], body: nil)),
+            page.statusCode == 200,
+            let cookie = page.header("Set-Cookie")?.split(separator: ";").first.map(String.init),
+            let html = String(data: page.body, encoding: .utf8),
+            let field = hiddenValue(named: "csrf", in: html)
+        else { return nil }
         let body = FormURLEncoding.encode([
-            ("userName", userName), ("password", password), ("redirect_uri", "app://haapi"),
+            ("csrf", field), ("userName", userName), ("password", password),
+            ("redirect_uri", hiddenValue(named: "redirect_uri", in: html) ?? "app://haapi"),
         ])
         guard
-            let response = try? await defaultHTTPTransport().send(
+            let response = try? await transport.send(
                 HTTPRequest(
-                    method: "POST", url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                    method: "POST", url: url,
+                    headers: [
+                        ("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie),
+                    ],
                     body: Data(body.utf8))),
-            response.statusCode == 302
+            [302, 303].contains(response.statusCode)
         else { return nil }
         return response.header("Location").flatMap(URL.init(string:))
+    }
+
+    /// The value of `<input type="hidden" name="NAME" value="…">` in the page (our own markup, escaped).
+    private static func hiddenValue(named name: String, in html: String) -> String? {
+        guard let start = html.range(of: "name=\"\(name)\" value=\"") else { return nil }
+        let rest = html[start.upperBound...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        return String(rest[..<end]).replacingOccurrences(of: "&amp;", with: "&")
     }
 }

@@ -24,7 +24,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("public-url"),
         help: ArgumentHelp(
-            "The URL clients reach the server at, when a proxy is in front (the issuer, and what DPoP proofs' htu must name).",
+            "The URL clients reach the server at (the issuer, and what DPoP proofs' htu must name): a proxy's URL, or this machine's name or address when a phone or another host signs in. Default: http://localhost:PORT when bound to loopback, so browsers accept passkeys.",
             valueName: "url"))
     var publicURL: String?
 
@@ -67,7 +67,8 @@ struct ServeCommand: AsyncParsableCommand {
         let running: RunningDevServer
         do {
             running = try await server.start(
-                host: host, port: port, publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
+                host: host, port: port, publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
+                loopbackName: "localhost")
         } catch let error as ServerStartError {
             throw CLIFailure(
                 "Cannot listen on \(host):\(port): the port is in use or not allowed. Choose another with --port (0 picks a free one).",
@@ -91,6 +92,7 @@ enum ServeSummary {
             "  token          \(base)/oauth/token        CAT: \(base)/oauth/token/cat",
             "  revoke         \(base)/oauth/revoke       introspect: \(base)/oauth/introspect",
             "  register (DCR) \(base)/oauth/register",
+            "  passkey app    \(base)/passkeys           (open in a browser; front page \(base)/)",
             "",
             "  clients:",
         ]

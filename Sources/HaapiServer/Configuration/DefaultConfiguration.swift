@@ -7,6 +7,7 @@ extension ServerConfiguration {
           "clients": [
             {
               "id": "haapi-demo",
+              "displayName": "the swift-haapi demo app",
               "attestation": "software",
               "tokenBoundCodes": true,
               "dpopNonce": true,

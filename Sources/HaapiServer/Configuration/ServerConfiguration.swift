@@ -11,14 +11,22 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
     public var security: SecuritySettings
     /// The Authentication Hub endpoints; absent, they answer nothing.
     public var authHub: AuthHubSettings?
+    /// The passkey relying party: RP ID, accepted origins, authenticator attachment.
+    public var passkeys: PasskeySettings
+    /// Apps published in `/.well-known/apple-app-site-association` and `assetlinks.json`; absent, neither
+    /// file is served.
+    public var associatedApps: AssociatedApps?
 
     public init(
         clients: [ClientConfiguration], users: [UserConfiguration], authenticators: [AuthenticatorConfiguration],
         lifetimes: Lifetimes = Lifetimes(), dpop: DPoPSettings = DPoPSettings(),
         security: SecuritySettings = SecuritySettings(),
-        authHub: AuthHubSettings? = nil
+        authHub: AuthHubSettings? = nil, passkeys: PasskeySettings = PasskeySettings(),
+        associatedApps: AssociatedApps? = nil
     ) {
         self.authHub = authHub
+        self.passkeys = passkeys
+        self.associatedApps = associatedApps
         self.clients = clients
         self.users = users
         self.authenticators = authenticators
@@ -36,6 +44,8 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
         dpop = try container.decodeIfPresent(DPoPSettings.self, forKey: .dpop) ?? DPoPSettings()
         security = try container.decodeIfPresent(SecuritySettings.self, forKey: .security) ?? SecuritySettings()
         authHub = try container.decodeIfPresent(AuthHubSettings.self, forKey: .authHub)
+        passkeys = try container.decodeIfPresent(PasskeySettings.self, forKey: .passkeys) ?? PasskeySettings()
+        associatedApps = try container.decodeIfPresent(AssociatedApps.self, forKey: .associatedApps)
     }
 
     /// Lifetimes in seconds.
@@ -136,6 +146,8 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
     }
 
     public var id: String
+    /// The name people see on the sign-in page ("Sign in to …"); the id when absent.
+    public var displayName: String?
     /// For secret-based methods. Never logged.
     public var secret: String?
     public var authenticationMethod: AuthenticationMethod
@@ -171,9 +183,10 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
         attestation: AttestationPolicy? = nil, allowWithoutAttestation: Bool = false, tokenBoundCodes: Bool = false,
         dpopNonce: Bool = false, redirectURIs: [String] = [], scopes: [String] = [], requirePKCE: Bool = false,
         consent: Bool = false, authenticators: [String] = [], dcrTemplate: DCRTemplate? = nil,
-        accessTokenLifetime: Int? = nil, refreshTokenLifetime: Int? = nil
+        accessTokenLifetime: Int? = nil, refreshTokenLifetime: Int? = nil, displayName: String? = nil
     ) {
         self.id = id
+        self.displayName = displayName
         self.secret = secret
         self.authenticationMethod = authenticationMethod
         self.jwks = jwks
@@ -194,6 +207,7 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
+        displayName = try c.decodeIfPresent(String.self, forKey: .displayName)
         secret = try c.decodeIfPresent(String.self, forKey: .secret)
         authenticationMethod =
             try c.decodeIfPresent(AuthenticationMethod.self, forKey: .authenticationMethod)
@@ -387,6 +401,8 @@ extension ServerConfiguration {
                 "dpop.iatWindowSeconds and lifetimes.clientAttestationToken must be at most 86400 seconds")
         }
         try authHub?.validate()
+        try passkeys.validate()
+        try associatedApps?.validate()
         if security.passwordHashIterations < 600_000 {
             throw ConfigurationError.invalid(
                 "security.passwordHashIterations must be at least 600000 (OWASP 2023 for PBKDF2-HMAC-SHA256)")

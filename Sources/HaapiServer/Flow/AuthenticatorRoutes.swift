@@ -17,6 +17,8 @@ struct AuthenticatorRoutes: ServerService, FlowCompleting, PasswordChecking, Pas
     let passwordPool: PasswordHashingPool
     let unknownNameAttempts: UnknownNameAttempts
     let clock: @Sendable () -> Date
+    /// Binds the browser page's form to the browser that loaded it.
+    let browserForms = BrowserFormGuard()
 }
 
 extension AuthenticatorRoutes {

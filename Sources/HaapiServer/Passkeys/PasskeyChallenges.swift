@@ -58,4 +58,9 @@ actor RelyingPartySessions {
     func username(for token: String, now: Date) -> String? {
         sessions.value(for: TokenHash.of(token), now: now)
     }
+
+    /// Ends a session (sign-out); an unknown token changes nothing.
+    func close(_ token: String, now: Date) {
+        _ = sessions.remove(TokenHash.of(token), now: now)
+    }
 }

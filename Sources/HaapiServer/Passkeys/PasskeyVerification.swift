@@ -12,16 +12,30 @@ enum PasskeyOwner {
 
 /// Passkey registration and sign-in checks against the server's RP ID and origin, shared by the web-app RP,
 /// the HAAPI passkeys authenticator and the Authentication Hub.
-protocol PasskeyStoring: PublicAddressing {
+protocol PasskeyStoring: RelyingPartyNaming {
     var store: ServerStore { get }
     var clock: @Sendable () -> Date { get }
 }
 
-extension PasskeyStoring {
-    var relyingPartyID: String { URL(string: issuer)?.host ?? "localhost" }
+/// The relying party the server is for passkeys: its RP ID and the origins it accepts.
+protocol RelyingPartyNaming: PublicAddressing {
+    var configuration: ServerConfiguration { get }
+}
 
+extension RelyingPartyNaming {
+    /// `passkeys.rpId`, or the host of the server's public URL.
+    var relyingPartyID: String { configuration.passkeys.rpId ?? URL(string: issuer)?.host ?? "localhost" }
+
+    /// `passkeys.origins`, or the server's own origin.
+    var relyingPartyOrigins: [String] {
+        let configured = configuration.passkeys.origins.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        return configured.isEmpty ? [issuerOrigin] : configured
+    }
+}
+
+extension PasskeyStoring {
     var relyingPartyVerifier: RelyingPartyVerifier {
-        RelyingPartyVerifier(rpId: relyingPartyID, origins: [issuer], requireUserVerification: true)
+        RelyingPartyVerifier(rpId: relyingPartyID, origins: Set(relyingPartyOrigins), requireUserVerification: true)
     }
 
     /// Verifies a registration and stores the credential for `owner`. Used by the web-app RP, the HAAPI

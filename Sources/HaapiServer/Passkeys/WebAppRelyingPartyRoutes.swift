@@ -6,6 +6,7 @@ import Passkeys
 /// A web app's passkey endpoints (seed 004's pattern). It owns its challenges and RP sessions.
 struct WebAppRelyingPartyRoutes: ServerService, PasskeyStoring {
     let address: ServerAddress
+    let configuration: ServerConfiguration
     let store: ServerStore
     let clock: @Sendable () -> Date
     /// Challenges handed out and not yet answered (bounded, single use).
@@ -16,12 +17,24 @@ struct WebAppRelyingPartyRoutes: ServerService, PasskeyStoring {
 
 extension WebAppRelyingPartyRoutes {
     /// The passkey endpoints of a web app (the pattern of seed 004's sample): sign-up and sign-in with a
-    /// discoverable credential. The RP ID is the server's host and the only accepted origin is its issuer.
+    /// discoverable credential, and the end of an RP session. The RP ID and origins come from `passkeys` in
+    /// the configuration (by default the server's host and origin). The pages that call them are `SiteRoutes`.
     func addRoutes(to router: Router<ServerRequestContext>) {
         router.get("registration_initialize") { request, _ in try await self.registrationInitialize(request) }
         router.post("registration_finalize") { request, _ in await self.registrationFinalize(request) }
         router.get("authentication_initialize") { _, _ in await self.authenticationInitialize() }
         router.post("authentication_finalize") { request, _ in await self.authenticationFinalize(request) }
+        router.post("logout") { request, _ in try await self.logout(request) }
+    }
+
+    /// Ends the RP session the request presents (`Authorization: Bearer`), so its token can add no passkey.
+    func logout(_ request: Request) async throws(Rejection) -> Response {
+        guard let authorization = HTTP.header(request, .authorization), HTTP.hasAuthScheme(authorization, "bearer")
+        else {
+            return Self.rpError("use Authorization: Bearer with the session to end", status: .unauthorized)
+        }
+        await relyingPartySessions.close(String(HTTP.trimmingOWS(authorization.dropFirst(7))), now: clock())
+        return Response(status: .noContent, headers: [.cacheControl: "no-store"])
     }
 
     /// The account a ceremony confirmed; after a sign-in also the RP session that may add passkeys to it.
@@ -83,7 +96,10 @@ extension WebAppRelyingPartyRoutes {
         await passkeyChallenges.issue(challenge, pending, now: now)
         var publicKey = options.json.objectValue ?? [:]
         if case .object(var selection)? = publicKey["authenticatorSelection"] {
-            selection["authenticatorAttachment"] = "platform"
+            // Left out unless configured, so the browser offers security keys and phones as well.
+            if let attachment = configuration.passkeys.authenticatorAttachment {
+                selection["authenticatorAttachment"] = .string(attachment)
+            }
             selection["requireResidentKey"] = true
             publicKey["authenticatorSelection"] = .object(selection)
         }

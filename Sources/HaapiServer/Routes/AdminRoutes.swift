@@ -97,10 +97,6 @@ extension AdminRoutes {
     }
 }
 
-extension HTTPField.Name {
-    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
-}
-
 extension DevServer {
     /// Pending "approve on another device" requests of real accounts (of `username` when given), newest first;
     /// what the approving device would list. For in-process callers (the demo, tests).

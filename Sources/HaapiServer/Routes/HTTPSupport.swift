@@ -214,6 +214,10 @@ struct Rejection: Error, HTTPResponseError {
 
 extension HTTPField.Name {
     static let xFrameOptionsHeader = HTTPField.Name("X-Frame-Options")!
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
+    /// Set by browsers, never by a page (Fetch Metadata): `same-origin`, `same-site`, `cross-site`, `none`.
+    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
 }
 
 /// Services that read URL-encoded request bodies, within the configured size limit.
