@@ -17,9 +17,9 @@ work="/dev/shm/swift-haapi-bench"
 rm -rf "$work"
 mkdir -p "$out" "$work"
 
-need() { command -v "$1" >/dev/null || { apt-get update -qq >/dev/null; apt-get install -y -qq "$2" >/dev/null; }; }
-need wrk wrk
-need gnuplot gnuplot-nox
+source "$root/scripts/lib/setup.sh"
+need_command wrk wrk
+need_command gnuplot gnuplot-nox
 
 echo "bench: release build through scripts/release.sh (the first one takes 10 minutes or more)"
 bin="$(bash "$root/scripts/release.sh" "$root/.build-release" | tail -n 1)"

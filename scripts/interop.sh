@@ -5,12 +5,9 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
+source "$root/scripts/lib/setup.sh"
 venv="$root/.venv-interop"
-if [ ! -x "$venv/bin/python" ]; then
-  echo "interop: creating $venv"
-  python3 -m venv "$venv"
-fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check "joserfc>=1.6,<2"
+need_venv "$venv" "joserfc>=1.6,<2"
 
 echo "interop: building haapi"
 swift build --product haapi >/dev/null
@@ -21,8 +18,7 @@ echo "interop: JOSE and DPoP made by haapi, checked with joserfc $("$venv/bin/py
 
 echo "interop: passkeys made by haapi, checked with py_webauthn, python-fido2 and cbor2 (own venv: py_webauthn pins an older cryptography)"
 passkeys_venv="$root/.venv-passkeys"
-[ -x "$passkeys_venv/bin/python" ] || python3 -m venv "$passkeys_venv"
-"$passkeys_venv/bin/pip" install --quiet --disable-pip-version-check "webauthn>=2.0,<3" "fido2>=1.1,<2" "cbor2>=5.4,<6"
+need_venv "$passkeys_venv" "webauthn>=2.0,<3" "fido2>=1.1,<2" "cbor2>=5.4,<6"
 rm -rf "$root/.build-interop-passkeys"
 "$passkeys_venv/bin/python" -W ignore "$root/scripts/interop/verify_passkeys.py" --haapi "$haapi" --work "$root/.build-interop-passkeys"
 

@@ -15,6 +15,7 @@ class InteractiveLogin:
             env={**os.environ, "NO_COLOR": "1", "TERM": "dumb"}, encoding="utf-8", timeout=60,
             dimensions=(50, 200))
         if log_path:
+            log_path.parent.mkdir(parents=True, exist_ok=True)
             self.child.logfile_read = open(log_path, "w")
 
     def choose_browser(self):
@@ -32,10 +33,12 @@ class InteractiveLogin:
     def resume(self, app_url):
         """Gives the app's URI back, as the OS would hand it to the app, and waits for the tokens."""
         self.child.sendline(app_url)
-        self.child.expect(r"Signed in|access_token", timeout=60)
+        self.child.expect(r"access_token", timeout=60)
+        shown = self.child.before + self.child.after
         self.child.expect(pexpect.EOF, timeout=60)
+        shown += self.child.before
         self.child.close()
-        return self.child.exitstatus, self.child.before
+        return self.child.exitstatus, shown
 
     def stop(self):
         if self.child.isalive():

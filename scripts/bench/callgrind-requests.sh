@@ -13,7 +13,8 @@ target="$2"
 requests="${3:-2000}"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 . "$root/scripts/bench/serve-url.sh"
-command -v valgrind >/dev/null || { apt-get update -qq >/dev/null; apt-get install -y -qq valgrind >/dev/null; }
+source "$root/scripts/lib/setup.sh"
+need_command valgrind valgrind
 mkdir -p "$root/.build-bench"
 profile="$root/.build-bench/callgrind-${target//\//-}.out"
 work="$(mktemp -d /dev/shm/haapi-callgrind.XXXXXX)"

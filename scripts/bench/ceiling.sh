@@ -15,7 +15,8 @@ seconds="${2:-4}"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 . "$root/scripts/bench/serve-url.sh"
 . "$root/scripts/bench/proof-supply.sh"
-command -v wrk >/dev/null || { apt-get update -qq >/dev/null; apt-get install -y -qq wrk >/dev/null; }
+source "$root/scripts/lib/setup.sh"
+need_command wrk wrk
 
 scratch="$root/.build-ceiling"
 source_copy="$scratch/source"

@@ -12,7 +12,8 @@ if [ ! -x "$root/usr/bin/glewlwyd" ]; then
   (cd "$work/debs" && { apt-get download $packages >/dev/null 2>&1 || { apt-get update -qq >/dev/null && apt-get download $packages >/dev/null 2>&1; }; })
   for deb in "$work"/debs/*.deb; do dpkg -x "$deb" "$root"; done
 fi
-command -v sqlite3 >/dev/null || { apt-get update -qq >/dev/null; apt-get install -y -qq sqlite3 >/dev/null; }
+source "$(cd "$(dirname "$0")/../lib" && pwd)/setup.sh"
+need_command sqlite3 sqlite3
 export LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu"
 mkdir -p "$root/usr/lib/glewlwyd/user_middleware"
 rm -f "$work/glewlwyd.db"

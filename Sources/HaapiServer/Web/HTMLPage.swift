@@ -53,6 +53,7 @@ struct HTMLPage {
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="referrer" content="no-referrer">
             <title>\(Self.escape(title))</title>
+            <link rel="icon" href="\(Self.escape(basePath + SiteAssets.iconPath))" type="image/svg+xml">
             <link rel="stylesheet" href="\(Self.escape(basePath + SiteAssets.stylePath))">\(scriptTag)
             </head><body><main\(mainAttributes)>
             \(content)

@@ -23,6 +23,9 @@ extension SiteRoutes {
         router.get(RouterPath(stringLiteral: SiteAssets.stylePath)) { _, _ in
             SiteAssets.response(SiteAssets.style, contentType: "text/css; charset=utf-8")
         }
+        router.get(RouterPath(stringLiteral: SiteAssets.iconPath)) { _, _ in
+            SiteAssets.response(SiteAssets.icon, contentType: "image/svg+xml")
+        }
         router.get(RouterPath(stringLiteral: SiteAssets.passkeyScriptPath)) { _, _ in
             SiteAssets.response(SiteAssets.passkeyScript, contentType: "text/javascript; charset=utf-8")
         }

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Tests in a real browser (Tests/Browser): headless Chromium from Debian (chromium, chromium-driver) driven
+# by Selenium from PyPI, against `haapi serve` and `haapi login` built here. It installs what is missing;
+# if Chromium cannot be installed it says so and fails (the tests are never skipped quietly).
+# Screenshots of every page, and a failing test's HTML and console log, go to BROWSER_ARTIFACTS
+# (.build/browser-artifacts by default).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+source "$root/scripts/lib/setup.sh"
+
+if ! need_packages chromium chromium-driver || [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+  echo "browser: FAILED: Chromium and its driver could not be installed (apt-get install chromium chromium-driver)"
+  exit 1
+fi
+need_venv "$root/.venv-browser" "selenium>=4.20,<5" "pytest>=8,<10" "pexpect>=4.8,<5"
+
+echo "browser: building haapi"
+swift build --product haapi >/dev/null 2>&1 || { swift build --product haapi; exit 1; }
+export HAAPI_BIN="$(swift build --show-bin-path)/haapi"
+export BROWSER_ARTIFACTS="${BROWSER_ARTIFACTS:-$root/.build/browser-artifacts}"
+rm -rf "$BROWSER_ARTIFACTS"
+mkdir -p "$BROWSER_ARTIFACTS"
+
+echo "browser: $(/usr/bin/chromium --version 2>/dev/null | head -n 1), selenium $("$root/.venv-browser/bin/python" -c 'import selenium; print(selenium.__version__)')"
+cd "$root/Tests/Browser"
+status=0
+"$root/.venv-browser/bin/python" -m pytest -q -p no:cacheprovider "$@" || status=$?
+echo "browser: screenshots and logs in $BROWSER_ARTIFACTS"
+exit $status
