@@ -23,7 +23,7 @@ final class SignInState: ObservableObject, HaapiFlowResult {
 struct ContentView: View {
     @StateObject private var state = SignInState()
     /// `haapi serve`'s address as the simulator sees it (the Mac's loopback).
-    @AppStorage("server") private var server = "http://127.0.0.1:8080"
+    @AppStorage("server") private var server = "http://localhost:8080"
 
     var body: some View {
         NavigationView {

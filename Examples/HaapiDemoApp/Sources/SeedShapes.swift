@@ -7,9 +7,9 @@ import UIKit
 // The shapes that compile anywhere are in Tests/SeedSamplesTests, which also runs them.
 
 enum SeedConstants {
-    static let baseURL = URL(string: "http://127.0.0.1:8080")!
-    static let tokenEndpointURL = URL(string: "http://127.0.0.1:8080/oauth/token")!
-    static let authorizationEndpointURL = URL(string: "http://127.0.0.1:8080/oauth/authorize")!
+    static let baseURL = URL(string: "http://localhost:8080")!
+    static let tokenEndpointURL = URL(string: "http://localhost:8080/oauth/token")!
+    static let authorizationEndpointURL = URL(string: "http://localhost:8080/oauth/authorize")!
     static let clientId = "haapi-demo"
     static let appRedirectURIString = "app://haapi"
 }

@@ -15,8 +15,8 @@ struct ApproveCommand: AsyncParsableCommand {
             An approval applies to exactly one sign-in. With --user alone, the user's one pending sign-in is \
             approved; when the user has several, they are listed and --id must name one.
             """,
-            "haapi approve --server http://127.0.0.1:8080 --user demouser",
-            "haapi approve --server http://127.0.0.1:8080 --id \"$APPROVAL_ID\"")
+            "haapi approve --server http://localhost:8080 --user demouser",
+            "haapi approve --server http://localhost:8080 --id \"$APPROVAL_ID\"")
     )
 
     @Option(name: .long, help: "The dev server's base URL.")
@@ -34,7 +34,7 @@ struct ApproveCommand: AsyncParsableCommand {
         guard let base = URL(string: server), let listing = URL(string: "/admin/approvals", relativeTo: base),
             let endpoint = URL(string: "/admin/approve", relativeTo: base)
         else {
-            throw ValidationError("--server must be a URL such as http://127.0.0.1:8080")
+            throw ValidationError("--server must be a URL such as http://localhost:8080")
         }
         let approvalID: String
         if let id {

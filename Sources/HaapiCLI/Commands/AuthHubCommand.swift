@@ -11,7 +11,7 @@ struct AuthHubCommand: AsyncParsableCommand {
         commandName: "authhub",
         abstract: "Sign in through an Authentication Hub flow API (the dev server speaks it too).",
         discussion: HelpExamples.discussion(
-            "", "haapi authhub login --server http://127.0.0.1:8080 --user demouser --dev-inbox"),
+            "", "haapi authhub login --server http://localhost:8080 --user demouser --dev-inbox"),
         subcommands: [Login.self])
 
     struct Login: AsyncParsableCommand {
@@ -20,11 +20,11 @@ struct AuthHubCommand: AsyncParsableCommand {
             abstract:
                 "Password (encrypted when the tenant requires it), then e-mail OTP or a passkey, to AUTH_ALLOWED.",
             discussion: HelpExamples.discussion(
-                "", "haapi authhub login --server http://127.0.0.1:8080 --user demouser --dev-inbox",
-                "haapi authhub login --server http://127.0.0.1:8080 --user demouser --factor FIDO --passkey-store ~/.haapi/passkeys"
+                "", "haapi authhub login --server http://localhost:8080 --user demouser --dev-inbox",
+                "haapi authhub login --server http://localhost:8080 --user demouser --factor FIDO --passkey-store ~/.haapi/passkeys"
             ))
 
-        @Option(name: .long, help: "The hub's base URL, e.g. http://127.0.0.1:8080 (the tenant is appended).")
+        @Option(name: .long, help: "The hub's base URL, e.g. http://localhost:8080 (the tenant is appended).")
         var server: String
         @Option(name: .long, help: "The tenant.") var tenant = "default"
         @Option(

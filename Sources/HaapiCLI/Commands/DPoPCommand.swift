@@ -8,7 +8,7 @@ struct DPoPCommand: ParsableCommand {
         abstract: "Print one DPoP proof (RFC 9449) for a request.",
         discussion: HelpExamples.discussion(
             "The key file holds a private EC P-256 JWK; it is created with mode 0600 when missing.",
-            "haapi dpop --method POST --url http://127.0.0.1:8080/oauth/token --key dpop.jwk",
+            "haapi dpop --method POST --url http://localhost:8080/oauth/token --key dpop.jwk",
             "haapi dpop --method GET --url https://api.example.com/me --access-token \"$AT\" --nonce \"$NONCE\" --key dpop.jwk"
         )
     )

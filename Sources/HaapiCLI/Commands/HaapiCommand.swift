@@ -7,7 +7,7 @@ public struct HaapiCommand: AsyncParsableCommand {
         abstract: "API-driven native login (HAAPI) from the terminal: inspect steps, make DPoP proofs, work with JOSE.",
         discussion: HelpExamples.discussion(
             ExitCodes.helpText, "haapi demo", "haapi serve",
-            "haapi login --server http://127.0.0.1:8080 --client-id haapi-demo"),
+            "haapi login --server http://localhost:8080 --client-id haapi-demo"),
         version: HaapiCommand.version,
         subcommands: [
             DemoCommand.self, ServeCommand.self, LoginCommand.self, TokenCommand.self, PasskeyCommand.self,

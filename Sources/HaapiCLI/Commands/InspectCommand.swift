@@ -11,7 +11,7 @@ struct InspectCommand: ParsableCommand {
             Reads FILE (or standard input for -). Exits 0 on success; on malformed input prints one line \
             naming where it went wrong to standard error and exits 65.
             """,
-            "curl -s -H 'Accept: application/vnd.auth+json' \"http://127.0.0.1:8080/oauth/authorize?client_id=haapi-demo&response_type=code\" | haapi inspect -",
+            "curl -s -H 'Accept: application/vnd.auth+json' \"http://localhost:8080/oauth/authorize?client_id=haapi-demo&response_type=code\" | haapi inspect -",
             "haapi inspect --json step.json")
     )
 

@@ -14,7 +14,7 @@ struct JWKCommand: ParsableCommand {
             abstract: "Print the RFC 7638 SHA-256 thumbprint of a JWK.",
             discussion: HelpExamples.discussion(
                 "", "haapi jwk thumbprint dpop.jwk",
-                "curl -s http://127.0.0.1:8080/oauth/jwks | jq -c '.keys[0]' | haapi jwk thumbprint -"))
+                "curl -s http://localhost:8080/oauth/jwks | jq -c '.keys[0]' | haapi jwk thumbprint -"))
 
         @Argument(help: "A JWK file, or - for standard input.")
         var file: String

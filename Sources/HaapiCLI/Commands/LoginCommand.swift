@@ -20,9 +20,9 @@ struct LoginCommand: AsyncParsableCommand {
             Tokens are DPoP-bound and masked in the output unless --show-tokens. --save-session DIR keeps the tokens \
             and the DPoP key (sealed, 0600) for `haapi token refresh|revoke|introspect --session DIR`.
             """,
-            "haapi login --server http://127.0.0.1:8080 --client-id haapi-demo",
-            "haapi login --server http://127.0.0.1:8080 --client-id haapi-demo --username demouser --password-file pw.txt --save-session ~/.haapi/session",
-            "HAAPI_CLIENT_SECRET=s haapi login --server http://127.0.0.1:8080 --client-id haapi-dcr-main --dcr-template haapi-dcr-template --dcr-endpoint http://127.0.0.1:8080/oauth/register"
+            "haapi login --server http://localhost:8080 --client-id haapi-demo",
+            "haapi login --server http://localhost:8080 --client-id haapi-demo --username demouser --password-file pw.txt --save-session ~/.haapi/session",
+            "HAAPI_CLIENT_SECRET=s haapi login --server http://localhost:8080 --client-id haapi-dcr-main --dcr-template haapi-dcr-template --dcr-endpoint http://localhost:8080/oauth/register"
         ))
 
     @Option(name: .long, help: "The server's base URL (its discovery document names the endpoints).")

@@ -10,8 +10,8 @@ struct PasskeyCommand: AsyncParsableCommand {
         commandName: "passkey",
         abstract: "Create and use passkeys with the software authenticator (credentials kept in a sealed store).",
         discussion: HelpExamples.discussion(
-            "", "haapi passkey signup --rp http://127.0.0.1:8080 --user alice --store ~/.haapi/passkeys",
-            "haapi passkey signin --rp http://127.0.0.1:8080 --store ~/.haapi/passkeys"),
+            "", "haapi passkey signup --rp http://localhost:8080 --user alice --store ~/.haapi/passkeys",
+            "haapi passkey signin --rp http://localhost:8080 --store ~/.haapi/passkeys"),
         subcommands: [Register.self, Authenticate.self, SignUp.self, SignIn.self])
 
     /// The store and authenticator options of `signup` / `signin`.
@@ -45,7 +45,7 @@ struct PasskeyCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "signup", abstract: "Create an account with a new passkey at a web app.",
             discussion: HelpExamples.discussion(
-                "", "haapi passkey signup --rp http://127.0.0.1:8080 --user alice --store ~/.haapi/passkeys"))
+                "", "haapi passkey signup --rp http://localhost:8080 --user alice --store ~/.haapi/passkeys"))
         @OptionGroup var account: Account
         @Option(name: .long, help: "The account name.") var user: String
 
@@ -63,7 +63,7 @@ struct PasskeyCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "signin", abstract: "Sign in to a web app with a stored passkey.",
             discussion: HelpExamples.discussion(
-                "", "haapi passkey signin --rp http://127.0.0.1:8080 --store ~/.haapi/passkeys"))
+                "", "haapi passkey signin --rp http://localhost:8080 --store ~/.haapi/passkeys"))
         @OptionGroup var account: Account
 
         func run() async throws {
@@ -117,7 +117,7 @@ struct PasskeyCommand: AsyncParsableCommand {
             discussion: HelpExamples.discussion(
                 "",
                 "haapi passkey register --options creation-options.json --origin https://login.example.com --store ~/.haapi/passkeys",
-                "curl -s -X POST http://127.0.0.1:8080/registration_initialize -d user_name=alice | haapi passkey register --options - --origin http://127.0.0.1:8080 --store keys"
+                "curl -s -X POST http://localhost:8080/registration_initialize -d user_name=alice | haapi passkey register --options - --origin http://localhost:8080 --store keys"
             ))
         @OptionGroup var common: Common
         @Option(name: .long, help: "none or packed (self attestation).") var attestation = "none"

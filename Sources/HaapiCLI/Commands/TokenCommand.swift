@@ -112,7 +112,7 @@ struct TokenCommand: AsyncParsableCommand {
             abstract: "Redeem an authorization code (grant_type=authorization_code).",
             discussion: HelpExamples.discussion(
                 "",
-                "haapi token exchange --token-endpoint http://127.0.0.1:8080/oauth/token --client-id haapi-demo --code \"$CODE\" --code-verifier \"$VERIFIER\" --dpop-key dpop.jwk"
+                "haapi token exchange --token-endpoint http://localhost:8080/oauth/token --client-id haapi-demo --code \"$CODE\" --code-verifier \"$VERIFIER\" --dpop-key dpop.jwk"
             ))
         @OptionGroup var common: Common
         @Option(name: .long, parsing: .unconditional, help: "The authorization code.") var code: String
@@ -129,7 +129,7 @@ struct TokenCommand: AsyncParsableCommand {
             abstract: "Refresh (grant_type=refresh_token); DPoP-bound tokens need the same key.",
             discussion: HelpExamples.discussion(
                 "", "haapi token refresh --session ~/.haapi/session",
-                "haapi token refresh --token-endpoint http://127.0.0.1:8080/oauth/token --client-id haapi-demo --refresh-token \"$RT\" --dpop-key dpop.jwk"
+                "haapi token refresh --token-endpoint http://localhost:8080/oauth/token --client-id haapi-demo --refresh-token \"$RT\" --dpop-key dpop.jwk"
             ))
         @OptionGroup var common: Common
         @Option(name: .long, parsing: .unconditional, help: "The refresh token (default: the session's).")
@@ -182,7 +182,7 @@ struct TokenCommand: AsyncParsableCommand {
             abstract: "Ask the server about a token (RFC 7662).",
             discussion: HelpExamples.discussion(
                 "", "haapi token introspect --session ~/.haapi/session",
-                "HAAPI_CLIENT_SECRET=s haapi token introspect --token-endpoint http://127.0.0.1:8080/oauth/token --client-id my-client --token \"$AT\""
+                "HAAPI_CLIENT_SECRET=s haapi token introspect --token-endpoint http://localhost:8080/oauth/token --client-id my-client --token \"$AT\""
             ))
         @OptionGroup var common: Common
         @Option(name: .long, parsing: .unconditional, help: "The token (default: the session's access token).")
