@@ -7,7 +7,8 @@
 #   HaapiDecoderFuzzer         HAAPI representations and problems (HaapiModel)
 #   CBORFuzzer                 CBOR, attestation objects, authenticator data, COSE keys (Passkeys)
 #   DPoPProofFuzzer            compact JWS, DPoP proofs as the server parses them, htu normalisation,
-#                              form bodies (bytes) and Basic credentials
+#                              form bodies (bytes), Basic credentials, the sign-in page's cookie and
+#                              the CSP sources made of redirect URIs
 #   AuthHubResponseFuzzer      Authentication Hub responses as the client reads them
 #   ServerConfigurationFuzzer  the dev server's configuration loader
 #   P256VerifierFuzzer         the dev server's own ES256 check (and key check) against BoringSSL's

@@ -7,8 +7,8 @@ import HaapiModel
 
 // What the server parses of a request's credentials: the compact JWS parser, the DPoP proof parser the
 // verifier runs (with every algorithm it may accept), the JWK in a proof's header, the htu normalisation, a
-// form body as received (bytes) and Basic credentials. Never a crash; a proof that parses has a key
-// thumbprint; a form that parses encodes back to the same pairs.
+// form body as received (bytes), Basic credentials, the browser page's cookie and CSP form-action sources.
+// Never a crash; a proof that parses has a key thumbprint; a form that parses encodes back to the same pairs.
 func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = fuzzInput(start, count)
     let text = String(decoding: bytes, as: UTF8.self)
@@ -32,6 +32,14 @@ func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         _ = DPoPVerifier.normalized(proof.htu)
     }
     _ = DPoPVerifier.normalized(text)
+    // The sign-in page's cookie, read from a Cookie field; a redirect URI (a dynamic client registers its
+    // own) made into a CSP source, which must never carry a separator that starts another source or directive.
+    _ = BrowserFormGuard.cookie(inFields: [text])
+    if let source = FormTargetSource.source(for: text),
+        source.contains(where: { $0 == ";" || $0 == "," || $0 == "'" || $0.isWhitespace })
+    {
+        fuzzFailure("a redirect URI made a CSP source that can end the directive")
+    }
     return 0
 }
 

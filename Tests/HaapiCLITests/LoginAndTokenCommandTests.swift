@@ -8,7 +8,7 @@ struct LoginAndTokenCommandTests {
     static func startServer() async throws -> (Process, String) {
         let (process, output) = try CLIRunner.start(["serve", "--port", "0"])
         let summary = try await CLIRunner.waitForLine(containing: "swift-haapi dev server on", in: output)
-        let base = try #require(summary.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }).description
+        let base = try #require(summary.split(separator: " ").first { $0.hasPrefix("http://localhost:") }).description
         return (process, base)
     }
 

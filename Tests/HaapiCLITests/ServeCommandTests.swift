@@ -33,7 +33,7 @@ struct ServeCommandTests {
         let (process, output) = try CLIRunner.start(["serve", "--port", "0"])
         defer { process.terminate() }
         let summary = try await CLIRunner.waitForLine(containing: "swift-haapi dev server on", in: output)
-        let base = try #require(summary.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }).description
+        let base = try #require(summary.split(separator: " ").first { $0.hasPrefix("http://localhost:") }).description
         let all = try await CLIRunner.waitForLine(containing: "users:", in: output)
         #expect(all.contains("demouser"))
         let approve = try await CLIRunner.run(["approve", "--server", base, "--user", "demouser"])

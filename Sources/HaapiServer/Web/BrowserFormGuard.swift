@@ -68,7 +68,11 @@ struct BrowserFormGuard: Sendable {
 
     /// The value of this guard's cookie in the `Cookie` fields (RFC 6265 §5.4: `name=value` pairs by `; `).
     static func cookie(in request: Request) -> String? {
-        for header in HTTP.headerValues(request, .cookie) {
+        cookie(inFields: HTTP.headerValues(request, .cookie))
+    }
+
+    static func cookie(inFields fields: [String]) -> String? {
+        for header in fields {
             for pair in header.split(separator: ";") {
                 let trimmed = HTTP.trimmingOWS(pair)
                 guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == cookieName else { continue }
