@@ -11,7 +11,6 @@
 #                              the CSP sources made of redirect URIs
 #   AuthHubResponseFuzzer      Authentication Hub responses as the client reads them
 #   ServerConfigurationFuzzer  the dev server's configuration loader
-#   P256VerifierFuzzer         the dev server's own ES256 check (and key check) against BoringSSL's
 #
 # HAAPI_FUZZ=1 makes Package.swift add the harnesses and instrument our modules (coverage + ASan); the
 # build reuses .build's dependencies, and the next plain `swift build` recompiles our modules as usual.
@@ -21,7 +20,7 @@ set -euo pipefail
 total="${1:-60}"
 shift || true
 root="$(cd "$(dirname "$0")/.." && pwd)"
-all=(HaapiDecoderFuzzer CBORFuzzer DPoPProofFuzzer AuthHubResponseFuzzer ServerConfigurationFuzzer P256VerifierFuzzer)
+all=(HaapiDecoderFuzzer CBORFuzzer DPoPProofFuzzer AuthHubResponseFuzzer ServerConfigurationFuzzer)
 if [ "$#" -gt 0 ]; then harnesses=("$@"); else harnesses=("${all[@]}"); fi
 work="$root/.build-fuzz"
 mkdir -p "$work" "$root/fuzz-artifacts"

@@ -8,7 +8,7 @@ struct HaapiBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "haapi-bench",
         abstract: "Benchmarks for swift-haapi.",
-        subcommands: [SdkBenchmark.self, ProofsCommand.self, LoginLoadCommand.self, VerifyCommand.self]
+        subcommands: [SdkBenchmark.self, ProofsCommand.self, LoginLoadCommand.self]
     )
 }
 

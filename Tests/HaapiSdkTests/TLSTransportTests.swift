@@ -1,6 +1,6 @@
 // AsyncHTTPClientTransport exists where the driver links AsyncHTTPClient (Linux). The Apple path
 // (URLSessionTransport(tls:), TLSOptions+Security.swift) shares the pin computation tested below.
-#if canImport(AsyncHTTPClient) && !canImport(Darwin)
+#if HAAPI_ASYNC_HTTP_CLIENT
 import Foundation
 @testable import HaapiDriver
 import HaapiSdk

@@ -98,15 +98,21 @@ struct DPoPTests {
                 device, proofs: [try Self.sign(Self.claims(device), key: device.key, jwk: device.key.privateJWK)]))
     }
 
-    @Test("once the device's key has its P-256 table, a forged or altered signature is still refused")
-    func forgedSignatureWithTable() async throws {
+    @Test("a header is cached only after its proof passed every check; a cached header lets no altered signature through")
+    func headerCacheRecordsOnlyGoodProofs() async throws {
         let (server, device) = try await Self.device()
-        for _ in 0..<(P256TableCache.signaturesBeforeTable + 1) {
-            let response = try await Self.authorize(
-                device, proofs: [try Self.sign(Self.claims(device), key: device.key)])
-            #expect(response.status == 200, "\(response.text)")
-        }
-        #expect(server.server.dpop.headers.tables.tableCount >= 1)
+        let cache = server.server.dpop.headers
+        let stranger = SoftwareP256SigningKey()
+        let before = cache.contains(headerOf: try Self.sign(Self.claims(device), key: stranger))
+        #expect(!before)
+        // A proof of a new key that fails a claim check (htm) leaves its header out of the cache.
+        let wrongMethod = try Self.sign(Self.claims(device, method: "POST"), key: stranger)
+        Self.expectRejected(try await Self.authorize(device, proofs: [wrongMethod]))
+        #expect(!cache.contains(headerOf: wrongMethod))
+        let good = try Self.sign(Self.claims(device), key: device.key)
+        #expect(try await Self.authorize(device, proofs: [good]).status == 200)
+        #expect(cache.contains(headerOf: good))
+
         let proof = try Self.sign(Self.claims(device), key: device.key)
         let segments = proof.split(separator: ".").map(String.init)
         var signature = try #require(Base64URL.decode(segments[2]))

@@ -143,10 +143,13 @@ struct DPoPHeaderCacheTests {
             return
         }
         members["x-padding"] = .string(String(repeating: "p", count: 4000))
-        let padded = try cache.resolve(Self.segment(jwk: .object(members)), allowedAlgorithms: [.es256])
-        #expect(padded.algorithm == .es256)
+        let paddedSegment = Self.segment(jwk: .object(members))
+        let padded = try cache.resolve(paddedSegment, allowedAlgorithms: [.es256])
+        #expect(padded.header.algorithm == .es256)
+        cache.remember(paddedSegment, padded.header)
         #expect(cache.count == 0)
-        _ = try cache.resolve(Self.segment(jwk: SoftwareP256SigningKey().publicJWK.json), allowedAlgorithms: [.es256])
+        let plain = Self.segment(jwk: SoftwareP256SigningKey().publicJWK.json)
+        cache.remember(plain, try cache.resolve(plain, allowedAlgorithms: [.es256]).header)
         #expect(cache.count == 1)
     }
 
@@ -154,7 +157,10 @@ struct DPoPHeaderCacheTests {
     func hitsFollowTheAllowedAlgorithms() throws {
         let cache = DPoPHeaderCache()
         let segment = Self.segment(jwk: SoftwareP256SigningKey().publicJWK.json)
-        #expect(try cache.resolve(segment, allowedAlgorithms: [.es256]).algorithm == .es256)
+        let resolved = try cache.resolve(segment, allowedAlgorithms: [.es256])
+        #expect(resolved.header.algorithm == .es256)
+        cache.remember(segment, resolved.header)
+        #expect(try cache.resolve(segment, allowedAlgorithms: [.es256]).cached)
         #expect(throws: JOSEError.algorithmNotAllowed("ES256")) {
             _ = try cache.resolve(segment, allowedAlgorithms: [.rs256])
         }
@@ -192,13 +198,12 @@ struct DPoPHeaderCacheTests {
         #expect(segments[0].utf8.count == segments[1].utf8.count && segments[0] != segments[1])
         for round in 0..<6 {
             let which = round % 2
-            #expect(
-                try cache.resolve(segments[which], allowedAlgorithms: [.es256]).key.thumbprint == keys[which].thumbprint
-            )
+            let first = try cache.resolve(segments[which], allowedAlgorithms: [.es256])
+            #expect(first.header.thumbprint == keys[which].thumbprint && first.cached == (round >= 2))
+            cache.remember(segments[which], first.header)
             // The same header twice in a row (the last one) and then the other: still each its own.
-            #expect(
-                try cache.resolve(segments[which], allowedAlgorithms: [.es256]).key.thumbprint == keys[which].thumbprint
-            )
+            let again = try cache.resolve(segments[which], allowedAlgorithms: [.es256])
+            #expect(again.header.thumbprint == keys[which].thumbprint && again.cached)
         }
         #expect(cache.count == 2)
     }
@@ -207,8 +212,8 @@ struct DPoPHeaderCacheTests {
     func bounded() throws {
         let cache = DPoPHeaderCache(capacity: 4)
         for _ in 0..<10 {
-            _ = try cache.resolve(
-                Self.segment(jwk: SoftwareP256SigningKey().publicJWK.json), allowedAlgorithms: [.es256])
+            let segment = Self.segment(jwk: SoftwareP256SigningKey().publicJWK.json)
+            cache.remember(segment, try cache.resolve(segment, allowedAlgorithms: [.es256]).header)
         }
         #expect(cache.count <= 4)
     }

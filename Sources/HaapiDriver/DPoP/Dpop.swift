@@ -100,62 +100,32 @@ public struct DPoPProof: Sendable {
     public init(
         parsing compact: String, allowedAlgorithms: Set<JWSAlgorithm> = [.es256, .es384, .es512, .rs256, .ps256]
     ) throws {
-        try self.init(parsing: compact, allowedAlgorithms: allowedAlgorithms, resolveKey: Self.resolveKey)
-    }
-
-    /// What a proof's `jwk` header yields: the key, a verifier for the proof's algorithm and the key's
-    /// RFC 7638 thumbprint. A server that sees many proofs of the same key can keep it (see `resolveKey`).
-    public struct ResolvedKey: Sendable {
-        /// The key.
-        public let jwk: JWK
-        /// Verifies signatures of the proof's algorithm with the key.
-        public let verifier: any JWSVerifier
-        /// The key's RFC 7638 thumbprint.
-        public let thumbprint: String
-
-        /// A resolved key; `verifier` must check `jwk`'s signatures and `thumbprint` be `jwk`'s thumbprint.
-        public init(jwk: JWK, verifier: any JWSVerifier, thumbprint: String) {
-            self.jwk = jwk
-            self.verifier = verifier
-            self.thumbprint = thumbprint
-        }
-    }
-
-    /// Reads a `jwk` header for `algorithm`: a well-formed public key (no private members) that fits it.
-    public static func resolveKey(_ jwkValue: JSONValue, algorithm: JWSAlgorithm) throws -> ResolvedKey {
-        let jwk = try JWK(json: jwkValue)
-        guard !jwk.hasPrivateMembers else { throw JOSEError.malformedJWS("the jwk header contains a private key") }
-        return ResolvedKey(jwk: jwk, verifier: try jwk.verifier(algorithm: algorithm), thumbprint: jwk.thumbprint())
-    }
-
-    /// Parses a proof like `init(parsing:allowedAlgorithms:)`, with `resolveKey` turning the `jwk` header
-    /// into a key; it must do what `DPoPProof.resolveKey` does, and may remember the result.
-    public init(
-        parsing compact: String, allowedAlgorithms: Set<JWSAlgorithm>,
-        resolveKey: (JSONValue, JWSAlgorithm) throws -> ResolvedKey
-    ) throws {
         try self.init(parsing: compact) { segment in
-            try Self.resolveHeader(segment, allowedAlgorithms: allowedAlgorithms, resolveKey: resolveKey)
+            try Self.resolveHeader(segment, allowedAlgorithms: allowedAlgorithms)
         }
     }
 
-    /// What a proof's protected header yields once checked: the header, its algorithm and its key.
-    public struct ResolvedHeader: Sendable {
+    /// What a proof's protected header yields once checked: the header, its algorithm, its key, a verifier
+    /// for the algorithm and the key's RFC 7638 thumbprint. The dev server keeps it per header text.
+    package struct ResolvedHeader: Sendable {
         /// The protected header.
-        public let header: JSONObject
+        package let header: JSONObject
         /// The header's `alg`: allowed, and asymmetric.
-        public let algorithm: JWSAlgorithm
-        /// The header's `jwk`, resolved for `algorithm`.
-        public let key: ResolvedKey
+        package let algorithm: JWSAlgorithm
+        /// The header's `jwk`: a public key (no private members).
+        package let jwk: JWK
+        /// Verifies signatures of `algorithm` with `jwk`.
+        package let verifier: any JWSVerifier
+        /// `jwk`'s RFC 7638 thumbprint.
+        package let thumbprint: String
     }
 
     /// Checks a proof's protected header segment (its base64url text): a JWS header
     /// (`CompactJWS.parseHeader`) with `typ` `dpop+jwt`, an allowed asymmetric `alg` and a public `jwk`
-    /// that fits it (`resolveKey`). A function of the segment and `allowedAlgorithms` alone, so a server
-    /// that sees the same header again and again can keep the result (see `init(parsing:resolveHeader:)`).
-    public static func resolveHeader(
-        _ segment: Substring, allowedAlgorithms: Set<JWSAlgorithm>,
-        resolveKey: (JSONValue, JWSAlgorithm) throws -> ResolvedKey = Self.resolveKey
+    /// that fits it. A function of the segment and `allowedAlgorithms` alone, so a server that sees the
+    /// same header again and again can keep the result (see `init(parsing:resolveHeader:)`).
+    package static func resolveHeader(
+        _ segment: Substring, allowedAlgorithms: Set<JWSAlgorithm>
     ) throws -> ResolvedHeader {
         let header = try CompactJWS.parseHeader(segment)
         guard header["typ"]?.stringValue == Dpop.proofType else {
@@ -167,23 +137,26 @@ public struct DPoPProof: Sendable {
         }
         guard allowedAlgorithms.contains(algorithm) else { throw JOSEError.algorithmNotAllowed(algorithm.rawValue) }
         guard let jwkValue = header["jwk"] else { throw JOSEError.malformedJWS("no jwk header") }
-        let key = try resolveKey(jwkValue, algorithm)
-        guard key.verifier.algorithm == algorithm else { throw JOSEError.invalidSignature }
-        return ResolvedHeader(header: header, algorithm: algorithm, key: key)
+        let jwk = try JWK(json: jwkValue)
+        guard !jwk.hasPrivateMembers else { throw JOSEError.malformedJWS("the jwk header contains a private key") }
+        let verifier = try jwk.verifier(algorithm: algorithm)
+        guard verifier.algorithm == algorithm else { throw JOSEError.invalidSignature }
+        return ResolvedHeader(
+            header: header, algorithm: algorithm, jwk: jwk, verifier: verifier, thumbprint: jwk.thumbprint())
     }
 
     /// Parses a proof like `init(parsing:allowedAlgorithms:)`, with `resolveHeader` checking its protected
     /// header segment. It must do what `DPoPProof.resolveHeader` does for the algorithms the caller
     /// allows, and may remember the result per segment. The signature and the claims are checked on
     /// every call.
-    public init(parsing compact: String, resolveHeader: (Substring) throws -> ResolvedHeader) throws {
+    package init(parsing compact: String, resolveHeader: (Substring) throws -> ResolvedHeader) throws {
         var resolved: ResolvedHeader?
         let jws = try CompactJWS(parsing: compact) { segment in
             let header = try resolveHeader(segment)
             resolved = header
             return header.header
         }
-        guard let key = resolved?.key, key.verifier.isValidSignature(jws.signature, for: jws.signingInput) else {
+        guard let key = resolved, key.verifier.isValidSignature(jws.signature, for: jws.signingInput) else {
             throw JOSEError.invalidSignature
         }
         let claims = try jws.payloadObject()

@@ -1,4 +1,4 @@
-#if canImport(AsyncHTTPClient)
+#if HAAPI_ASYNC_HTTP_CLIENT
 import AsyncHTTPClient
 import Foundation
 import NIOCore

@@ -153,7 +153,7 @@ public enum MimeTypes {
 /// FoundationNetworking's URLSession on Linux never completes a 401 that carries `WWW-Authenticate`
 /// (it waits for a credential no one supplies), which every OAuth error response may do.
 public func defaultHTTPTransport(timeout: TimeInterval = 30) -> any HTTPTransport {
-    #if canImport(Darwin) || !canImport(AsyncHTTPClient)
+    #if !HAAPI_ASYNC_HTTP_CLIENT
     URLSessionTransport(timeout: timeout)
     #else
     AsyncHTTPClientTransport.shared(timeout: timeout)
@@ -163,7 +163,7 @@ public func defaultHTTPTransport(timeout: TimeInterval = 30) -> any HTTPTranspor
 /// A transport that applies `tls` (pins, trusted roots, client identity): AsyncHTTPClient where it is
 /// linked (Linux), URLSession with its TLS delegate on Apple platforms.
 public func httpTransport(tls: TLSOptions, timeout: TimeInterval = 30) throws -> any HTTPTransport {
-    #if canImport(AsyncHTTPClient)
+    #if HAAPI_ASYNC_HTTP_CLIENT
     try AsyncHTTPClientTransport(tls: tls, timeout: timeout)
     #elseif canImport(Security) && canImport(Darwin)
     try URLSessionTransport(tls: tls, timeout: timeout)

@@ -1,4 +1,4 @@
-#if canImport(AsyncHTTPClient)
+#if HAAPI_ASYNC_HTTP_CLIENT
 import Foundation
 import NIOCore
 import NIOHTTP1

@@ -1,4 +1,4 @@
-#if canImport(NIOSSL)
+#if HAAPI_ASYNC_HTTP_CLIENT
 import Foundation
 import NIOSSL
 

@@ -57,9 +57,12 @@ struct DPoPVerifier: Sendable {
         guard let header = headerValues.first else { throw .missing }
         guard headerValues.count == 1 else { throw .multipleHeaders }
         let proof: DPoPProof
+        var resolved: (segment: Substring, lookup: DPoPHeaderCache.Lookup)?
         do {
             proof = try DPoPProof(parsing: HTTP.trimmingOWS(header)) { segment in
-                try headers.resolve(segment, allowedAlgorithms: algorithms)
+                let lookup = try headers.resolve(segment, allowedAlgorithms: algorithms)
+                resolved = (segment, lookup)
+                return lookup.header
             }
         } catch {
             throw .malformed("\(error)")
@@ -83,6 +86,7 @@ struct DPoPVerifier: Sendable {
         case .replayed: throw .replayed
         case .full: throw .replayCacheFull
         }
+        if let resolved, !resolved.lookup.cached { headers.remember(resolved.segment, resolved.lookup.header) }
         return proof
     }
 
