@@ -56,14 +56,15 @@ public final class DevServer: Sendable {
         accessTokens = SealedAccessTokens(key: keys.accessTokenKey)
         clients = ClientRegistry(configuration: configuration, store: store)
         clientAuthenticator = ClientAuthenticator(
-            registry: clients, assertionReplay: DPoPReplayCache(capacity: DPoPReplayCache.singleUseCapacity))
+            registry: clients, assertionReplay: SingleUseCache(capacity: SingleUseCache.singleUseCapacity))
         nonces = DPoPNonceService(rotationInterval: TimeInterval(configuration.dpop.nonceRotationSeconds), now: clock())
         dpop = DPoPVerifier(
             algorithms: Set(
                 configuration.dpop.algorithms.compactMap(JWSAlgorithm.init(rawValue:)).filter(\.isAsymmetric)),
             iatWindow: TimeInterval(configuration.dpop.iatWindowSeconds),
             nonces: nonces,
-            replayCache: DPoPReplayCache())
+            replayCache: ProofReplayFilter(
+                window: configuration.dpop.iatWindowSeconds, proofsPerSecond: configuration.dpop.maxProofsPerSecond))
         passwords = PasswordHasher(iterations: configuration.security.passwordHashIterations)
 
         discovery = DiscoveryRoutes(

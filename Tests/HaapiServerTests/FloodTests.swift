@@ -120,10 +120,10 @@ struct FloodTests {
     }
 
     @Test(
-        "the DPoP replay cache refuses new proofs when full rather than forget a live one, and recovers as entries expire"
+        "the single-use cache refuses new ids when full rather than forget a live one, and recovers as entries expire"
     )
     func replayCacheFull() async throws {
-        let cache = DPoPReplayCache(capacity: 100)
+        let cache = SingleUseCache(capacity: 100)
         let now = Date()
         for index in 0..<100 {
             #expect(
@@ -144,9 +144,9 @@ struct FloodTests {
                 == .replayed)
     }
 
-    @Test("the replay cache forgets each proof at its own second, and keeps proofs of different keys apart")
+    @Test("the single-use cache forgets each id at its own second, and keeps ids of different keys apart")
     func replayCacheExpiry() async {
-        let cache = DPoPReplayCache()
+        let cache = SingleUseCache()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(await cache.record(jti: "a", jkt: "k1", until: now.addingTimeInterval(10), now: now) == .accepted)
         #expect(await cache.record(jti: "b", jkt: "k1", until: now.addingTimeInterval(60), now: now) == .accepted)

@@ -88,7 +88,7 @@ struct DPoPHeaderCacheTests {
         let now = Date()
         let verifier = DPoPVerifier(
             algorithms: [.es256], iatWindow: 60, nonces: DPoPNonceService(rotationInterval: 300, now: now),
-            replayCache: DPoPReplayCache())
+            replayCache: ProofReplayFilter(window: 60))
         let key = SoftwareP256SigningKey()
         let dpop = Dpop(key: key)
         let url = "https://server.example/oauth/token"
@@ -172,12 +172,12 @@ struct DPoPHeaderCacheTests {
 
     @Test("the replay cache takes any date without trapping; what it cannot keep long enough it refuses")
     func replayCacheDates() async {
-        let cache = DPoPReplayCache()
+        let cache = SingleUseCache()
         let now = Date()
         // A past expiry is kept for the next second; one more than six days ahead cannot be kept that long,
         // so it is refused (the callers' expiries are at most two days ahead: ServerConfiguration.validate).
         for (expiry, outcome) in [
-            (Date.distantFuture, DPoPReplayCache.Outcome.full), (Date.distantPast, .accepted),
+            (Date.distantFuture, SingleUseCache.Outcome.full), (Date.distantPast, .accepted),
             (Date(timeIntervalSince1970: 9.3e18), .full), (Date(timeIntervalSince1970: -9.3e18), .accepted),
             (now.addingTimeInterval(86_400), .accepted),
         ] {
@@ -346,7 +346,7 @@ struct PrecomputedHMACTests {
 struct ReplayCacheConcurrencyTests {
     @Test("from many tasks at once, each (jkt, jti) pair is accepted exactly once")
     func eachPairOnce() async {
-        let cache = DPoPReplayCache(capacity: 10_000)
+        let cache = SingleUseCache(capacity: 10_000)
         let now = Date()
         // 8 tasks record the same 1,000 pairs, each in its own order: 1,000 acceptances in all, never more.
         let accepted = await withTaskGroup(of: Int.self) { group in
@@ -372,8 +372,8 @@ struct ReplayCacheConcurrencyTests {
         "the key of a pair is the cache's own: stable in one cache, different in another, and pairs do not run together"
     )
     func keyedHash() async {
-        let first = DPoPReplayCache(capacity: 10)
-        let second = DPoPReplayCache(capacity: 10)
+        let first = SingleUseCache(capacity: 10)
+        let second = SingleUseCache(capacity: 10)
         #expect(first.key(jkt: "abc", jti: "def") == first.key(jkt: "abc", jti: "def"))
         #expect(first.key(jkt: "abc", jti: "def") != second.key(jkt: "abc", jti: "def"))
         #expect(first.key(jkt: "abc", jti: "def") != first.key(jkt: "ab", jti: "cdef"))

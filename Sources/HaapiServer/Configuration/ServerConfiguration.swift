@@ -97,6 +97,10 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
         /// A nonce is rotated after this long; the previous one stays valid for one more period.
         public var nonceRotationSeconds = 300
         public var algorithms = ["ES256", "ES384", "ES512", "PS256", "RS256"]
+        /// The rate of accepted proofs the replay filter holds without refusing (its memory budget: about
+        /// 2 bytes a proof for `iatWindowSeconds`; 4 MiB with the defaults). Past it, proofs are refused with
+        /// `Retry-After` until the rate drops.
+        public var maxProofsPerSecond = 32_000
 
         public init() {}
 
@@ -107,6 +111,7 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
             nonceRotationSeconds =
                 try c.decodeIfPresent(Int.self, forKey: .nonceRotationSeconds) ?? d.nonceRotationSeconds
             algorithms = try c.decodeIfPresent([String].self, forKey: .algorithms) ?? d.algorithms
+            maxProofsPerSecond = try c.decodeIfPresent(Int.self, forKey: .maxProofsPerSecond) ?? d.maxProofsPerSecond
         }
     }
 
@@ -389,10 +394,10 @@ extension ServerConfiguration {
             throw ConfigurationError.invalid("dpop.algorithms: \"\(unknown)\" is not an asymmetric JWS algorithm")
         }
         if security.maxRequestBytes < 1024 || security.maxFailedLogins < 1 || dpop.iatWindowSeconds < 1
-            || dpop.nonceRotationSeconds < 1
+            || dpop.nonceRotationSeconds < 1 || !(1...10_000_000).contains(dpop.maxProofsPerSecond)
         {
             throw ConfigurationError.invalid(
-                "security and dpop limits must be positive (maxRequestBytes at least 1024)")
+                "security and dpop limits must be positive (maxRequestBytes at least 1024, dpop.maxProofsPerSecond at most 10000000)")
         }
         // The replay caches keep a proof or a single-use token until it could no longer pass, and can keep
         // one for at most six days (ExpiringKeyTable.horizon); a day is far more than either should live.

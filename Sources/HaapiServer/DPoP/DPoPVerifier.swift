@@ -14,7 +14,8 @@ enum DPoPFailure: Error, Equatable, CustomStringConvertible {
     case athMissing
     case athMismatch
     case keyMismatch
-    case replayCacheFull
+    /// The replay filter has taken all the proofs it can for now (its budget); `retryAfter` seconds.
+    case overloaded(retryAfter: Int)
 
     var description: String {
         switch self {
@@ -29,7 +30,7 @@ enum DPoPFailure: Error, Equatable, CustomStringConvertible {
         case .athMissing: "ath claim missing"
         case .athMismatch: "ath does not match the access token"
         case .keyMismatch: "DPoP key does not match the token binding"
-        case .replayCacheFull: "the server cannot take more proofs right now; retry with a new proof shortly"
+        case .overloaded(let seconds): "the server cannot take more proofs right now; retry in \(seconds) s"
         }
     }
 
@@ -42,7 +43,7 @@ struct DPoPVerifier: Sendable {
     let algorithms: Set<JWSAlgorithm>
     let iatWindow: TimeInterval
     let nonces: DPoPNonceService
-    let replayCache: DPoPReplayCache
+    let replayCache: ProofReplayFilter
     let headers = DPoPHeaderCache()
 
     /// - Parameters:
@@ -84,7 +85,7 @@ struct DPoPVerifier: Sendable {
         {
         case .accepted: break
         case .replayed: throw .replayed
-        case .full: throw .replayCacheFull
+        case .full(let retryAfter): throw .overloaded(retryAfter: retryAfter)
         }
         if let resolved, !resolved.lookup.cached { headers.remember(resolved.segment, resolved.lookup.header) }
         return proof

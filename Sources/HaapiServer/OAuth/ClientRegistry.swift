@@ -45,7 +45,7 @@ struct ClientAuthenticationFailure: Error {
 /// client_secret_basic, client_secret_post, private_key_jwt, client_secret_jwt, or a public client by id.
 struct ClientAuthenticator: Sendable {
     let registry: ClientRegistry
-    let assertionReplay: DPoPReplayCache
+    let assertionReplay: SingleUseCache
 
     /// `audiences` gives the values an assertion's `aud` may hold (the token endpoint URL, the issuer); it is
     /// called only for an assertion, so other clients do not pay for building the set.

@@ -21,7 +21,7 @@ final class TokenRoutes: ServerService, FormReading, NonceAdvertising, AccessTok
     let accessTokens: SealedAccessTokens
     let clock: @Sendable () -> Date
     /// Attestation tokens (CATs) already redeemed.
-    let singleUse = DPoPReplayCache(capacity: DPoPReplayCache.singleUseCapacity)
+    let singleUse = SingleUseCache(capacity: SingleUseCache.singleUseCapacity)
 
     init(
         address: ServerAddress, configuration: ServerConfiguration, store: ServerStore, keys: ServerKeys,

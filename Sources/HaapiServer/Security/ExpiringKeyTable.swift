@@ -1,6 +1,6 @@
 import Foundation  // calloc and free
 
-/// A set of keys, each kept until the second it expires in: the storage of ``DPoPReplayCache``.
+/// A set of keys, each kept until the second it expires in: the storage of ``SingleUseCache``.
 ///
 /// Why not `Set` plus a list per expiry second (what it replaced): a busy server keeps one key per proof
 /// for a whole `iat` window, and that pair cost 20–40 bytes a key, plus a rehash that briefly held the old
