@@ -1,4 +1,5 @@
 import Foundation
+import HaapiRawClient
 import HaapiSdk
 import Testing
 
@@ -201,11 +202,9 @@ struct EndToEndTests {
         let launch = try #require(
             try await manager.startAuthenticator("browser") as? ExternalBrowserClientOperationStep)
         let url = try #require(launch.urlToLaunch(redirectTo: "app://haapi"))
-        let signIn = try await RecordingTransport.plain.send(
-            HTTPRequest(
-                method: "POST", url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")],
-                body: Data("userName=demouser&password=Password1&redirect_uri=app%3A%2F%2Fhaapi".utf8)))
-        #expect(signIn.statusCode == 302)
+        let page = try await SignInPage.load(url.absoluteString)
+        let signIn = try await page.post(userName: "demouser", password: "Password1")
+        #expect(signIn.status == 303)
         let location = try #require(signIn.header("Location").flatMap(URL.init(string:)))
         let parameters = try #require(launch.formattedParametersFromURL(location))
         let resume = try #require(launch.continueFormActionModel)

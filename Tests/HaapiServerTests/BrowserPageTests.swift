@@ -11,42 +11,7 @@ import Testing
 /// pages in Tests/Browser; raw HTTP cannot enforce CSP, so this suite checks what the server sends.)
 @Suite("Browser sign-in page: CSRF binding, page headers")
 struct BrowserPageTests {
-    /// A browser's view of one sign-in page: its URL, its cookie and the form's hidden fields.
-    struct LoadedPage {
-        let url: String
-        let cookie: String
-        let csrf: String
-        let response: RawResponse
-
-        static func load(_ url: String, cookie: String? = nil) async throws -> LoadedPage {
-            let response = try await RawHTTP.send("GET", url, headers: cookie.map { [("Cookie", $0)] } ?? [])
-            let setCookie = response.header("Set-Cookie")?.split(separator: ";").first.map(String.init)
-            let csrf = try #require(Self.hidden("csrf", in: response.text))
-            return LoadedPage(
-                url: url, cookie: try #require(setCookie ?? cookie), csrf: csrf, response: response)
-        }
-
-        static func hidden(_ name: String, in html: String) -> String? {
-            guard let start = html.range(of: "name=\"\(name)\" value=\"") else { return nil }
-            let rest = html[start.upperBound...]
-            return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
-        }
-
-        /// Posts the form as the page would; `headers` replace the browser's own (`Sec-Fetch-Site`, `Origin`).
-        func post(
-            userName: String, password: String, redirect: String = "app://haapi", csrf: String? = nil,
-            cookie: String?? = nil, headers: [(String, String)] = [("Sec-Fetch-Site", "same-origin")]
-        ) async throws -> RawResponse {
-            let sentCookie = cookie ?? self.cookie
-            return try await RawHTTP.form(
-                url,
-                [
-                    ("csrf", csrf ?? self.csrf), ("userName", userName), ("password", password),
-                    ("redirect_uri", redirect),
-                ],
-                headers: (sentCookie.map { [("Cookie", $0)] } ?? []) + headers)
-        }
-    }
+    typealias LoadedPage = SignInPage
 
     static func browserStep(_ device: HaapiDevice) async throws -> (RawResponse, URL) {
         let launch = try await device.startAuthenticator("browser")

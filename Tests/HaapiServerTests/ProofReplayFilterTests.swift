@@ -10,7 +10,9 @@ import Testing
 struct ProofReplayFilterTests {
     let now = Date(timeIntervalSince1970: 1_800_000_001)
 
-    func due(_ filter: ProofReplayFilter, _ jti: String, jkt: String = "key", at now: Date) async
+    func due(
+        _ filter: ProofReplayFilter, _ jti: String, jkt: String = "key", at now: Date
+    ) async
         -> ProofReplayFilter.Outcome
     {
         await filter.record(jti: jti, jkt: jkt, until: now.addingTimeInterval(61), now: now)
@@ -25,7 +27,8 @@ struct ProofReplayFilterTests {
         #expect(await due(filter, "b", at: now) == .accepted)
         // Replayed later in the window (the same iat, so the same due second): still refused.
         #expect(
-            await filter.record(jti: "a", jkt: "key", until: now.addingTimeInterval(61), now: now.addingTimeInterval(50))
+            await filter.record(
+                jti: "a", jkt: "key", until: now.addingTimeInterval(61), now: now.addingTimeInterval(50))
                 == .replayed)
         // One request cannot make it keep a long id.
         #expect(await due(filter, String(repeating: "x", count: 5_000), at: now) == .replayed)

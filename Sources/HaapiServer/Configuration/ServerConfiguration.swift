@@ -397,7 +397,8 @@ extension ServerConfiguration {
             || dpop.nonceRotationSeconds < 1 || !(1...10_000_000).contains(dpop.maxProofsPerSecond)
         {
             throw ConfigurationError.invalid(
-                "security and dpop limits must be positive (maxRequestBytes at least 1024, dpop.maxProofsPerSecond at most 10000000)")
+                "security and dpop limits must be positive (maxRequestBytes at least 1024, dpop.maxProofsPerSecond at most 10000000)"
+            )
         }
         // The replay caches keep a proof or a single-use token until it could no longer pass, and can keep
         // one for at most six days (ExpiringKeyTable.horizon); a day is far more than either should live.

@@ -19,7 +19,7 @@ enum DPoPFailure: Error, Equatable, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .missing: "Missing DPoP proof"
+        case .missing: "Missing DPoP Proof Token"
         case .multipleHeaders: "More than one DPoP header"
         case .malformed(let detail): "Malformed DPoP proof: \(detail)"
         case .methodMismatch: "htm does not match the request method"

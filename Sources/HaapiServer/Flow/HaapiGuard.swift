@@ -15,10 +15,9 @@ struct HaapiCaller: Sendable {
 
 /// The HAAPI request guard, shared by the authorize and authenticator services: the HAAPI token, its DPoP
 /// proof and the flow session, checked the same way for every HAAPI endpoint.
-protocol HaapiGuarding: PublicAddressing, AccessTokenReading, NonceAdvertising {
+protocol HaapiGuarding: AccessTokenReading, DPoPGated {
     var configuration: ServerConfiguration { get }
     var clients: ClientRegistry { get }
-    var dpop: DPoPVerifier { get }
     var flows: FlowStore { get }
 }
 
@@ -37,7 +36,7 @@ extension HaapiGuarding {
         }
         guard let authorization = HTTP.header(request, .authorization), HTTP.hasAuthScheme(authorization, "dpop") else {
             throw Rejection(
-                Self.tokenChallenge("invalid_token", "a HAAPI access token with the DPoP scheme is required"))
+                Self.resourceChallenge("invalid_token", "a HAAPI access token with the DPoP scheme is required"))
         }
         let token = String(HTTP.trimmingOWS(authorization.dropFirst(5)))
         guard let record = accessTokenRecord(token), !record.revoked, record.expiresAt > now,
@@ -45,19 +44,10 @@ extension HaapiGuarding {
             let jkt = record.jkt, let client = clients.client(id: record.clientID)
         else {
             throw Rejection(
-                Self.tokenChallenge("invalid_token", "the HAAPI access token is invalid, expired or revoked"))
+                Self.resourceChallenge("invalid_token", "the HAAPI access token is invalid, expired or revoked"))
         }
+        _ = try await checkProof(request, at: .haapi, client: client, accessToken: token, boundJKT: jkt, required: true)
         let headers = await nonceHeaders(for: client)
-        do throws(DPoPFailure) {
-            _ = try await dpop.verify(
-                headerValues: HTTP.headerValues(request, .dpop), method: request.method.rawValue,
-                requestURL: publicRequestURL(request), accessToken: token, boundJKT: jkt,
-                requireNonce: client.configuration.dpopNonce, now: now)
-        } catch {
-            var failureHeaders = headers
-            if error == .nonceMissingOrStale { failureHeaders[.dpopNonce] = await nonces.nonce(now: now) }
-            throw Rejection(Self.tokenChallenge(error.errorCode, error.description, headers: failureHeaders))
-        }
         var session: FlowSession?
         if let id = HTTP.header(request, .sessionID) {
             guard let found = await flows.session(id, now: now) else {
@@ -83,15 +73,6 @@ extension HaapiGuarding {
                     status: .badRequest, headers: headers))
         }
         return HaapiCaller(client: client, jkt: jkt, session: session, headers: headers)
-    }
-
-    /// A 401 with `WWW-Authenticate: DPoP error=…` (RFC 9449 §7.1, §9).
-    static func tokenChallenge(_ error: String, _ description: String, headers: HTTPFields = [:]) -> Response {
-        var fields = headers
-        let escaped = description.replacingOccurrences(of: "\"", with: "'")
-        fields[.wwwAuthenticate] =
-            "DPoP error=\"\(error)\", error_description=\"\(escaped)\", algs=\"ES256 ES384 ES512 PS256 RS256\""
-        return HTTP.oauthError(error, description, status: .unauthorized, headers: fields)
     }
 
     func representation(_ caller: HaapiCaller, _ value: JSONValue, setSession: String? = nil) -> Response {

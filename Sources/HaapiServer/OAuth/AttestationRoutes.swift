@@ -83,7 +83,7 @@ enum SoftwareAttestation {
 
 /// Client attestation: the challenge, and the attestation answered with a client attestation token (CAT).
 /// It owns the challenges it hands out.
-struct AttestationRoutes: ServerService, FormReading, NonceAdvertising {
+struct AttestationRoutes: ServerService, FormReading, DPoPGated {
     let address: ServerAddress
     let configuration: ServerConfiguration
     let store: ServerStore
@@ -131,6 +131,8 @@ extension AttestationRoutes {
             return HTTP.oauthError("invalid_request", "challenge and challenge_response are required", headers: headers)
         }
         let now = clock()
+        // The proof is checked before the challenge is used up, so a refused proof costs the client nothing.
+        let proof = try await checkProof(request, at: .clientAttestation, client: client, required: false)
         switch await challenges.consume(challenge, clientID: client.id, now: now) {
         case .valid: break
         case .unknownOrUsed:
@@ -154,10 +156,7 @@ extension AttestationRoutes {
         case .disabled?, nil:
             jkt = nil
         }
-        if let proofHeader = HTTP.headerValues(request, .dpop).first {
-            guard let proof = try? DPoPProof(parsing: proofHeader) else {
-                return HTTP.oauthError("invalid_dpop_proof", "malformed DPoP proof", headers: headers)
-            }
+        if let proof {
             if let attested = jkt, proof.thumbprint != attested {
                 return HTTP.oauthError(
                     "unsupported_device", "the DPoP key differs from the attested key", headers: headers)

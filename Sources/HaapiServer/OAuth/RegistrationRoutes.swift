@@ -3,7 +3,7 @@ import HaapiDriver
 import Hummingbird
 
 /// Dynamic client registration (RFC 7591) from templates, with a `dcr`-scoped, DPoP-bound token.
-struct RegistrationRoutes: ServerService, NonceAdvertising, AccessTokenReading {
+struct RegistrationRoutes: ServerService, DPoPGated, AccessTokenReading {
     let address: ServerAddress
     let configuration: ServerConfiguration
     let store: ServerStore
@@ -44,14 +44,11 @@ extension RegistrationRoutes {
                 return HTTP.oauthError(
                     "invalid_token", "a DPoP-bound token must be sent with the DPoP scheme", status: .unauthorized)
             }
-            do throws(DPoPFailure) {
-                _ = try await dpop.verify(
-                    headerValues: HTTP.headerValues(request, .dpop), method: "POST",
-                    requestURL: self.publicRequestURL(request), accessToken: token, boundJKT: jkt,
-                    requireNonce: caller.configuration.dpopNonce, now: now)
+            do throws(Rejection) {
+                _ = try await checkProof(
+                    request, at: .registration, client: caller, accessToken: token, boundJKT: jkt, required: true)
             } catch {
-                return HTTP.oauthError(
-                    error.errorCode, error.description, status: .unauthorized, headers: await nonceHeaders(for: caller))
+                return error.response
             }
         }
         let body: String

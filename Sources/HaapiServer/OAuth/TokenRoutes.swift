@@ -9,7 +9,7 @@ import Hummingbird
 /// A class, not a struct like the other services: each token request copied the struct into its handler's
 /// async frame, retaining and then releasing its thirty-odd references, on objects both event loops share
 /// (about 1,300 instructions and as many contended cache lines a request; now one retain).
-final class TokenRoutes: ServerService, FormReading, NonceAdvertising, AccessTokenReading {
+final class TokenRoutes: ServerService, FormReading, DPoPGated, AccessTokenReading {
     let address: ServerAddress
     let configuration: ServerConfiguration
     let store: ServerStore
@@ -92,27 +92,15 @@ extension TokenRoutes {
         }
     }
 
-    /// Checks the DPoP proof of a token request. `required` or a `boundJKT` make a missing proof an error.
+    /// Checks the DPoP proof of a token request through the gate. `required` or a `boundJKT` make a missing
+    /// proof an error.
     func tokenRequestProof(
         _ request: Request, client: ResolvedClient, boundJKT: String?, required: Bool,
         bindingFailure: String = "the DPoP key does not match the token binding"
     ) async throws(Rejection) -> DPoPProof? {
-        let values = HTTP.headerValues(request, .dpop)
-        let headers = await nonceHeaders(for: client)
-        if values.isEmpty {
-            guard required || boundJKT != nil else { return nil }
-            throw Rejection(HTTP.oauthError("invalid_dpop_proof", "Missing DPoP Proof Token", headers: headers))
-        }
-        do throws(DPoPFailure) {
-            return try await dpop.verify(
-                headerValues: values, method: "POST", requestURL: publicRequestURL(request), boundJKT: boundJKT,
-                requireNonce: client.configuration.dpopNonce, now: clock())
-        } catch {
-            let description = error == .keyMismatch ? bindingFailure : error.description
-            var failureHeaders = headers
-            if error == .nonceMissingOrStale { failureHeaders[.dpopNonce] = await nonces.nonce(now: clock()) }
-            throw Rejection(HTTP.oauthError(error.errorCode, description, headers: failureHeaders))
-        }
+        try await checkProof(
+            request, at: .token, client: client, boundJKT: boundJKT, required: required,
+            bindingFailure: bindingFailure)
     }
 
     // MARK: Grants
