@@ -98,7 +98,7 @@ struct DPoPTests {
                 device, proofs: [try Self.sign(Self.claims(device), key: device.key, jwk: device.key.privateJWK)]))
     }
 
-    @Test("a header is cached only after its proof passed every check; a cached header lets no altered signature through")
+    @Test("a header is cached only once its proof passed every check; no altered signature gets through a cached one")
     func headerCacheRecordsOnlyGoodProofs() async throws {
         let (server, device) = try await Self.device()
         let cache = server.server.dpop.headers

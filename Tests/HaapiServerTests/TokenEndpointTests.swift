@@ -291,6 +291,42 @@ struct TokenEndpointTests {
         #expect(try await device.refresh(kept).json["error"] == "invalid_grant", "the family is revoked")
     }
 
+    @Test(
+        "rotation leeway: a reuse supersedes the unused earlier replacement (one live branch); presenting it revokes the family"
+    )
+    func leewayKeepsOneBranch() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let device = try await AuthenticatorTests.device(server)
+        let first = try #require(
+            try await device.redeem(code: try await device.passwordLogin()).json["refresh_token"]?.stringValue)
+        // Whoever got the first answer (a thief who replayed, or the client that was killed) holds this one.
+        let earlier = try #require(try await device.refresh(first).json["refresh_token"]?.stringValue)
+        server.clock.advance(5)
+        let retried = try await device.refresh(first)
+        let current = try #require(retried.json["refresh_token"]?.stringValue, "\(retried.text)")
+        #expect(current != earlier)
+        // The earlier replacement is no second live branch: presenting it is a reuse, which revokes the family.
+        let other = try await device.refresh(earlier)
+        #expect(other.status == 400 && other.json["error"] == "invalid_grant")
+        #expect(try await device.refresh(current).json["error"] == "invalid_grant", "the family is revoked")
+    }
+
+    @Test("rotation leeway: once the replacement has been used, the old token again is theft and revokes the family")
+    func leewayEndsWhenReplacementUsed() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let device = try await AuthenticatorTests.device(server)
+        let first = try #require(
+            try await device.redeem(code: try await device.passwordLogin()).json["refresh_token"]?.stringValue)
+        let second = try #require(try await device.refresh(first).json["refresh_token"]?.stringValue)
+        let third = try #require(try await device.refresh(second).json["refresh_token"]?.stringValue)
+        server.clock.advance(5)
+        let stolen = try await device.refresh(first)
+        #expect(stolen.status == 400 && stolen.json["error"] == "invalid_grant", "\(stolen.text)")
+        #expect(try await device.refresh(third).json["error"] == "invalid_grant", "the family is revoked")
+    }
+
     @Test("rotation leeway 0: an immediate reuse revokes the family")
     func rotationLeewayOff() async throws {
         var configuration = try TestConfiguration.make()

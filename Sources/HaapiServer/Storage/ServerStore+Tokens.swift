@@ -15,7 +15,9 @@ struct AuthorizationCodeRecord: Sendable {
 }
 
 struct RefreshTokenRecord: Sendable {
-    enum Status: String, Sendable { case active, rotated, revoked }
+    /// `superseded`: a replacement that a reuse within the rotation leeway replaced before it was ever used;
+    /// presenting it is a reuse like presenting a rotated token.
+    enum Status: String, Sendable { case active, rotated, revoked, superseded }
     let familyID: String
     let clientID: String
     let username: String?
@@ -146,9 +148,11 @@ extension ServerStore {
 
     /// Retires `token` and stores `replacement` in its family, atomically. Presenting a token that was
     /// already rotated is theft or a replay: the whole family (and its access tokens) is revoked, unless it
-    /// comes within `reuseGrace` seconds of the first rotation. That leeway is for a client that was killed
-    /// between the server's answer and its own write of the new token: it still holds only the old one.
-    /// A token presented within the leeway is rotated again (into the same family); the leeway never
+    /// comes within `reuseGrace` seconds of the first rotation and its replacement was never used. That
+    /// leeway is for a client that was killed between the server's answer and its own write of the new
+    /// token: it still holds only the old one. Within it the token is rotated again and the unused earlier
+    /// replacement is superseded, so the family keeps one live branch (RFC 9700 §4.14.2): whoever later
+    /// presents the superseded one (the other holder of the old token) revokes the family. The leeway never
     /// restarts, and it never revives a revoked or expired token.
     func rotateRefreshToken(
         _ token: String, replacement: String, expiresAt: Date, reuseGrace: TimeInterval, now: Date
@@ -158,12 +162,23 @@ extension ServerStore {
             guard let record = try Self.refreshRecord(db, hash: hash) else { return .unknown }
             switch record.status {
             case .rotated:
+                let earlier: String? = try String.fetchOne(
+                    db, sql: "SELECT replaced_by FROM refresh_tokens WHERE token_hash = ?", arguments: [hash])
                 if let rotatedAt = record.rotatedAt, now.timeIntervalSince(rotatedAt) <= reuseGrace,
-                    record.expiresAt > now
+                    record.expiresAt > now, let earlier,
+                    try Self.refreshRecord(db, hash: earlier)?.status == .active
                 {
+                    try db.execute(
+                        sql: "UPDATE refresh_tokens SET status = 'superseded' WHERE token_hash = ?", arguments: [earlier])
                     try Self.insertReplacement(db, replacement, of: record, expiresAt: expiresAt, now: now)
+                    try db.execute(
+                        sql: "UPDATE refresh_tokens SET replaced_by = ? WHERE token_hash = ?",
+                        arguments: [TokenHash.of(replacement), hash])
                     return .rotated(record)
                 }
+                try Self.revokeFamily(db, record.familyID)
+                return .reused(record)
+            case .superseded:
                 try Self.revokeFamily(db, record.familyID)
                 return .reused(record)
             case .revoked:
@@ -171,8 +186,8 @@ extension ServerStore {
             case .active:
                 guard record.expiresAt > now else { return .inactive(record) }
                 try db.execute(
-                    sql: "UPDATE refresh_tokens SET status = 'rotated', rotated_at = ? WHERE token_hash = ?",
-                    arguments: [now.timeIntervalSince1970, hash])
+                    sql: "UPDATE refresh_tokens SET status = 'rotated', rotated_at = ?, replaced_by = ? WHERE token_hash = ?",
+                    arguments: [now.timeIntervalSince1970, TokenHash.of(replacement), hash])
                 try Self.insertReplacement(db, replacement, of: record, expiresAt: expiresAt, now: now)
                 return .rotated(record)
             }

@@ -90,6 +90,11 @@ public final class ServerStore: Sendable {
             try db.execute(
                 sql: "CREATE TABLE revoked_access_tokens (jti TEXT PRIMARY KEY NOT NULL, expires_at REAL NOT NULL)")
         }
+        migrator.registerMigration("v7-refresh-replaced-by") { db in
+            // A rotated token names its live replacement, so a reuse within the leeway can retire it: one
+            // live branch per family (RFC 9700 §4.14.2).
+            try db.execute(sql: "ALTER TABLE refresh_tokens ADD COLUMN replaced_by TEXT")
+        }
         return migrator
     }
 
