@@ -169,7 +169,8 @@ extension ServerStore {
                     try Self.refreshRecord(db, hash: earlier)?.status == .active
                 {
                     try db.execute(
-                        sql: "UPDATE refresh_tokens SET status = 'superseded' WHERE token_hash = ?", arguments: [earlier])
+                        sql: "UPDATE refresh_tokens SET status = 'superseded' WHERE token_hash = ?",
+                        arguments: [earlier])
                     try Self.insertReplacement(db, replacement, of: record, expiresAt: expiresAt, now: now)
                     try db.execute(
                         sql: "UPDATE refresh_tokens SET replaced_by = ? WHERE token_hash = ?",
@@ -186,7 +187,8 @@ extension ServerStore {
             case .active:
                 guard record.expiresAt > now else { return .inactive(record) }
                 try db.execute(
-                    sql: "UPDATE refresh_tokens SET status = 'rotated', rotated_at = ?, replaced_by = ? WHERE token_hash = ?",
+                    sql:
+                        "UPDATE refresh_tokens SET status = 'rotated', rotated_at = ?, replaced_by = ? WHERE token_hash = ?",
                     arguments: [now.timeIntervalSince1970, TokenHash.of(replacement), hash])
                 try Self.insertReplacement(db, replacement, of: record, expiresAt: expiresAt, now: now)
                 return .rotated(record)
