@@ -10,7 +10,9 @@ import Darwin
 /// Values in files, each sealed with AES-256-GCM under a key kept in its own file.
 ///
 /// - The directory is created with mode 0700, every file with mode 0600, in one call each (no window
-///   in which another user could read them).
+///   in which another user could read them). An existing directory must be this user's and writable by
+///   no one else, and the sealing key file this user's own regular file with mode 0600, opened without
+///   following a symbolic link: otherwise another user could swap in a key of their choosing.
 /// - A write goes to a temporary file that is synced and then renamed over the old one, so a process
 ///   killed at any point leaves the old value or the new one, never half of either; the sealing key is
 ///   created the same way. Temporaries a killed process left behind are removed when they are old.
@@ -41,9 +43,7 @@ public final class FileStorage: Storage, Sendable {
         let path = try path(for: key)
         return try fileLock.withLock { _ throws(StorageError) -> Data? in
             guard FileManager.default.fileExists(atPath: path) else { return nil }
-            guard let sealed = FileManager.default.contents(atPath: path) else {
-                throw .unavailable("cannot read \(path)")
-            }
+            let sealed = try Self.readPrivateFile(path)
             do {
                 return try AES.GCM.open(
                     AES.GCM.SealedBox(combined: sealed), using: sealingKey, authenticating: Data(key.utf8))
@@ -96,6 +96,7 @@ public final class FileStorage: Storage, Sendable {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw .unavailable("\(directory.path) is not a directory") }
+            try checkDirectory(directory.path)
             return
         }
         let parent = directory.deletingLastPathComponent()
@@ -123,9 +124,54 @@ public final class FileStorage: Storage, Sendable {
             guard linked else { throw .unavailable("cannot create \(path): \(reason)") }
             syncDirectory(directory)
         }
-        guard let bytes = FileManager.default.contents(atPath: path) else { throw .unavailable("cannot read \(path)") }
+        let bytes = try readPrivateFile(path)
         guard bytes.count == 32 else { throw .unavailable("\(path) must hold 32 bytes, found \(bytes.count)") }
         return SymmetricKey(data: bytes)
+    }
+
+    /// Refuses a directory another user owns or may write to: they could replace the key or the values.
+    private static func checkDirectory(_ path: String) throws(StorageError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw .unavailable("cannot inspect \(path): \(String(cString: strerror(errno)))")
+        }
+        guard info.st_uid == geteuid() else {
+            throw .unavailable("\(path) belongs to another user (uid \(info.st_uid)); use a folder of your own")
+        }
+        guard info.st_mode & 0o022 == 0 else {
+            throw .unavailable(
+                "\(path) is writable by other users (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 700 on it"
+            )
+        }
+    }
+
+    /// Reads a file this storage made: opened without following a symbolic link, and refused unless it is a
+    /// regular file of this user's that no one else can read or write.
+    private static func readPrivateFile(_ path: String) throws(StorageError) -> Data {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            let reason = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
+            throw .unavailable("cannot open \(path): \(reason)")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw .unavailable("\(path) is not a regular file")
+        }
+        guard info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
+            throw .unavailable(
+                "\(path) must be yours with mode 0600 (it is uid \(info.st_uid), mode \(String(info.st_mode & 0o777, radix: 8)))"
+            )
+        }
+        var contents = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+            guard count >= 0 else { throw .unavailable("cannot read \(path): \(String(cString: strerror(errno)))") }
+            if count == 0 { return contents }
+            contents.append(contentsOf: buffer[0..<count])
+            guard contents.count <= 16 * 1024 * 1024 else { throw .unavailable("\(path) is too large") }
+        }
     }
 
     /// Temporary files left by a process that was killed between writing and renaming. Only old ones go: a
@@ -158,6 +204,11 @@ public final class FileStorage: Storage, Sendable {
         let written = contents.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
         guard written == contents.count, fsync(descriptor) == 0 else { throw .unavailable("cannot write \(path)") }
     }
+}
+
+/// `read(2)`, named apart from the `read(key:)` method above.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }
 
 /// `write(2)`, named apart from the `write(_:key:)` method above.
