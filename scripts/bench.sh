@@ -2,7 +2,7 @@
 # The benchmark behind docs/BENCHMARKS.md: our dev server and glewlwyd 2.7.5 side by side under wrk, on loopback,
 # release builds, one run. Prints one table (req/s, p50/p99, ratios, RSS) and writes the throughput-against-
 # connections data and plot next to it.
-#   scripts/bench.sh [seconds-per-phase]          (default 5; a token phase of ours has at most 190,000 proofs)
+#   scripts/bench.sh [seconds-per-phase]          (default 5; the sustained phase is 60 s, the key phases 10 s)
 # Installs what it needs when missing: wrk and gnuplot from Debian's packages, glewlwyd through
 # scripts/interop/glewlwyd-start.sh (unpacked into the work folder, no system install).
 # Both servers keep their SQLite databases on tmpfs (/dev/shm), so neither pays for fsync.
@@ -11,7 +11,6 @@ seconds="${1:-5}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 . "$root/scripts/bench/serve-url.sh"
-. "$root/scripts/bench/proof-supply.sh"
 out="$root/.build-bench"
 work="/dev/shm/swift-haapi-bench"
 rm -rf "$work"
@@ -23,7 +22,6 @@ need_command gnuplot gnuplot-nox
 
 echo "bench: release build through scripts/release.sh (the first one takes 10 minutes or more)"
 bin="$(bash "$root/scripts/release.sh" "$root/.build-release" | tail -n 1)"
-# The relinks just wrote about 400 MB; let the kernel write them back before anything is timed.
 sync
 
 pids=()
@@ -50,38 +48,31 @@ results="$out/results.tsv"
 printf "phase\tconnections\treq_per_s\tvalid_per_s\terrors_pct\tp50_ms\tp99_ms\n" >"$results"
 
 # wrk_run NAME CONNECTIONS WRK-ARGUMENTS...: the arguments end with the URL, or with the URL, "--" and the
-# script's arguments. Appends one line to results.tsv and echoes "valid_per_s".
+# script's arguments. Runs for $phase_seconds (default: the phase length). Appends one line to results.tsv and
+# echoes "valid_per_s".
 wrk_run() {
   local name="$1" connections="$2"
   shift 2
   local log="$out/wrk-$name-$connections.log"
-  wrk -t"$(threads_for "$connections")" -c"$connections" -d"${seconds}s" --latency "$@" >"$log" 2>&1 || true
+  wrk -t"$(threads_for "$connections")" -c"$connections" -d"${phase_seconds:-$seconds}s" --latency "$@" >"$log" 2>&1 || true
   python3 "$root/scripts/bench/wrk_summary.py" "$name" "$connections" "$log" >>"$results"
   tail -n 1 "$results" | cut -f4
 }
 
-# A token phase of ours may send at most what the replay cache keeps (scripts/bench/proof-supply.sh), and
-# must start once the proofs of the phase before have expired.
-proofs_per_phase=$(proof_supply "$seconds")
-replay_clear_at=0
-
-# await_replay_window: sleeps until the proofs of our previous token phase have left the replay cache.
-await_replay_window() {
-  local wait=$(( replay_clear_at - $(date +%s) ))
-  if [ "$wait" -gt 0 ]; then
-    echo "bench: waiting ${wait} s for the previous phase's proofs to expire"
-    sleep "$wait"
-  fi
-}
-
-# token_run NAME CONNECTIONS URL HTU AUTHORIZATION BODY: fresh proofs for this phase only, then wrk.
+# token_run NAME CONNECTIONS URL HTU AUTHORIZATION BODY [KEYS] [RATE]: fresh proofs for this phase (enough for
+# 40,000 requests a second, or 1.2 × RATE, with KEYS clients taking turns and, with RATE, iat spread over the
+# phase at that rate), then wrk. The server keeps every proof it accepted for its iat window; the phases follow
+# each other without a pause.
 token_run() {
-  local name="$1" connections="$2" target="$3" htu="$4" authorization="$5" body="$6"
-  local proofs="$work/proofs.txt"
-  [ "$target" != "$ours_token" ] || await_replay_window
-  "$bin/haapi-bench" proofs --htu "$htu" --count "$proofs_per_phase" --output "$proofs"
-  # Each proof's iat is at or before now; it expires from the cache 61 s after (a second of margin).
-  [ "$target" != "$ours_token" ] || replay_clear_at=$(( $(date +%s) + 62 ))
+  local name="$1" connections="$2" target="$3" htu="$4" authorization="$5" body="$6" keys="${7:-1}" rate="${8:-}"
+  local proofs="$work/proofs.txt" length="${phase_seconds:-$seconds}" count spread=()
+  if [ -n "$rate" ]; then
+    count=$(( rate * length * 12 / 10 + 1000 ))
+    spread=(--per-second "$rate")
+  else
+    count=$(( 40000 * length ))
+  fi
+  "$bin/haapi-bench" proofs --htu "$htu" --count "$count" --keys "$keys" "${spread[@]}" --output "$proofs"
   wrk_run "$name" "$connections" -s "$root/scripts/bench/dpop-token.lua" "$target" -- \
     "$proofs" "$authorization" "$body" "$(threads_for "$connections")" >/dev/null
 }
@@ -107,12 +98,19 @@ for connections in 1 2 4 8 16; do
     "grant_type=client_credentials&scope=g_profile"
 done
 
+rate8=$(awk -F'\t' '$1 == "ours-token" && $2 == 8 {print int($4)}' "$results")
+rate8=$(( rate8 > 1000 ? rate8 : 1000 ))
+echo "bench: sustained load: 60 s at full rate, 8 connections (iat spread at $rate8/s)"
+phase_seconds=60 token_run ours-sustained 8 "$ours_token" "$ours_token" "$ours_auth" \
+  "grant_type=client_credentials&scope=dcr" 1 "$rate8"
+echo "bench: 64 client keys in turn against one key, 10 s each, 8 connections"
+phase_seconds=10 token_run ours-1key 8 "$ours_token" "$ours_token" "$ours_auth" "grant_type=client_credentials&scope=dcr" 1
+phase_seconds=10 token_run ours-64keys 8 "$ours_token" "$ours_token" "$ours_auth" "grant_type=client_credentials&scope=dcr" 64
+
 echo "bench: memory over 50 000 DPoP token requests (ours)"
-await_replay_window
 rss_before=$(rss "$haapi_pid")
 "$bin/haapi-bench" proofs --htu "$ours_token" --count 50000 --output "$work/proofs.txt"
 # Long enough for the 50 000 proofs at the 8-connection rate measured above, and a little more.
-rate8=$(awk -F'\t' '$1 == "ours-token" && $2 == 8 {print int($4)}' "$results")
 memory_seconds=$(( 50000 / (rate8 > 0 ? rate8 : 1000) + 2 ))
 wrk -t2 -c8 -d"${memory_seconds}s" -s "$root/scripts/bench/dpop-token.lua" "$ours_token" -- \
   "$work/proofs.txt" "$ours_auth" "grant_type=client_credentials&scope=dcr" 2 >"$out/wrk-memory.log" 2>&1 || true
@@ -134,6 +132,7 @@ serve_peak=$(peak "$haapi_pid")
 serve_anon=$(awk '/^RssAnon/ {print $2}' "/proc/$haapi_pid/status")   # heap and stacks
 serve_file=$(awk '/^RssFile/ {print $2}' "/proc/$haapi_pid/status")   # pages of the binary and shared libraries
 glewlwyd_rss=$(rss "$glewlwyd_pid")
+glewlwyd_peak=$(peak "$glewlwyd_pid")
 demo_peak=$(python3 - "$bin/haapi" <<'PY'
 import resource, subprocess, sys
 subprocess.run([sys.argv[1], "demo", "--non-interactive"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
@@ -165,6 +164,6 @@ PY
 python3 "$root/scripts/bench/report.py" "$results" \
   --health "$health" --health-again "$health_again" --health-loaded "$health_loaded" --logins "$logins" \
   --rss-start "$rss_start" --rss-before "$rss_before" --rss-after "$rss_after" --memory-requests "$memory_requests" \
-  --serve-peak "$serve_peak" --serve-anon "$serve_anon" --serve-file "$serve_file" --demo-peak "$demo_peak" --glewlwyd-rss "$glewlwyd_rss" --demo-start "$demo_start" \
+  --serve-peak "$serve_peak" --serve-anon "$serve_anon" --serve-file "$serve_file" --demo-peak "$demo_peak" --glewlwyd-rss "$glewlwyd_rss" --glewlwyd-peak "$glewlwyd_peak" --demo-start "$demo_start" \
   --sdk "$("$bin/haapi-bench" sdk --steps 3000 | awk '/^ratio/ {print $2}')" \
   --plot "$out/throughput.png" --cores "$(nproc)" | tee "$out/table.md"

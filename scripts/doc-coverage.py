@@ -14,10 +14,16 @@ import glob, json, os, re, sys
 MODULES = ["HaapiModel", "HaapiDriver", "HaapiSdk", "HaapiUI", "Passkeys", "AuthHub"]
 
 
+def symbol_graph_paths(module):
+    """The module's symbol graph wherever `dump-symbol-graph` put it: .build/<triple>/symbolgraph for any
+    architecture and platform (x86_64 or aarch64 Linux, arm64 macOS)."""
+    found = glob.glob(os.path.join(".build", "*", "symbolgraph", f"{module}.symbols.json"))
+    # Several triples (a build for another architecture): the newest dump only, so nothing counts twice.
+    return sorted(found, key=os.path.getmtime)[-1:]
+
+
 def symbols(module):
-    root = os.path.join(".build", "x86_64-unknown-linux-gnu", "symbolgraph")
-    paths = glob.glob(os.path.join(root, f"{module}.symbols.json"))
-    for path in paths:
+    for path in symbol_graph_paths(module):
         graph = json.load(open(path))
         inherited = {r["source"] for r in graph.get("relationships", [])
                      if r.get("kind") == "defaultImplementationOf" or "sourceOrigin" in r}
@@ -45,7 +51,14 @@ def main():
     total_all = documented_all = 0
     print(f"{'module':<12} {'public':>7} {'documented':>11} {'coverage':>9}")
     for module in MODULES:
+        if not symbol_graph_paths(module):
+            print(f"{module}: no symbol graph under .build/*/symbolgraph (run swift package dump-symbol-graph)")
+            failed = True
+            continue
         found = list(symbols(module))
+        if not found:
+            print(f"{module}: the symbol graph has no public symbols")
+            failed = True
         documented = [s for s in found if s.get("docComment", {}).get("lines")]
         if seed_words is not None:
             named = [s for s in found if all(p.split("(")[0] in seed_words for p in s["pathComponents"])]

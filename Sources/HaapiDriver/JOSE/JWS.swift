@@ -25,14 +25,13 @@ public struct CompactJWS: Sendable, Hashable {
     /// base64url text, as received) into the header. It must do what ``parseHeader(_:)`` does, and may
     /// remember the result for a segment it has seen: a DPoP client sends the same header with every proof.
     public init(parsing compact: String, parseHeader: (Substring) throws -> JSONObject) throws {
-        // Split and decode on the UTF-8 buffer: proofs are parsed on every request, and going through the
-        // string's views (character by character at first, then byte by byte) cost as much as the signature
-        // check, then a tenth of the token endpoint's own work.
+        // Split and decode on the UTF-8 buffer: proofs are parsed on every request, and the string's views
+        // (character by character, or byte by byte) are far slower.
         var text = compact
         let segments = try text.withUTF8 {
             utf8 throws -> (headerLength: Int, payload: [UInt8], signature: [UInt8], signed: Data) in
             let dot = UInt8(ascii: ".")
-            // The dots found with memchr: a loop over the bytes took five instructions a byte.
+            // The dots found with memchr rather than a loop over the bytes.
             func dotOffset(from start: Int) -> Int? {
                 guard let base = utf8.baseAddress, start < utf8.count,
                     let found = memchr(base + start, Int32(dot), utf8.count - start)

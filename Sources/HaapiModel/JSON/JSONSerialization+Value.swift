@@ -92,8 +92,7 @@ extension JSONValue {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Whether `bytes` hold a byte that a JSON string escapes (below 0x20, `"` or `\`), looked for eight bytes
-    /// at a time: a byte-by-byte search took ten instructions a byte, and an access token's few hundred bytes
-    /// are written into every token response. Each word test is exact as a whole (a flag can be raised
+    /// at a time, since an access token's few hundred bytes are written into every token response. Each word test is exact as a whole (a flag can be raised
     /// wrongly only next to a byte that truly matches, by the borrow it causes), the usual "has a byte less
     /// than n" and "has a zero byte" identities.
     static func containsEscapable(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

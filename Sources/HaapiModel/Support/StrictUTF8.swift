@@ -3,8 +3,8 @@ extension String {
     /// outside bytes (forms, Basic credentials, CBOR text).
     ///
     /// Decoding replaces anything malformed with U+FFFD, which changes the bytes, so comparing them back
-    /// finds it. ASCII, the usual case, always decodes to itself and is only checked byte by byte: the
-    /// comparison through the string's UTF-8 view costs about 20 instructions a byte. Inlinable, so callers
+    /// finds it. ASCII, the usual case, always decodes to itself, so it is only checked byte by byte, which
+    /// is cheaper than comparing through the string's UTF-8 view (docs/BENCHMARKS.md). Inlinable, so callers
     /// on the request path get it specialised for their bytes.
     @inlinable
     package init?<Bytes: Collection<UInt8>>(strictUTF8 bytes: Bytes) {

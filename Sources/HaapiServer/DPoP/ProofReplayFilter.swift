@@ -19,7 +19,8 @@ import Foundation  // calloc and free
 /// Memory (its budget, ``memoryBudget``): at most `(2 × window + 2) / sliceSeconds + 2` slices of
 /// `proofsPerSecond × sliceSeconds × bitsPerProof / 8` bytes. With the defaults (a 60 s window, 32,000 proofs
 /// a second, 4 s slices) a slice is 250 KiB and clients whose clocks agree with the server's fill about 16
-/// of them: 3.9 MiB (7.8 MiB with every slice in use). Slices are `calloc`ed, so a page is resident once a proof has landed on it.
+/// of them: 3.9 MiB (7.8 MiB with every slice in use). Slices are `calloc`ed, so a page is resident once a
+/// proof has landed on it.
 /// Proofs are identified by a SipHash (the standard library's `Hasher`) of the key thumbprint and the
 /// `jti` under random keys of this filter's, so no client can aim its proofs at another's bits.
 actor ProofReplayFilter {

@@ -6,9 +6,8 @@ import Hummingbird
 /// The token endpoint (HAAPI tokens from attestation, client credentials, codes, refreshes), revocation and
 /// introspection. It owns the single-use record of client attestation tokens.
 ///
-/// A class, not a struct like the other services: each token request copied the struct into its handler's
-/// async frame, retaining and then releasing its thirty-odd references, on objects both event loops share
-/// (about 1,300 instructions and as many contended cache lines a request; now one retain).
+/// A class, not a struct like the other services: a struct is copied into each request handler's async frame,
+/// retaining and releasing its thirty-odd references on objects both event loops share; a class is one retain.
 final class TokenRoutes: ServerService, FormReading, DPoPGated, AccessTokenReading {
     let address: ServerAddress
     let configuration: ServerConfiguration

@@ -45,9 +45,8 @@ enum HTTP {
         return Response(status: status, headers: combined, body: .init(byteBuffer: buffer))
     }
 
-    /// The fields every JSON answer carries, built (and their values checked) once: setting them by name on
-    /// each response searched the fields and checked each value's characters again, and even appending goes
-    /// through a generic insertion (about 500 instructions a field).
+    /// The fields every JSON answer carries, built (and their values checked) once rather than set by name on
+    /// each response, which searches the fields and checks each value's characters again.
     private enum Fields {
         static let json: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
         static let representation: HTTPFields = [
@@ -164,7 +163,7 @@ enum HTTP {
 
     /// The value of the `name` fields of `request`, as `request.headers[name]` gives it (several joined with
     /// commas), found in one pass: the subscript finds the field twice and joins even a single value into a
-    /// new string, about 4,000 instructions a lookup, and the token endpoint makes two.
+    /// new string.
     static func header(_ request: Request, _ name: HTTPField.Name) -> String? {
         var found: String?
         for field in request.headers where field.name == name {
@@ -218,20 +217,4 @@ extension HTTPField.Name {
     static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
     /// Set by browsers, never by a page (Fetch Metadata): `same-origin`, `same-site`, `cross-site`, `none`.
     static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
-}
-
-/// Services that read URL-encoded request bodies, within the configured size limit.
-protocol FormReading {
-    var configuration: ServerConfiguration { get }
-}
-
-extension FormReading {
-    /// Reads the URL-encoded body within the configured size limit.
-    func readForm(_ request: inout Request) async throws(Rejection) -> [String: String] {
-        do throws(RequestFailure) {
-            return try await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
-        } catch {
-            throw Rejection(error.response)
-        }
-    }
 }

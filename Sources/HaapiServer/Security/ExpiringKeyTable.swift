@@ -2,23 +2,18 @@ import Foundation  // calloc and free
 
 /// A set of keys, each kept until the second it expires in: the storage of ``SingleUseCache``.
 ///
-/// Why not `Set` plus a list per expiry second (what it replaced): a busy server keeps one key per proof
-/// for a whole `iat` window, and that pair cost 20–40 bytes a key, plus a rehash that briefly held the old
-/// and the new table, which set the server's peak memory. Here a key costs one 8-byte slot of an
-/// open-addressing table sized once for `capacity`:
+/// Why not `Set` plus a list per expiry second: that costs 20–40 bytes a key, plus a rehash that briefly
+/// holds the old and the new table. Here a key costs one 8-byte slot of an open-addressing table sized once
+/// for `capacity`:
 /// - the table never grows, so there is no rehash, and its size is known from the start;
 /// - it is allocated with `calloc`, so the kernel hands out zero pages as they are first written: an idle
 ///   server does not pay for the capacity it may need under load;
 /// - a slot holds the top 44 bits of the key and the low 20 bits of its expiry second, so expiry needs no
 ///   list: a sweep, at most once per second of time and only when some key is due, walks the table once
-///   and drops the keys whose second has passed. With 175 000 keys in the proof cache's table that walk
-///   takes 1.3–1.7 ms on the 2-core bench machine (a standalone `swiftc -O` build of this file; 2.5–2.9 ms
-///   when it put every key back), during which the owning actor answers nobody: about 0.15 % of a core
-///   under full load, and a pause that can show in the token endpoint's p99.
+///   and drops the keys whose second has passed (a table of `singleUseCapacity` slots is 128 KiB).
 ///
 /// The 44 bits: two keys that share them are one key here, which can only make a fresh key look present
-/// (a refusal), never a present one look fresh; with the table full (200 000 keys) a fresh key meets
-/// one in about 88 million. The 20 bits: an expiry is told apart from `now` as long as it is less than
+/// (a refusal), never a present one look fresh; with 10,000 keys a fresh key meets one in about 1.8 billion. The 20 bits: an expiry is told apart from `now` as long as it is less than
 /// ``horizon`` seconds (six days) ahead; a key that must be kept longer is refused as `full`.
 ///
 /// Linear probing with at most `capacity` keys in a table at least 5/4 of that, so a lookup ends at an empty

@@ -3,8 +3,8 @@ import Crypto
 /// HMAC-SHA-256 (RFC 2104) under one key, with the key's inner and outer blocks hashed once, when it is made.
 ///
 /// Crypto's `HMAC` hashes the outer block again in every `finalize()` and reaches the hash through the generic
-/// `DataProtocol` path; sealing an access token (one MAC per token request) spent about 4,000 instructions on
-/// that. The code is the same MAC, byte for byte: the tests compare it with `HMAC<SHA256>` for keys shorter
+/// `DataProtocol` path, and every token request seals an access token with one MAC. This is a use of
+/// swift-crypto's SHA-256, not a primitive of our own, and the same MAC byte for byte: the tests compare it with `HMAC<SHA256>` for keys shorter
 /// and longer than a block and with RFC 4231's vectors.
 struct PrecomputedHMAC: Sendable {
     /// SHA-256 after `key ⊕ ipad`, and after `key ⊕ opad`; each code continues copies of them.
