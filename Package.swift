@@ -151,7 +151,7 @@ let package = Package(
             ],
             swiftSettings: [linuxTransport]
         ),
-        .testTarget(name: "HaapiUITests", dependencies: ["HaapiUI", "Passkeys", "HaapiServer"]),
+        .testTarget(name: "HaapiUITests", dependencies: ["HaapiUI", "Passkeys", "HaapiServer", "HaapiRawClient"]),
         .testTarget(
             name: "PasskeysTests",
             dependencies: ["Passkeys", "HaapiServer", .product(name: "Crypto", package: "swift-crypto")]),

@@ -1,4 +1,5 @@
 import Foundation
+import HaapiRawClient
 import HaapiUI
 import Testing
 
@@ -212,10 +213,7 @@ struct FlowViewModelTests {
             return
         }
         #expect(operation.name == "external-browser-flow")
-        let page = try await defaultHTTPTransport().send(
-            HTTPRequest(
-                method: "POST", url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")],
-                body: Data("userName=demouser&password=Password1&redirect_uri=app%3A%2F%2Fhaapi".utf8)))
+        let page = try await SignInPage.load(url.absoluteString).post(userName: "demouser", password: "Password1")
         let location = try #require(page.header("Location").flatMap(URL.init(string:)))
         #expect(await viewModel.resumeExternalBrowser(with: location))
         #expect(viewModel.oAuthModel is OAuthTokenModel, "\(String(describing: viewModel.error))")
