@@ -115,6 +115,31 @@ struct ClientOperationTests {
             ).keys.sorted() == ["crossPlatformCredential"])
     }
 
+    @Test(
+        "WebAuthn ids as browsers read them: a user id with non-zero trailing bits (abc123), padding, but no foreign symbols"
+    )
+    func lenientBase64URL() throws {
+        for (sent, expected) in [
+            ("abc123", [0x69, 0xB7, 0x35, 0xDB]), ("dXNlci0x", Array("user-1".utf8)), ("YQ==", [0x61]),
+        ] {
+            let options = Self.creationOptions.replacingOccurrences(of: "dXNlci0x", with: sent)
+            let json =
+                #"{"type":"registration-step","actions":[{"template":"client-operation","kind":"device-register","model":{"name":"webauthn-registration","arguments":{"credentialCreationOptions":\#(options)}}}]}"#
+            guard
+                case .representation(let step as WebAuthnRegistrationClientOperationStep) = try HaapiDecoder().decode(
+                    Data(json.utf8), contentType: "application/vnd.auth+json")
+            else {
+                Issue.record("\(sent): not a registration step")
+                continue
+            }
+            #expect(
+                Array(step.actionModel.credentialRequestOptions?.userID ?? Data()) == expected,
+                "\(sent)")
+        }
+        #expect(Base64URL.decodeForgiving("ab+/") == nil && Base64URL.decodeForgiving("a=bc") == nil)
+        #expect(Base64URL.decodeForgiving("YQ=") == nil, "padding only completes a multiple of four")
+    }
+
     @Test("WebAuthn registration without any options, or with a bad challenge, is an error at its path")
     func webAuthnRegistrationErrors() {
         expectDecodingError(

@@ -71,6 +71,18 @@ public enum Base64URL {
         }
     }
 
+    /// Decodes base64url as browsers accept it (after WHATWG's forgiving-base64): with or without `=` padding (up to two, at the end of a
+    /// length that is a multiple of four) and with unused low bits of the last symbol set, but never a
+    /// symbol outside the base64url alphabet. For what servers send (WebAuthn ids and challenges), where
+    /// refusing an id a browser would take helps nobody.
+    public static func decodeForgiving(_ text: some StringProtocol) -> [UInt8]? {
+        var symbols = Substring(text)
+        if symbols.utf8.count % 4 == 0 {
+            for _ in 0..<2 where symbols.hasSuffix("=") { symbols = symbols.dropLast() }
+        }
+        return decode(symbols, allowingNonZeroTrailingBits: true)
+    }
+
     /// The decoded bytes, or `nil` when the text is not canonical unpadded base64url. With
     /// `allowingNonZeroTrailingBits`, unused low bits of the last symbol may be set, as browsers' base64url
     /// decoders allow (then two texts can decode to the same bytes: use it only where that is harmless).

@@ -121,10 +121,11 @@ struct ObjectCursor {
         return Message(literal: literal, key: localisationKey)
     }
 
-    /// Decodes bytes sent as base64url (WebAuthn challenges, user ids, credential ids).
+    /// Decodes bytes sent as base64url (WebAuthn challenges, user ids, credential ids), padded or not, with
+    /// the trailing bits browsers ignore (`Base64URL.decodeForgiving`).
     func base64URLData(_ key: String) throws -> [UInt8]? {
         guard let text = try optionalString(key) else { return nil }
-        guard let bytes = Base64URL.decode(text) else { throw invalid(key, "not base64url") }
+        guard let bytes = Base64URL.decodeForgiving(text) else { throw invalid(key, "not base64url") }
         return bytes
     }
 }

@@ -324,13 +324,9 @@ extension Base64URL {
     /// padding, with non-zero unused bits in the last symbol, and plain base64's `+`/`/` too (some servers
     /// send them). Anything else (other characters, padding inside or in excess, an impossible length) is `nil`.
     static func decodeLenient(_ text: String) -> Data? {
-        // The padding rule of WHATWG's forgiving-base64: up to two `=` at the end of a length that is a multiple of 4.
-        var symbols = Substring(text)
-        if symbols.utf8.count % 4 == 0 {
-            for _ in 0..<2 where symbols.hasSuffix("=") { symbols = symbols.dropLast() }
-        }
-        let normalized = symbols.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        return Base64URL.decode(normalized, allowingNonZeroTrailingBits: true).map { Data($0) }
+        // Also the standard alphabet, which some relying parties send in WebAuthn JSON.
+        let normalized = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        return Base64URL.decodeForgiving(normalized).map { Data($0) }
     }
 
     /// The credential ids of an options list; one that is not base64url makes the whole list malformed
