@@ -9,3 +9,6 @@ extension RawJSONRepresentable {
     /// The original JSON, written out compactly with the server's member order.
     public var rawJSONString: String { rawJSON.serialized() }
 }
+
+/// The seed's spelling of ``RawJSONRepresentable``, so code written against it compiles unchanged.
+public typealias RawJsonRepresentable = RawJSONRepresentable

@@ -93,6 +93,10 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
     /// The HAAPI access token is renewed when fewer seconds than this remain.
     public let minTokenTTL: TimeInterval
     public let attestationConfiguration: AttestationConfiguration
+    /// Whether the HAAPI access token is obtained with client attestation (the seed's name for
+    /// `attestationConfiguration.useAttestation`). When it is `false`, or with a DCR configuration, the
+    /// client authentication method must not be `ClientAuthenticationMethodNone`.
+    public var useAttestation: Bool { attestationConfiguration.useAttestation }
     public let attester: any Attester
     public let tokenBoundConfiguration: any TokenBoundConfiguration
     public let tokenEndpointResponseListener: (any TokenEndpointResponseListener)?
