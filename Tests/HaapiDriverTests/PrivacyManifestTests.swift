@@ -30,7 +30,8 @@ struct PrivacyManifestTests {
             let folder = root.appendingPathComponent("Sources/\(module)")
             guard let files = FileManager.default.enumerator(atPath: folder.path) else { continue }
             for case let file as String in files where file.hasSuffix(".swift") {
-                found.append(("\(module)/\(file)", try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)))
+                found.append(
+                    ("\(module)/\(file)", try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)))
             }
         }
         return found
