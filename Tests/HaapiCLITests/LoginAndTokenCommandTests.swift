@@ -123,6 +123,26 @@ struct LoginAndTokenCommandTests {
         #expect(dcr.status == 0 && dcr.stdout.contains("(client dyn-"), "\(dcr.stderr)")
     }
 
+    @Test("a DCR login saved to a session folder: later processes refresh and revoke as the registered client")
+    func dcrSessionAcrossProcesses() async throws {
+        let (server, base) = try await Self.startServer()
+        defer { server.terminate() }
+        let folder = try CLIRunner.temporaryDirectory().appendingPathComponent("session").path
+        let login = try await CLIRunner.run([
+            "login", "--server", base, "--client-id", "haapi-dcr-main", "--client-secret", "dcr-main-secret-change-me",
+            "--dcr-template", "haapi-dcr-template", "--dcr-endpoint", base + "/oauth/register",
+            "--username", "demouser", "--password", "Password1", "--save-session", folder,
+        ])
+        #expect(login.status == 0 && login.stdout.contains("(client dyn-"), "\(login.stderr)")
+        // Each `haapi token` is a new process that starts from what the first one stored.
+        let refreshed = try await CLIRunner.run(["token", "refresh", "--session", folder])
+        #expect(refreshed.status == 0, "\(refreshed.stderr)")
+        let again = try await CLIRunner.run(["token", "refresh", "--session", folder])
+        #expect(again.status == 0, "\(again.stderr)")
+        let revoked = try await CLIRunner.run(["token", "revoke", "--session", folder])
+        #expect(revoked.status == 0, "\(revoked.stderr)")
+    }
+
     @Test("login through the DCR fallback, and a wrong password is a clear error")
     func dcrAndWrongPassword() async throws {
         let (server, base) = try await Self.startServer()

@@ -156,7 +156,7 @@ struct LoginCommand: AsyncParsableCommand {
                 introspectionEndpoint: endpoints.introspection,
                 clientId: outcome.clientId,
                 clientSecret: outcome.clientId == clientId ? try client.resolvedClientSecret : dynamicSecret(dcr),
-                redirectURI: redirectUri, tokens: outcome.tokens, dpopKey: key
+                redirectURI: redirectUri, tokens: outcome.tokens, dpopKey: key, keyClientId: clientId
             ).save(to: saveSession)
             StandardStreams.printError("haapi login: session saved in \(saveSession)")
         }
@@ -178,7 +178,7 @@ struct LoginCommand: AsyncParsableCommand {
 
     /// The dynamic client's secret, read back from where the DCR fallback stored it.
     private func dynamicSecret(_ dcr: DCRConfiguration?) -> String? {
-        guard let dcr, let data = try? dcr.storage?.read(key: "dcr-client." + dcr.templateClientId) else { return nil }
+        guard let dcr, let data = try? dcr.storage?.read(key: dcr.storageKey) else { return nil }
         return (try? JSONParser().parse(data))?["client_secret"]?.stringValue
     }
 

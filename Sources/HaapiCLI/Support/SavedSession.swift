@@ -16,6 +16,9 @@ struct SavedSession {
     var redirectURI: String
     var tokens: JSONObject
     var dpopKey: SoftwareP256SigningKey?
+    /// The client id the DPoP key is filed under in the key store: the one the login was started with, which
+    /// differs from `clientId` after the DCR fallback registered a client of the device's own.
+    var keyClientId: String? = nil
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -38,6 +41,7 @@ struct SavedSession {
             object["introspection_endpoint"] = .string(introspectionEndpoint.absoluteString)
         }
         if let clientSecret { object["client_secret"] = .string(clientSecret) }
+        if let keyClientId, keyClientId != clientId { object["dpop_key_client_id"] = .string(keyClientId) }
         do { try storage.write(Data(JSONValue.object(object).serialized().utf8), key: Self.sessionKey) } catch {
             throw Failure(description: "cannot save the session: \(error)")
         }
@@ -56,7 +60,8 @@ struct SavedSession {
         else { throw Failure(description: "\(directory) holds no saved session (log in with --save-session first)") }
         // Sessions saved before the key moved to the SDK's key store carry it in the session itself.
         let legacy = try object["dpop_key"].map { try SoftwareP256SigningKey(jwk: try JWK(json: $0)) }
-        let key = try legacy ?? storedDeviceKey(storage, clientId: clientId)
+        let keyClientId = object["dpop_key_client_id"]?.stringValue ?? clientId
+        let key = try legacy ?? storedDeviceKey(storage, clientId: keyClientId)
         return SavedSession(
             tokenEndpoint: token,
             revocationEndpoint: object["revocation_endpoint"]?.stringValue.flatMap(URL.init(string:)),
@@ -64,7 +69,7 @@ struct SavedSession {
             clientId: clientId,
             clientSecret: object["client_secret"]?.stringValue,
             redirectURI: object["redirect_uri"]?.stringValue ?? "app://haapi",
-            tokens: tokens, dpopKey: key)
+            tokens: tokens, dpopKey: key, keyClientId: keyClientId)
     }
 
     /// The name the session's DPoP key has in the SDK's key store (`DeviceKeyStore`).
