@@ -44,8 +44,8 @@ actor ProofReplayFilter {
     private nonisolated let horizon: UInt32
     private var slices: [UInt32: Slice] = [:]
     private var sweptAt: UInt32 = 0
-    private let blockKey = (UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
-    private let bitsKey = (UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
+    private let blockHash = KeyedPairHash()
+    private let bitsHash = KeyedPairHash()
 
     /// - Parameters:
     ///   - window: the `iat` window in seconds; a proof is kept until `iat + window + 1`.
@@ -80,8 +80,8 @@ actor ProofReplayFilter {
             slice = Slice(blocks: blocksPerSlice)
             slices[index] = slice
         }
-        let block = Self.reduce(hash(blockKey, jkt: jkt, jti: jti), to: blocksPerSlice)
-        let bits = hash(bitsKey, jkt: jkt, jti: jti)
+        let block = Self.reduce(blockHash(jkt, jti), to: blocksPerSlice)
+        let bits = bitsHash(jkt, jti)
         if slice.contains(block: block, bits: bits) { return .replayed }
         guard slice.count < proofsPerSlice else {
             // Proofs made now fall due a window from now; those made this much later fall in the next slice.
@@ -98,15 +98,6 @@ actor ProofReplayFilter {
         for index in slices.keys where (index + 1) * Self.sliceSeconds < now {
             slices[index] = nil
         }
-    }
-
-    private nonisolated func hash(_ key: (UInt64, UInt64), jkt: String, jti: String) -> UInt64 {
-        var hasher = Hasher()
-        hasher.combine(key.0)
-        hasher.combine(key.1)
-        hasher.combine(jkt)
-        hasher.combine(jti)
-        return UInt64(bitPattern: Int64(hasher.finalize()))
     }
 
     /// `value` mapped onto `0..<count` without a division (Lemire's multiply-shift).

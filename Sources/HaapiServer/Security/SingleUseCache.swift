@@ -17,9 +17,7 @@ actor SingleUseCache {
 
     static let maxIDLength = 256
     private let table: ExpiringKeyTable
-    /// The random key of ``key(jkt:jti:)``, mixed into `Hasher` ahead of the pair, so the bits stay this
-    /// cache's own even in a process whose `Hasher` seed is fixed (`SWIFT_DETERMINISTIC_HASHING`).
-    private let hashKey = (UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
+    private let pairHash = KeyedPairHash()
 
     /// For single-use tokens (client attestation tokens, client assertions), one per login or client
     /// authentication: 10 000 live over their two minutes is 80 a second, more than password hashing lets
@@ -61,14 +59,6 @@ actor SingleUseCache {
 }
 
 extension SingleUseCache {
-    /// SipHash of `jkt` and `jti` under ``hashKey`` (a string's hash ends it with a terminator byte, so no two
-    /// pairs run together).
-    nonisolated func key(jkt: String, jti: String) -> UInt64 {
-        var hasher = Hasher()
-        hasher.combine(hashKey.0)
-        hasher.combine(hashKey.1)
-        hasher.combine(jkt)
-        hasher.combine(jti)
-        return UInt64(bitPattern: Int64(hasher.finalize()))
-    }
+    /// The keyed hash of the pair (``KeyedPairHash``): stable in one cache, different in another.
+    nonisolated func key(jkt: String, jti: String) -> UInt64 { pairHash(jkt, jti) }
 }
