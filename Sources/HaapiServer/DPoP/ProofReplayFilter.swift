@@ -95,9 +95,7 @@ actor ProofReplayFilter {
     private func sweep(now: UInt32) {
         guard now != sweptAt else { return }
         sweptAt = now
-        for index in slices.keys where (index + 1) * Self.sliceSeconds < now {
-            slices[index] = nil
-        }
+        slices = slices.filter { index, _ in (index + 1) * Self.sliceSeconds >= now }
     }
 
     /// `value` mapped onto `0..<count` without a division (Lemire's multiply-shift).
