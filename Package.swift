@@ -2,7 +2,9 @@
 import PackageDescription
 
 /// Set where the client modules use AsyncHTTPClient (Linux). A define per platform, not `canImport`:
-/// on macOS `canImport(AsyncHTTPClient)` is true whenever another target of the build links it.
+/// on macOS `canImport(AsyncHTTPClient)` is true whenever another target of the build links it. Where it is
+/// set, no module imports FoundationNetworking (URLSession, URLRequest, HTTPURLResponse are Apple-only API),
+/// so Linux binaries carry neither it nor libcurl.
 let linuxTransport = SwiftSetting.define("HAAPI_ASYNC_HTTP_CLIENT", .when(platforms: [.linux]))
 
 let package = Package(
@@ -56,7 +58,7 @@ let package = Package(
             swiftSettings: [linuxTransport]
         ),
         // What apps use: configuration, HaapiManager, OAuthTokenManager, the accessor builder with DCR fallback.
-        .target(name: "HaapiSdk", dependencies: ["HaapiDriver"]),
+        .target(name: "HaapiSdk", dependencies: ["HaapiDriver"], swiftSettings: [linuxTransport]),
         // WebAuthn: CBOR, COSE keys, the JSON types, authenticators (software; ASAuthorization on Apple), RP checks.
         .target(
             name: "Passkeys",
@@ -71,7 +73,8 @@ let package = Package(
             dependencies: [
                 "HaapiDriver", "Passkeys", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ]
+            ],
+            swiftSettings: [linuxTransport]
         ),
         // The UI kit: a headless flow view model (Combine on Apple, OpenCombine elsewhere), theming, and
         // SwiftUI/UIKit screens where those frameworks exist.
@@ -79,7 +82,9 @@ let package = Package(
             name: "HaapiUI",
             dependencies: [
                 "HaapiSdk", "Passkeys",
-                .product(name: "OpenCombineShim", package: "OpenCombine", condition: .when(platforms: [.linux])),
+                // Not OpenCombineShim: its Foundation part imports FoundationNetworking (and so libcurl).
+                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux])),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine", condition: .when(platforms: [.linux])),
             ]
         ),
         // The dev identity server: HAAPI flows, OAuth with DPoP, attestation, DCR, SQLite.
@@ -126,6 +131,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // A command-line app on HaapiSdk with the SDK's defaults; the relaunch test runs it in two processes.
+        .executableTarget(name: "haapi-example-app", dependencies: ["HaapiSdk"], path: "Examples/HaapiCommandLineApp"),
         .testTarget(name: "HaapiModelTests", dependencies: ["HaapiModel"]),
         .testTarget(
             name: "HaapiDriverTests",
@@ -146,7 +153,8 @@ let package = Package(
         .testTarget(
             name: "HaapiSdkTests",
             dependencies: [
-                "HaapiSdk", "HaapiServer", "HaapiRawClient", .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                "HaapiSdk", "HaapiServer", "HaapiRawClient", "haapi-example-app",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: [linuxTransport]
@@ -160,14 +168,17 @@ let package = Package(
             dependencies: [
                 "AuthHub", "HaapiServer", "Passkeys", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ]),
+            ],
+            swiftSettings: [linuxTransport]),
         .testTarget(name: "HaapiCLITests", dependencies: ["HaapiCLI", "haapi"]),
         // The seeds' sample call shapes, compiled in Swift 6 mode here and in Swift 5 mode below (the Swift 5
         // target's files are links to these).
-        .testTarget(name: "SeedSamplesTests", dependencies: ["HaapiSdk", "HaapiUI", "AuthHub", "HaapiServer"]),
+        .testTarget(
+            name: "SeedSamplesTests", dependencies: ["HaapiSdk", "HaapiUI", "AuthHub", "HaapiServer"],
+            swiftSettings: [linuxTransport]),
         .testTarget(
             name: "SeedSamplesSwift5Tests", dependencies: ["HaapiSdk", "HaapiUI", "AuthHub", "HaapiServer"],
-            swiftSettings: [.swiftLanguageMode(.v5)]),
+            swiftSettings: [.swiftLanguageMode(.v5), linuxTransport]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,10 +7,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-source "$root/scripts/lib/setup.sh"
-# Foundation's networking half, linked statically, links the system's libcurl (its development package has the
-# linker's libcurl.so); the binary then needs only libcurl4 at run time, which every Debian and Ubuntu has.
-need_packages libcurl4-openssl-dev
+# No module of these products imports FoundationNetworking on Linux, so the binaries link neither it nor the
+# system's libcurl: they need only libc, libstdc++, zlib and SQLite at run time.
 scratch="${1:-$root/.build-release}"
 flags=(-c release --static-swift-stdlib --scratch-path "$scratch")
 echo "release: swift build ${flags[*]} (a cold build takes 10 minutes or more)" >&2

@@ -35,6 +35,7 @@ public final class DevServer: Sendable {
     let attestation: AttestationRoutes
     let tokens: TokenRoutes
     let registration: RegistrationRoutes
+    let userInfo: UserInfoRoutes
     let authenticatorService: AuthenticatorRoutes
     let authorization: AuthorizeRoutes
     let admin: AdminRoutes
@@ -79,6 +80,9 @@ public final class DevServer: Sendable {
         registration = RegistrationRoutes(
             address: address, configuration: configuration, store: store, clients: clients, dpop: dpop,
             nonces: nonces, accessTokens: accessTokens, clock: clock)
+        userInfo = UserInfoRoutes(
+            address: address, store: store, clients: clients, dpop: dpop, nonces: nonces, accessTokens: accessTokens,
+            clock: clock)
         authenticatorService = AuthenticatorRoutes(
             address: address, configuration: configuration, store: store, clients: clients, dpop: dpop,
             nonces: nonces, accessTokens: accessTokens, flows: flows, outbox: outbox, passwords: passwords,
@@ -103,8 +107,8 @@ public final class DevServer: Sendable {
 
     var services: [any ServerService] {
         [
-            discovery, attestation, tokens, registration, authorization, authenticatorService, admin, relyingParty,
-            authHub, site,
+            discovery, attestation, tokens, registration, userInfo, authorization, authenticatorService, admin,
+            relyingParty, authHub, site,
         ]
     }
 

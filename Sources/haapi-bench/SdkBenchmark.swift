@@ -70,7 +70,8 @@ struct SdkBenchmark: AsyncParsableCommand {
             tokenEndpointURL: base.appendingPathComponent("oauth/token"),
             authorizationEndpointURL: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://bench",
             transport: transport,
-            attester: SoftwareAttester(), tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256))
+            attester: SoftwareAttester(), tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256),
+            dpopKeyStorage: nil)
         let manager = try HaapiManager(haapiConfiguration: configuration)
         guard case .representation(let first) = await manager.start(),
             let selector = first as? AuthenticatorSelectorStep,
@@ -121,7 +122,8 @@ struct SdkBenchmark: AsyncParsableCommand {
             tokenEndpointURL: base.appendingPathComponent("oauth/token"),
             authorizationEndpointURL: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://haapi",
             authorizationParametersProvider: { OAuthAuthorizationParameters(scopes: ["openid"]) }, transport: counter,
-            attester: SoftwareAttester(), tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256))
+            attester: SoftwareAttester(), tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256),
+            dpopKeyStorage: nil)
         let manager = try HaapiManager(haapiConfiguration: configuration)
         guard case .representation(let first) = await manager.start(),
             let selector = first as? AuthenticatorSelectorStep,

@@ -36,28 +36,43 @@ struct NetworkModuleTests {
     @Test("endpoints build in both URL forms: tenant under the host, or a proxy URL; POSTs carry a JSON body")
     func build() throws {
         let tenant = try AuthHubEndpoint(serverHost: "ah.example.com", tenant: "default", path: .authEndpoint)
-            .setRequestHeaders(["Authorization": "Bearer t"]).setRequestPayloadParameters([
-                "subject": "alice", "channel": "web",
-            ]).build()
-        #expect(tenant.url?.absoluteString == "https://ah.example.com/default/auth/v1/authenticate")
-        #expect(tenant.httpMethod == "POST" && tenant.value(forHTTPHeaderField: "Authorization") == "Bearer t")
-        #expect(String(decoding: tenant.httpBody ?? Data(), as: UTF8.self) == #"{"channel":"web","subject":"alice"}"#)
+            .setRequestHeaders(["Authorization": "Bearer t", "Content-Type": "text/plain"])
+            .setRequestPayloadParameters(["subject": "alice", "channel": "web"]).httpRequest()
+        #expect(tenant.url.absoluteString == "https://ah.example.com/default/auth/v1/authenticate")
+        #expect(tenant.method == "POST" && tenant.header("Authorization") == "Bearer t")
+        #expect(tenant.header("Accept") == "application/json")
+        // The body is JSON, whatever the caller's headers say.
+        #expect(tenant.header("Content-Type") == "application/json")
+        #expect(String(decoding: tenant.body ?? Data(), as: UTF8.self) == #"{"channel":"web","subject":"alice"}"#)
         let proxy = try AuthHubEndpoint(serverUrl: "https://proxy.example.com/ah/default/", path: .brandingSettings)
-            .build()
+            .setRequestHeaders(["Accept": "application/hal+json"]).httpRequest()
         #expect(
-            proxy.url?.absoluteString == "https://proxy.example.com/ah/default/auth/v1/BrandingSettings"
-                && proxy.httpMethod == "GET")
-        #expect(proxy.httpBody == nil)
+            proxy.url.absoluteString == "https://proxy.example.com/ah/default/auth/v1/BrandingSettings"
+                && proxy.method == "GET")
+        #expect(proxy.body == nil && proxy.header("Accept") == "application/hal+json")
         #expect(throws: (any Error).self) {
-            try AuthHubEndpoint(serverUrl: "ftp://nowhere", path: .authEndpoint).build()
+            try AuthHubEndpoint(serverUrl: "ftp://nowhere", path: .authEndpoint).httpRequest()
         }
         #expect(throws: (any Error).self) {
             try AuthHubEndpoint(serverUrl: "https://x", path: .authEndpoint).setRequestPayloadParameters([
                 "date": Date()
-            ]).build()
+            ]).httpRequest()
         }
         #expect(AuthHubEndpoint.Path.allCases.count == 14)
     }
+
+    #if !HAAPI_ASYNC_HTTP_CLIENT
+    @Test("build() gives the same request as Foundation's type (Apple platforms)")
+    func buildURLRequest() throws {
+        let endpoint = try AuthHubEndpoint(serverHost: "ah.example.com", tenant: "default", path: .authEndpoint)
+            .setRequestHeaders(["Authorization": "Bearer t"]).setRequestPayloadParameters(["subject": "alice"])
+        let request = try endpoint.build()
+        #expect(request.url?.absoluteString == "https://ah.example.com/default/auth/v1/authenticate")
+        #expect(request.httpMethod == "POST" && request.value(forHTTPHeaderField: "Authorization") == "Bearer t")
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
+        #expect(String(decoding: request.httpBody ?? Data(), as: UTF8.self) == #"{"subject":"alice"}"#)
+    }
+    #endif
 
     @Test("a subclass of AuthHubBasicRequest adds headers per endpoint; sendRequest returns the JSON")
     func subclass() async throws {

@@ -163,7 +163,10 @@ struct FaultTests {
         let success = try await oauth.fetchAccessToken(with: "code", dpop: dpop).success()
         #expect(success.refreshToken == "r1")
         #expect(listener.successes.last?.dataAsDictionary["access_token"] as? String == "abc")
+        #expect(listener.successes.last?.statusCode == 200)
+        #if !HAAPI_ASYNC_HTTP_CLIENT
         #expect(listener.successes.last?.httpURLResponse?.statusCode == 200)
+        #endif
     }
 
     @Test("a refresh response without a refresh token keeps the old one")
@@ -251,19 +254,18 @@ struct FaultTests {
         #expect(HTTPRequest(method: "GET", url: url).deadline(default: 0) == 0.001)
         let silent = try await RawSocketServer(reply: "", thenClose: false)
         defer { Task { await silent.stop() } }
-        for transport in [try nioTransport(timeout: -5) as any HTTPTransport, URLSessionTransport(timeout: 0)] {
+        for transport in [try platformTransport(timeout: -5), try platformTransport(timeout: 0)] {
             await #expect(throws: TransportError.self) {
                 try await transport.send(HTTPRequest(method: "GET", url: silent.url, timeout: -1))
             }
         }
     }
 
-    @Test("the real transports time out against a server that never answers", arguments: [true, false])
-    func realTimeout(useURLSession: Bool) async throws {
+    @Test("the platform's transport times out against a server that never answers")
+    func realTimeout() async throws {
         let silent = try await RawSocketServer(reply: "", thenClose: false)
         defer { Task { await silent.stop() } }
-        let transport: any HTTPTransport =
-            useURLSession ? URLSessionTransport(timeout: 1) : try nioTransport(timeout: 1)
+        let transport = try platformTransport(timeout: 1)
         let started = Date()
         do {
             _ = try await transport.send(HTTPRequest(method: "GET", url: silent.url))
@@ -275,13 +277,12 @@ struct FaultTests {
         #expect(Date().timeIntervalSince(started) < 20)
     }
 
-    @Test("the real transports report a body cut short by the server", arguments: [true, false])
-    func realTruncation(useURLSession: Bool) async throws {
+    @Test("the platform's transport reports a body cut short by the server")
+    func realTruncation() async throws {
         let reply = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"access_token\":"
         let cutting = try await RawSocketServer(reply: reply, thenClose: true)
         defer { Task { await cutting.stop() } }
-        let transport: any HTTPTransport =
-            useURLSession ? URLSessionTransport(timeout: 3) : try nioTransport(timeout: 3)
+        let transport = try platformTransport(timeout: 3)
         do {
             let response = try await transport.send(HTTPRequest(method: "GET", url: cutting.url))
             Issue.record("a truncated body was delivered as complete: \(response.body.count) bytes")

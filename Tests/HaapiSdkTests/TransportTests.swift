@@ -4,10 +4,10 @@ import Testing
 
 @Suite("Transports against the dev server", .timeLimit(.minutes(3)))
 struct TransportTests {
-    @Test("URLSessionTransport (FoundationNetworking on Linux) carries a whole login")
-    func urlSessionLogin() async throws {
+    @Test("the platform's transport (URLSession on Apple, AsyncHTTPClient on Linux) carries a whole login")
+    func platformTransportLogin() async throws {
         let server = try await SdkTestServer.shared.get()
-        let configuration = server.configuration(transport: URLSessionTransport(timeout: 10))
+        let configuration = server.configuration(transport: try platformTransport(timeout: 10))
         let manager = try HaapiManager(haapiConfiguration: configuration)
         let tokens = try await OAuthTokenManager(oauthTokenConfiguration: configuration)
             .fetchAccessToken(with: try await manager.passwordLogin(), dpop: manager.dpop).success()
@@ -15,11 +15,10 @@ struct TransportTests {
         await manager.close()
     }
 
-    @Test("a 401 with WWW-Authenticate ends in a response or a timeout, never a hang", arguments: [true, false])
-    func challengeNeverHangs(useURLSession: Bool) async throws {
+    @Test("a 401 with WWW-Authenticate ends in a response or a timeout, never a hang")
+    func challengeNeverHangs() async throws {
         let server = try await SdkTestServer.shared.get()
-        let transport: any HTTPTransport =
-            useURLSession ? URLSessionTransport(timeout: 5) : try nioTransport(timeout: 5)
+        let transport = try platformTransport(timeout: 5)
         let request = HTTPRequest(
             method: "GET", url: server.base.appendingPathComponent("oauth/authorize"),
             headers: [("Accept", "application/vnd.auth+json"), ("Authorization", "DPoP not-a-token")])
@@ -29,7 +28,7 @@ struct TransportTests {
             #expect(response.statusCode == 401)
             #expect(response.header("WWW-Authenticate")?.contains("invalid_token") == true)
         } catch {
-            // FoundationNetworking may wait for a credential that never comes, and a loaded test machine can be slow;
+            // URLSession may wait for a credential that never comes, and a loaded test machine can be slow;
             // either way the deadline ends the wait.
             #expect(error == .timedOut(after: 5), "\(error)")
         }

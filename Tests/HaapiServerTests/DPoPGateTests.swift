@@ -27,6 +27,7 @@ struct DPoPGateTests {
         #expect(!DPoPEndpoint.clientAttestation.policy.demandsNonce)
         #expect(DPoPEndpoint.haapi.policy.shape == .protectedResource && DPoPEndpoint.haapi.policy.presentsAccessToken)
         #expect(DPoPEndpoint.registration.policy.shape == .protectedResource)
+        #expect(DPoPEndpoint.userinfo.policy.shape == .protectedResource && DPoPEndpoint.userinfo.policy.demandsNonce)
     }
 
     @Test("token endpoint: a wrong htu is 400 invalid_dpop_proof; no nonce is 400 use_dpop_nonce with DPoP-Nonce")

@@ -32,6 +32,6 @@ public struct AHServerAddress: Sendable, Hashable {
 
     /// Refuses an address that cannot make a request, before any work starts.
     func validate() throws {
-        _ = try endpoint(.brandingSettings).build()
+        _ = try endpoint(.brandingSettings).httpRequest()
     }
 }

@@ -2,10 +2,6 @@ import Foundation
 import HaapiDriver
 import HaapiModel
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// A response from the Authentication Hub: status, headers (lower-cased) and the JSON body.
 public struct AHRequestResult: Sendable {
     /// The HTTP status.
@@ -65,10 +61,7 @@ open class AuthHubBasicRequest: AHAPIRequest, @unchecked Sendable {
 
     /// Sends what `endpoint` holds: its headers and payload, as set by the caller or by an override.
     open func sendRequest(endpoint: AuthHubEndpoint) async throws -> AHRequestResult {
-        let request = try endpoint.build()
-        guard let url = request.url else { throw AuthHubEndpoint.BuildError.invalidURL(endpoint.baseURL) }
-        var http = HTTPRequest(method: request.httpMethod ?? endpoint.path.method, url: url, body: request.httpBody)
-        for (name, value) in request.allHTTPHeaderFields ?? [:] { http.setHeader(name, value) }
+        let http = try endpoint.httpRequest()
         let started = DispatchTime.now().uptimeNanoseconds
         let response = try await transport.send(http)
         let elapsed = Int64((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)

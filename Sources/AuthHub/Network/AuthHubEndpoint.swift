@@ -2,10 +2,6 @@ import Foundation
 import HaapiDriver
 import HaapiModel
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// One Authentication Hub call: where it goes, its headers and its JSON body.
 ///
 /// A class, not a value: the seed's request objects change the endpoint they are handed
@@ -137,21 +133,33 @@ public final class AuthHubEndpoint: Sendable {
     /// The call's full address, when `baseURL` and the path make one.
     public var url: URL? { URL(string: baseURL + path.rawValue) }
 
-    /// The request: JSON body for POSTs, `Accept: application/json`, the headers.
-    public func build() throws -> URLRequest {
+    /// The request as the SDK's transports send it: `Accept: application/json` unless the endpoint's headers
+    /// set another, those headers, and for POSTs the JSON body with its `Content-Type`.
+    public func httpRequest() throws -> HTTPRequest {
         guard let url, url.scheme == "https" || url.scheme == "http" else {
             throw BuildError.invalidURL(baseURL + path.rawValue)
         }
         let content = content.get()
-        var request = URLRequest(url: url)
-        request.httpMethod = path.method
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        for (name, value) in content.headers { request.setValue(value, forHTTPHeaderField: name) }
+        var request = HTTPRequest(method: path.method, url: url)
+        request.setHeader("Accept", "application/json")
+        for (name, value) in content.headers { request.setHeader(name, value) }
         if path.method == "POST" {
             let payload = try content.payload.get()
-            request.httpBody = Data(JSONValue.object(payload).serialized(sortedKeys: true).utf8)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.body = Data(JSONValue.object(payload).serialized(sortedKeys: true).utf8)
+            request.setHeader("Content-Type", "application/json")
         }
         return request
     }
+
+    #if !HAAPI_ASYNC_HTTP_CLIENT
+    /// The request as Foundation's type (Apple platforms; `httpRequest()` everywhere).
+    public func build() throws -> URLRequest {
+        let http = try httpRequest()
+        var request = URLRequest(url: http.url)
+        request.httpMethod = http.method
+        request.httpBody = http.body
+        for (name, value) in http.headers { request.setValue(value, forHTTPHeaderField: name) }
+        return request
+    }
+    #endif
 }

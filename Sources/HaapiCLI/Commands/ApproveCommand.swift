@@ -1,10 +1,7 @@
 import ArgumentParser
 import Foundation
+import HaapiDriver
 import HaapiModel
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 struct ApproveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,18 +33,19 @@ struct ApproveCommand: AsyncParsableCommand {
         else {
             throw ValidationError("--server must be a URL such as http://localhost:8080")
         }
+        let transport = defaultHTTPTransport(timeout: 10)
         let approvalID: String
         if let id {
             approvalID = id
         } else {
             var components = URLComponents(url: listing, resolvingAgainstBaseURL: true)
             components?.queryItems = [URLQueryItem(name: "user", value: user)]
-            let (data, response) = try await URLSession.shared.data(from: components?.url ?? listing)
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            guard status == 200 else {
-                throw Self.failure("the server answered \(status): \(String(decoding: data, as: UTF8.self))")
+            let response = try await transport.send(HTTPRequest(method: "GET", url: components?.url ?? listing))
+            guard response.statusCode == 200 else {
+                throw Self.failure(
+                    "the server answered \(response.statusCode): \(String(decoding: response.body, as: UTF8.self))")
             }
-            let pending = (try? JSONParser().parse(data))?["approvals"]?.arrayValue ?? []
+            let pending = (try? JSONParser().parse(response.body))?["approvals"]?.arrayValue ?? []
             switch pending.count {
             case 0:
                 throw Self.failure("no pending sign-in for \(user)")
@@ -58,12 +56,12 @@ struct ApproveCommand: AsyncParsableCommand {
                 throw Self.failure("\(user) has \(pending.count) pending sign-ins; approve one of them:\n\(ids)")
             }
         }
-        var request = URLRequest(url: endpoint)
-        request.httpMethod = "POST"
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(FormURLEncoding.encode([("approval", approvalID)]).utf8)
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let request = HTTPRequest(
+            method: "POST", url: endpoint, headers: [("Content-Type", MimeTypes.formURLEncoded)],
+            body: Data(FormURLEncoding.encode([("approval", approvalID)]).utf8))
+        let response = try await transport.send(request)
+        let data = response.body
+        let status = response.statusCode
         switch status {
         case 200:
             print("approved the pending sign-in of \(user)")

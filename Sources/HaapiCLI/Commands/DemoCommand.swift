@@ -66,7 +66,9 @@ struct DemoCommand: AsyncParsableCommand {
         .setPasskeyAuthenticator(SoftwareAuthenticator(storage: InMemoryStorage()))
         .setExternalAppOpener(PrintedLinkOpener(io: io))
         .build()
-        let application = HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).build()
+        // One process against an in-process server: nothing to keep for a relaunch.
+        let application = HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: configuration).setEphemeralDPoPKey()
+            .build()
         let viewModel = HaapiFlowViewModel(haapiUIKitApplication: application)
         var flow: TerminalFlow?
         let hooks = TerminalFlowHooks(

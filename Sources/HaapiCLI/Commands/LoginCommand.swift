@@ -197,7 +197,7 @@ struct LoginCommand: AsyncParsableCommand {
             attestationConfiguration: AttestationConfiguration(useAttestation: attestation == "software"),
             attester: SoftwareAttester(),
             tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256), clientAuthenticationMethod: method,
-            dpopKey: key)
+            dpopKeyStorage: nil, dpopKey: key)
     }
 
     private func unattended(

@@ -1,8 +1,7 @@
+// Apple platforms only. On Linux the client modules use AsyncHTTPClient, and leaving FoundationNetworking out
+// keeps libcurl and its dependencies out of every Linux binary built on them (docs/BENCHMARKS.md, memory).
+#if !HAAPI_ASYNC_HTTP_CLIENT
 import Foundation
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// `HTTPTransport` over URLSession. Redirects are not followed: a HAAPI server answers with steps, and a
 /// 3xx must reach the caller as it is. Every exchange has a deadline even if the session never calls back.
@@ -182,3 +181,4 @@ private final class PendingExchange: @unchecked Sendable {
         continuation.resume(returning: outcome)
     }
 }
+#endif

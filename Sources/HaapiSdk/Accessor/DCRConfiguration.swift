@@ -31,23 +31,15 @@ public struct DCRConfiguration: Sendable {
             + String(PKCE.challenge(for: clientRegistrationEndpointUrl?.absoluteString ?? "").prefix(16))
     }
 
-    /// Where dynamic clients are kept unless the app says otherwise: `KeychainStorage` on Apple platforms;
-    /// elsewhere `FileStorage` in `<application support>/swift-haapi/dcr-clients`. `nil` (with a logged
-    /// warning) when that cannot be opened: the client then lives for this process only.
+    /// Where dynamic clients are kept unless the app says otherwise: `PlatformStorage` for `dcr-clients` (the
+    /// Keychain on Apple platforms, `<application support>/swift-haapi/dcr-clients` elsewhere). `nil` (with a
+    /// logged warning) when that cannot be opened: the client then lives for this process only.
     public static func defaultStorage() -> (any Storage)? {
-        #if canImport(Security) && canImport(Darwin)
-        return KeychainStorage(service: "io.swift-haapi.dcr-clients")
-        #else
-        do {
-            let base = try FileManager.default.url(
-                for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
-            return try FileStorage(directory: base.appendingPathComponent("swift-haapi/dcr-clients", isDirectory: true))
-        } catch {
+        do { return try PlatformStorage.open(purpose: "dcr-clients") } catch {
             HaapiLogger.warning(
                 SdkFollowUpTag.oauth, "dynamic clients cannot be kept between runs: \(String(describing: error))")
             return nil
         }
-        #endif
     }
 }
 

@@ -101,7 +101,10 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
     public let tokenBoundConfiguration: any TokenBoundConfiguration
     public let tokenEndpointResponseListener: (any TokenEndpointResponseListener)?
     public let clientAuthenticationMethod: any ClientAuthenticationMethod
-    /// Where the DPoP key is kept so bound tokens survive a restart; `nil` keeps it in memory only.
+    /// Where the DPoP key is kept so bound tokens survive a relaunch: by default the platform's storage
+    /// (`PlatformStorage` for `dpop-keys`: the Keychain on Apple platforms, a sealed 0600 file in the user's
+    /// application-support folder elsewhere), under a name made of `name` and `clientId`. `nil` keeps the key
+    /// in memory only, so tokens bound to it die with the process: pass `nil` only when that is wanted.
     public let dpopKeyStorage: (any Storage)?
     /// A DPoP key the app already holds; it takes precedence over `dpopKeyStorage`.
     public let dpopKey: (any SigningKey)?
@@ -132,7 +135,7 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         tokenBoundConfiguration: any TokenBoundConfiguration = BoundedTokenConfiguration(),
         tokenEndpointResponseListener: (any TokenEndpointResponseListener)? = nil,
         clientAuthenticationMethod: any ClientAuthenticationMethod = ClientAuthenticationMethodNone(),
-        dpopKeyStorage: (any Storage)? = nil,
+        dpopKeyStorage: (any Storage)? = HaapiConfiguration.defaultDPoPKeyStorage(),
         dpopKey: (any SigningKey)? = nil,
         dpopNonceStore: DPoPNonceStore = DPoPNonceStore()
     ) {
@@ -166,6 +169,11 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         self.dpopKeyStorage = dpopKeyStorage
         self.dpopKey = dpopKey
         self.dpopNonceStore = dpopNonceStore
+    }
+
+    /// The DPoP key storage a configuration gets unless it names one: the platform's, opened on first use.
+    public static func defaultDPoPKeyStorage() -> any Storage {
+        PlatformStorage(purpose: "dpop-keys")
     }
 
     /// The same configuration for another client (what the DCR fallback hands the managers).

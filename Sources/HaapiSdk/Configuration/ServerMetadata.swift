@@ -15,6 +15,8 @@ public struct ServerMetadata: Sendable, Equatable {
     public let introspectionEndpoint: URL?
     /// The dynamic client registration endpoint, when the server has one.
     public let registrationEndpoint: URL?
+    /// The OpenID Connect UserInfo endpoint, when the server has one.
+    public let userinfoEndpoint: URL?
 
     /// Reads `<issuer>/.well-known/openid-configuration`.
     ///
@@ -70,7 +72,8 @@ public struct ServerMetadata: Sendable, Equatable {
             issuer: issuerURL, authorizationEndpoint: authorization, tokenEndpoint: token,
             revocationEndpoint: try endpoint("revocation_endpoint"),
             introspectionEndpoint: try endpoint("introspection_endpoint"),
-            registrationEndpoint: try endpoint("registration_endpoint"))
+            registrationEndpoint: try endpoint("registration_endpoint"),
+            userinfoEndpoint: try endpoint("userinfo_endpoint"))
     }
 }
 
@@ -100,7 +103,7 @@ extension HaapiConfiguration {
         tokenBoundConfiguration: any TokenBoundConfiguration = BoundedTokenConfiguration(),
         tokenEndpointResponseListener: (any TokenEndpointResponseListener)? = nil,
         clientAuthenticationMethod: any ClientAuthenticationMethod = ClientAuthenticationMethodNone(),
-        dpopKeyStorage: (any Storage)? = nil,
+        dpopKeyStorage: (any Storage)? = HaapiConfiguration.defaultDPoPKeyStorage(),
         dpopKey: (any SigningKey)? = nil
     ) async throws(HaapiError) -> HaapiConfiguration {
         let metadata = try await ServerMetadata.fetch(issuer: issuer, transport: transport ?? defaultHTTPTransport())

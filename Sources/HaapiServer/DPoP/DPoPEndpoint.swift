@@ -8,6 +8,8 @@ enum DPoPEndpoint: CaseIterable, Sendable {
     case haapi
     /// `/oauth/register`, protected by a `dcr`-scoped access token.
     case registration
+    /// `/oauth/userinfo`, protected by an `openid`-scoped access token.
+    case userinfo
 
     /// How an endpoint refuses a proof (RFC 9449): as the authorization server (§5, §8: `400` with
     /// `invalid_dpop_proof` or `use_dpop_nonce` in the body) or as a protected resource (§7.1, §9: `401`
@@ -30,6 +32,7 @@ enum DPoPEndpoint: CaseIterable, Sendable {
         case .clientAttestation: Policy(shape: .authorizationServer, demandsNonce: false, presentsAccessToken: false)
         case .haapi: Policy(shape: .protectedResource, demandsNonce: true, presentsAccessToken: true)
         case .registration: Policy(shape: .protectedResource, demandsNonce: true, presentsAccessToken: true)
+        case .userinfo: Policy(shape: .protectedResource, demandsNonce: true, presentsAccessToken: true)
         }
     }
 }

@@ -32,6 +32,7 @@ extension DiscoveryRoutes {
             "revocation_endpoint": .string(url(Paths.revoke)),
             "introspection_endpoint": .string(url(Paths.introspect)),
             "registration_endpoint": .string(url(Paths.register)),
+            "userinfo_endpoint": .string(url(Paths.userinfo)),
             "jwks_uri": .string(url(Paths.jwks)),
             "response_types_supported": ["code"],
             "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],

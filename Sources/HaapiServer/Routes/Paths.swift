@@ -12,6 +12,7 @@ enum Paths {
     static let revoke = "/oauth/revoke"
     static let introspect = "/oauth/introspect"
     static let register = "/oauth/register"
+    static let userinfo = "/oauth/userinfo"
     static let authenticate = "/authn/authenticate"
     static let browser = "/authn/browser"
     static let adminApprove = "/admin/approve"

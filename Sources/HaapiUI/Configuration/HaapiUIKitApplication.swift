@@ -45,11 +45,12 @@ public struct HaapiUIKitApplicationBuilder: ValueBuilder {
     private var themingPlistFileName: String?
     private var themingBundle: Bundle = .main
     private var themingPlistURL: URL?
-    private var keyStorage: (any Storage)?
+    private var keyStorage: (any Storage)? = HaapiConfiguration.defaultDPoPKeyStorage()
     private var dpopKey: (any SigningKey)?
 
-    /// A builder with the built-in theme and an ephemeral DPoP key; set a key storage to keep tokens usable after a
-    /// restart.
+    /// A builder with the built-in theme and a DPoP key kept in the platform's storage (the Keychain on Apple
+    /// platforms, a sealed file in the user's application-support folder elsewhere), so tokens bound to it
+    /// are still usable after a relaunch. `setEphemeralDPoPKey()` keeps the key in memory instead.
     public init(haapiUIKitConfiguration: HaapiUIKitConfiguration) {
         configuration = haapiUIKitConfiguration
     }
@@ -75,6 +76,12 @@ public struct HaapiUIKitApplicationBuilder: ValueBuilder {
     /// Keeps the DPoP key in `storage` so bound tokens can be refreshed after a restart.
     public func setDPoPKeyStorage(_ storage: any Storage) -> Self {
         with { $0.keyStorage = storage }
+    }
+
+    /// Makes a fresh DPoP key in memory for this application: tokens bound to it cannot be refreshed after the
+    /// process ends (demos, kiosks, tests).
+    public func setEphemeralDPoPKey() -> Self {
+        with { $0.keyStorage = nil }
     }
 
     /// Never throws, as in the seed: a DPoP key that cannot be loaded or made (a stored key that no longer

@@ -84,7 +84,7 @@ public struct HaapiUIKitConfiguration: Sendable {
             attestationConfiguration: attestationConfiguration,
             attester: attester, tokenBoundConfiguration: tokenBoundConfiguration,
             clientAuthenticationMethod: clientAuthenticationMethod,
-            dpopKey: dpopKey)
+            dpopKeyStorage: nil, dpopKey: dpopKey)
     }
 }
 

@@ -103,12 +103,12 @@ final class StubTransport: HTTPTransport, @unchecked Sendable {
     }
 }
 
-/// The transport the tests run beside URLSession: AsyncHTTPClient where the driver links it (Linux); on
-/// Apple platforms, which have no AsyncHTTPClient in the client products, URLSession again.
-func nioTransport(timeout: TimeInterval) throws -> any HTTPTransport {
-    #if canImport(Darwin)
-    URLSessionTransport(timeout: timeout)
-    #else
+/// A fresh instance of the platform's real transport: URLSession on Apple platforms, AsyncHTTPClient on Linux
+/// (where the client modules leave FoundationNetworking out).
+func platformTransport(timeout: TimeInterval) throws -> any HTTPTransport {
+    #if HAAPI_ASYNC_HTTP_CLIENT
     try AsyncHTTPClientTransport(timeout: timeout)
+    #else
+    URLSessionTransport(timeout: timeout)
     #endif
 }
