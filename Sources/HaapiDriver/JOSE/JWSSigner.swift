@@ -91,7 +91,14 @@ extension JWK {
 
 struct HMACSigner: JWSSigner, JWSVerifier {
     let algorithm: JWSAlgorithm
-    let key: SymmetricKey
+    /// Boxed: Xcode 16.0–16.2's CryptoKit does not declare its keys Sendable (`CryptoKeyBox`).
+    private let box: CryptoKeyBox<SymmetricKey>
+    private var key: SymmetricKey { box.value }
+
+    init(algorithm: JWSAlgorithm, key: SymmetricKey) {
+        self.algorithm = algorithm
+        box = CryptoKeyBox(key)
+    }
 
     func signature(for signingInput: Data) throws -> Data {
         switch algorithm.hashBits {
@@ -119,15 +126,16 @@ struct ECDSASigner: JWSSigner {
     }
 
     let algorithm: JWSAlgorithm
-    private let key: Key
+    /// Boxed: Xcode 16.0–16.2's CryptoKit does not declare its keys Sendable (`CryptoKeyBox`).
+    private let box: CryptoKeyBox<Key>
 
     init(algorithm: JWSAlgorithm, scalar: Data) throws {
         self.algorithm = algorithm
         do {
             switch algorithm {
-            case .es384: key = .p384(try P384.Signing.PrivateKey(rawRepresentation: scalar))
-            case .es512: key = .p521(try P521.Signing.PrivateKey(rawRepresentation: scalar))
-            default: key = .p256(try P256.Signing.PrivateKey(rawRepresentation: scalar))
+            case .es384: box = CryptoKeyBox(.p384(try P384.Signing.PrivateKey(rawRepresentation: scalar)))
+            case .es512: box = CryptoKeyBox(.p521(try P521.Signing.PrivateKey(rawRepresentation: scalar)))
+            default: box = CryptoKeyBox(.p256(try P256.Signing.PrivateKey(rawRepresentation: scalar)))
             }
         } catch {
             throw JOSEError.malformedJWK("EC private key rejected: \(error)")
@@ -136,7 +144,7 @@ struct ECDSASigner: JWSSigner {
 
     func signature(for signingInput: Data) throws -> Data {
         do {
-            switch key {
+            switch box.value {
             case .p256(let key): return try key.signature(for: signingInput).rawRepresentation
             case .p384(let key): return try key.signature(for: signingInput).rawRepresentation
             case .p521(let key): return try key.signature(for: signingInput).rawRepresentation
@@ -155,15 +163,16 @@ struct ECDSAVerifier: JWSVerifier {
     }
 
     let algorithm: JWSAlgorithm
-    private let key: Key
+    /// Boxed: Xcode 16.0–16.2's CryptoKit does not declare its keys Sendable (`CryptoKeyBox`).
+    private let box: CryptoKeyBox<Key>
 
     init(algorithm: JWSAlgorithm, x963: Data) throws {
         self.algorithm = algorithm
         do {
             switch algorithm {
-            case .es384: key = .p384(try P384.Signing.PublicKey(x963Representation: x963))
-            case .es512: key = .p521(try P521.Signing.PublicKey(x963Representation: x963))
-            default: key = .p256(try P256.Signing.PublicKey(x963Representation: x963))
+            case .es384: box = CryptoKeyBox(.p384(try P384.Signing.PublicKey(x963Representation: x963)))
+            case .es512: box = CryptoKeyBox(.p521(try P521.Signing.PublicKey(x963Representation: x963)))
+            default: box = CryptoKeyBox(.p256(try P256.Signing.PublicKey(x963Representation: x963)))
             }
         } catch {
             throw JOSEError.malformedJWK("EC public key rejected (not on the curve?): \(error)")
@@ -174,7 +183,7 @@ struct ECDSAVerifier: JWSVerifier {
     /// and the digest verified: the keys' own `isValidSignature(_:for:)` over `Data` hashes through the
     /// generic `DataProtocol` path, which cost a third as much again as the hashing itself.
     func isValidSignature(_ signature: Data, for signingInput: Data) -> Bool {
-        switch key {
+        switch box.value {
         case .p256(let key):
             guard let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
             return key.isValidSignature(parsed, for: Self.digest(SHA256.self, of: signingInput))

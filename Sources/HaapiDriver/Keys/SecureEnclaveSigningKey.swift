@@ -8,18 +8,20 @@ import CryptoKit
 public struct SecureEnclaveSigningKey: SigningKey {
     public static var isAvailable: Bool { SecureEnclave.isAvailable }
 
-    private let key: SecureEnclave.P256.Signing.PrivateKey
+    /// Boxed: Xcode 16.0–16.2's CryptoKit does not declare its keys Sendable (`CryptoKeyBox`).
+    private let box: CryptoKeyBox<SecureEnclave.P256.Signing.PrivateKey>
+    private var key: SecureEnclave.P256.Signing.PrivateKey { box.value }
     public var algorithm: JWSAlgorithm { .es256 }
     public var publicJWK: JWK { JWK(p256PublicKey: key.publicKey) }
     public var dataRepresentation: Data { key.dataRepresentation }
 
     public init() throws {
         guard SecureEnclave.isAvailable else { throw JOSEError.unsupportedKeyType("no Secure Enclave on this device") }
-        key = try SecureEnclave.P256.Signing.PrivateKey()
+        box = CryptoKeyBox(try SecureEnclave.P256.Signing.PrivateKey())
     }
 
     public init(dataRepresentation: Data) throws {
-        key = try SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: dataRepresentation)
+        box = CryptoKeyBox(try SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: dataRepresentation))
     }
 
     public func signature(for signingInput: Data) throws -> Data {

@@ -17,19 +17,21 @@ extension SigningKey {
 
 /// A P-256 key held in memory (ES256).
 public struct SoftwareP256SigningKey: SigningKey {
+    /// Boxed: Xcode 16.0–16.2's CryptoKit does not declare its keys Sendable (`CryptoKeyBox`).
+    private let box: CryptoKeyBox<P256.Signing.PrivateKey>
     /// The private key.
-    public let privateKey: P256.Signing.PrivateKey
+    public var privateKey: P256.Signing.PrivateKey { box.value }
     public var algorithm: JWSAlgorithm { .es256 }
     public var publicJWK: JWK { JWK(p256PublicKey: privateKey.publicKey) }
 
     /// A fresh random key.
     public init() {
-        privateKey = P256.Signing.PrivateKey()
+        box = CryptoKeyBox(P256.Signing.PrivateKey())
     }
 
     /// A signing key for an existing private key.
     public init(privateKey: P256.Signing.PrivateKey) {
-        self.privateKey = privateKey
+        box = CryptoKeyBox(privateKey)
     }
 
     /// Loads a key from a private EC P-256 JWK; the public members must match `d`.
@@ -40,7 +42,7 @@ public struct SoftwareP256SigningKey: SigningKey {
         }
         guard let scalar = jwk.bytes("d") else { throw JOSEError.notAPrivateKey }
         do {
-            privateKey = try P256.Signing.PrivateKey(rawRepresentation: scalar)
+            box = CryptoKeyBox(try P256.Signing.PrivateKey(rawRepresentation: scalar))
         } catch {
             throw JOSEError.malformedJWK("P-256 private key rejected: \(error)")
         }

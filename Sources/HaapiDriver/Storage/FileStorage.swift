@@ -25,7 +25,8 @@ import Darwin
 public final class FileStorage: Storage, Sendable {
     /// The directory the sealed files and the sealing key are in.
     public let directory: URL
-    private let sealingKey: SymmetricKey
+    /// Boxed: Xcode 16.0–16.2's CryptoKit does not declare `SymmetricKey` Sendable (`CryptoKeyBox`).
+    private let sealingKey: CryptoKeyBox<SymmetricKey>
     /// Held for each file operation, so a read never meets a half-replaced directory entry from this process.
     private let fileLock = LockedValue(())
 
@@ -35,7 +36,7 @@ public final class FileStorage: Storage, Sendable {
     public init(directory: URL) throws(StorageError) {
         self.directory = directory
         try Self.createDirectory(directory)
-        sealingKey = try Self.loadOrCreateKey(in: directory)
+        sealingKey = CryptoKeyBox(try Self.loadOrCreateKey(in: directory))
         Self.removeStaleTemporaryFiles(in: directory)
     }
 
@@ -46,7 +47,7 @@ public final class FileStorage: Storage, Sendable {
             let sealed = try Self.readPrivateFile(path)
             do {
                 return try AES.GCM.open(
-                    AES.GCM.SealedBox(combined: sealed), using: sealingKey, authenticating: Data(key.utf8))
+                    AES.GCM.SealedBox(combined: sealed), using: sealingKey.value, authenticating: Data(key.utf8))
             } catch {
                 throw .corrupted(key: key)
             }
@@ -57,7 +58,7 @@ public final class FileStorage: Storage, Sendable {
         let path = try path(for: key)
         let sealed: Data
         do {
-            guard let combined = try AES.GCM.seal(data, using: sealingKey, authenticating: Data(key.utf8)).combined
+            guard let combined = try AES.GCM.seal(data, using: sealingKey.value, authenticating: Data(key.utf8)).combined
             else {
                 throw StorageError.unavailable("AES-GCM produced no output")
             }

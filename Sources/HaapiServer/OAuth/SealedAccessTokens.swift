@@ -14,12 +14,14 @@ import HaapiDriver
 /// HAAPI access tokens stay JWTs stored by hash (one per login, checked on every HAAPI request).
 struct SealedAccessTokens: Sendable {
     static let prefix = "at1."
-    private let key: SymmetricKey
+    /// Boxed: Xcode 16.0–16.2's CryptoKit does not declare its keys Sendable (`CryptoKeyBox`).
+    private let box: CryptoKeyBox<SymmetricKey>
+    private var key: SymmetricKey { box.value }
     /// The MAC with the key already absorbed: setting the key up for each token cost about a fifth of sealing.
     private let mac: PrecomputedHMAC
 
     init(key: SymmetricKey) {
-        self.key = key
+        box = CryptoKeyBox(key)
         mac = PrecomputedHMAC(key: key)
     }
 

@@ -1,4 +1,5 @@
 import Crypto
+import HaapiDriver
 
 /// HMAC-SHA-256 (RFC 2104) under one key, with the key's inner and outer blocks hashed once, when it is made.
 ///
@@ -8,8 +9,9 @@ import Crypto
 /// and longer than a block and with RFC 4231's vectors.
 struct PrecomputedHMAC: Sendable {
     /// SHA-256 after `key ⊕ ipad`, and after `key ⊕ opad`; each code continues copies of them.
-    private let inner: SHA256
-    private let outer: SHA256
+    /// Boxed: Xcode 16.0–16.2's CryptoKit does not declare its hash functions Sendable (`CryptoKeyBox`).
+    private let inner: CryptoKeyBox<SHA256>
+    private let outer: CryptoKeyBox<SHA256>
 
     init(key: SymmetricKey) {
         // A key longer than a block is replaced by its hash; either is then padded with zeros to a block.
@@ -28,15 +30,15 @@ struct PrecomputedHMAC: Sendable {
         var outer = SHA256()
         outer.update(data: block.map { $0 ^ 0x5C })
         for position in block.indices { block[position] = 0 }
-        self.inner = inner
-        self.outer = outer
+        self.inner = CryptoKeyBox(inner)
+        self.outer = CryptoKeyBox(outer)
     }
 
     /// HMAC-SHA-256 of `message`.
     func code(for message: UnsafeRawBufferPointer) -> SHA256.Digest {
-        var inner = inner
+        var inner = inner.value
         inner.update(bufferPointer: message)
-        var outer = outer
+        var outer = outer.value
         inner.finalize().withUnsafeBytes { outer.update(bufferPointer: $0) }
         return outer.finalize()
     }

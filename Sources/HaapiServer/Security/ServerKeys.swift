@@ -10,7 +10,15 @@ import HaapiDriver
 struct ServerKeys: Sendable {
     let signingKey: SoftwareP256SigningKey
     let keyID: String
-    let accessTokenKey: SymmetricKey
+    /// Boxed: Xcode 16.0–16.2's CryptoKit does not declare its keys Sendable (`CryptoKeyBox`).
+    private let accessTokenKeyBox: CryptoKeyBox<SymmetricKey>
+    var accessTokenKey: SymmetricKey { accessTokenKeyBox.value }
+
+    init(signingKey: SoftwareP256SigningKey, keyID: String, accessTokenKey: SymmetricKey) {
+        self.signingKey = signingKey
+        self.keyID = keyID
+        accessTokenKeyBox = CryptoKeyBox(accessTokenKey)
+    }
 
     static func loadOrCreate(in store: ServerStore) throws -> ServerKeys {
         try store.database.write { db in

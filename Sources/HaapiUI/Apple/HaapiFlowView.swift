@@ -300,13 +300,21 @@ struct LinksView: View {
     }
 }
 
+/// The window the web authentication sheet is shown over.
+///
+/// The class is main-actor isolated (it reads `UIApplication`), and its witness is `nonisolated` so the
+/// conformance compiles whether the SDK's protocol requirement is main-actor isolated (newer SDKs) or not
+/// (Xcode 16.0's): `ASWebAuthenticationSession` calls it on the main thread, which `assumeIsolated` states
+/// and checks at run time instead of hopping.
 @MainActor
 private final class PresentationAnchor: NSObject, ASWebAuthenticationPresentationContextProviding {
     static let shared = PresentationAnchor()
 
-    func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor {
-        UIApplication.shared.connectedScenes.compactMap { ($0 as? UIWindowScene)?.keyWindow }.first
-            ?? ASPresentationAnchor()
+    nonisolated func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor {
+        MainActor.assumeIsolated {
+            UIApplication.shared.connectedScenes.compactMap { ($0 as? UIWindowScene)?.keyWindow }.first
+                ?? ASPresentationAnchor()
+        }
     }
 }
 #endif
