@@ -58,7 +58,8 @@ public final class FileStorage: Storage, Sendable {
         let path = try path(for: key)
         let sealed: Data
         do {
-            guard let combined = try AES.GCM.seal(data, using: sealingKey.value, authenticating: Data(key.utf8)).combined
+            guard
+                let combined = try AES.GCM.seal(data, using: sealingKey.value, authenticating: Data(key.utf8)).combined
             else {
                 throw StorageError.unavailable("AES-GCM produced no output")
             }
