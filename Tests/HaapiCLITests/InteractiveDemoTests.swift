@@ -180,15 +180,12 @@ struct InteractiveDemoTests {
         try await terminal.waitFor("Sign in again with it, no password\\? \\[Y/n\\]")
         #expect(terminal.screen.contains("Creating a passkey"))
         terminal.type("\n")
-        try await terminal.waitFor("Choose 1–5: ", occurrences: 2)
-        terminal.type("5\n")
-        try await terminal.waitFor("Choose 1–2: ", occurrences: 2)
-        terminal.type("1\n")
+        // Yes goes straight to the passkey sign-in: no second authenticator menu, no second passkey menu.
         try await terminal.waitFor("\\[exit (\\d+)\\]")
         let screen = terminal.screen
         #expect(
             screen.contains("Signing with your passkey") && screen.contains("✓ Signed in with your passkey.")
-                && screen.contains("[exit 0]"),
+                && screen.contains("[exit 0]") && screen.components(separatedBy: "Choose 1–5: ").count == 2,
             "\(screen.suffix(1500))")
     }
 }

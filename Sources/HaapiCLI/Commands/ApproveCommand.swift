@@ -72,8 +72,7 @@ struct ApproveCommand: AsyncParsableCommand {
         }
     }
 
-    private static func failure(_ message: String) -> ExitCode {
-        StandardStreams.printError("haapi approve: \(message)")
-        return ExitCode.failure
+    private static func failure(_ message: String) -> CLIFailure {
+        CLIFailure(message)
     }
 }

@@ -90,7 +90,7 @@ struct AuthHubCommand: AsyncParsableCommand {
 
         private func clientSecret() throws -> String {
             if let clientSecretFile {
-                let data = try StandardStreams.read(clientSecretFile)
+                let data = try StandardStreams.read(clientSecretFile, what: "--client-secret-file")
                 return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             }
             return ProcessInfo.processInfo.environment["HAAPI_AUTHHUB_CLIENT_SECRET"] ?? "authhub-secret-change-me"

@@ -46,8 +46,7 @@ struct DPoPCommand: ParsableCommand {
                 try Dpop(key: signingKey).createProof(
                     httpMethod: method, url: target, nonce: nonce, accessToken: accessToken))
         } catch let failure as KeyFile.Failure {
-            StandardStreams.printError("haapi dpop: \(failure)")
-            throw ExitCode(ExitCodes.dataError)
+            throw CLIFailure(failure.description, code: ExitCodes.dataError)
         }
     }
 }

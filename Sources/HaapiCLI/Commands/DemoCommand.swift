@@ -119,14 +119,17 @@ struct DemoCommand: AsyncParsableCommand {
         return answer.isEmpty || answer.lowercased().hasPrefix("y")
     }
 
-    /// A second flow in which the passkey just created signs in (choose "Passkey", then "Use a passkey").
+    /// A second flow in which the passkey just created signs in. The user said yes to exactly that, so the
+    /// flow goes straight there: the passkey authenticator, then its "Sign in with a passkey" form (the
+    /// other one creates a passkey), each shown as it is taken.
     @MainActor
     private func signInWithPasskey(
         application: HaapiUIKitApplication, script: FlowAnswers?, hooks: TerminalFlowHooks, io: TerminalIO
     ) async -> Int32 {
         let viewModel = HaapiFlowViewModel(haapiUIKitApplication: application)
         defer { Task { await viewModel.close() } }
-        switch await TerminalFlow(viewModel: viewModel, io: io, answers: script, hooks: hooks).run() {
+        let answers = script ?? FlowAnswers([["choose": "passkeys"], ["action": "Sign in with a passkey"]])
+        switch await TerminalFlow(viewModel: viewModel, io: io, answers: answers, hooks: hooks).run() {
         case .tokens(let tokens):
             io.say()
             io.say(io.paint("✓ Signed in with your passkey.", .green))

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `haapi`: the command-line face of swift-haapi.
 public struct HaapiCommand: AsyncParsableCommand {
@@ -80,7 +81,7 @@ extension HaapiCommand {
                 CLIFailure("unknown command '\(typed)'. Did you mean 'haapi \(suggestion)'?", code: ExitCodes.usage)
                     .exit()
             }
-            exit(withError: error)
+            exitParsing(error)
         }
         do {
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -89,11 +90,23 @@ extension HaapiCommand {
                 try command.run()
             }
         } catch  where String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
-            // Help, version, usage and validation errors, exit codes: ArgumentParser prints and exits as it does.
-            exit(withError: error)
+            // Help, version, usage and validation errors, exit codes: ArgumentParser's words and codes.
+            exitParsing(error)
         } catch {
             // Everything else is a failure of what the command did: one line in words, a classified exit code.
             CLIFailure.classify(error).exit()
         }
+    }
+
+    /// ArgumentParser's message and exit code for `error`, with the failure line spelt as every other
+    /// failure of the tool (`error: …`, lower case); help and version are printed by ArgumentParser itself.
+    private static func exitParsing(_ error: any Error) -> Never {
+        let code = exitCode(for: error)
+        guard code != .success else { exit(withError: error) }
+        let message = fullMessage(for: error)
+        if !message.isEmpty {
+            StandardStreams.printError(message.hasPrefix("Error: ") ? "error: " + message.dropFirst(7) : message)
+        }
+        Foundation.exit(code.rawValue)
     }
 }

@@ -25,19 +25,12 @@ struct InspectCommand: ParsableCommand {
     var file: String
 
     func run() throws {
-        let data: Data
-        do {
-            data = try StandardStreams.read(file)
-        } catch {
-            StandardStreams.printError("haapi inspect: cannot read \(file): \(error.localizedDescription)")
-            throw ExitCode(ExitCodes.noInput)
-        }
+        let data = try StandardStreams.read(file, what: "the response file")
         let response: HaapiResponse
         do {
             response = try HaapiDecoder().decode(data, contentType: contentType)
         } catch {
-            StandardStreams.printError("haapi inspect: \(error)")
-            throw ExitCode(ExitCodes.dataError)
+            throw CLIFailure("\(file) is not a HAAPI response: \(error)", code: ExitCodes.dataError)
         }
         print(json ? InspectReport.json(for: response).serialized() : InspectReport.text(for: response))
     }

@@ -22,9 +22,10 @@ struct JWKCommand: ParsableCommand {
         func run() throws {
             do {
                 print(try KeyFile.loadJWK(at: file).thumbprint())
+            } catch let failure as CLIFailure {
+                throw failure
             } catch {
-                StandardStreams.printError("haapi jwk thumbprint: \(error)")
-                throw ExitCode(ExitCodes.dataError)
+                throw CLIFailure("\(error)", code: ExitCodes.dataError)
             }
         }
     }

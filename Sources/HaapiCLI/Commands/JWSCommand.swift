@@ -43,9 +43,10 @@ struct JWSCommand: ParsableCommand {
                 print(try JWS.sign(payload: payload, header: extra, signer: jwk.signer(algorithm: algorithm)))
             } catch let error as ValidationError {
                 throw error
+            } catch let failure as CLIFailure {
+                throw failure
             } catch {
-                StandardStreams.printError("haapi jws sign: \(error)")
-                throw ExitCode(ExitCodes.dataError)
+                throw CLIFailure("\(error)", code: ExitCodes.dataError)
             }
         }
     }
@@ -78,13 +79,13 @@ struct JWSCommand: ParsableCommand {
                 try jws.verify(with: jwk, allowedAlgorithms: allowed)
                 print(String(decoding: jws.payload, as: UTF8.self))
             } catch let error as JOSEError {
-                StandardStreams.printError("haapi jws verify: \(error)")
-                throw ExitCode.failure
+                throw CLIFailure("the JWS does not verify: \(error)", code: ExitCodes.failure)
             } catch let error as ValidationError {
                 throw error
+            } catch let failure as CLIFailure {
+                throw failure
             } catch {
-                StandardStreams.printError("haapi jws verify: \(error)")
-                throw ExitCode(ExitCodes.dataError)
+                throw CLIFailure("\(error)", code: ExitCodes.dataError)
             }
         }
     }

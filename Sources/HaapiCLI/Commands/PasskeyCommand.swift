@@ -50,12 +50,7 @@ struct PasskeyCommand: AsyncParsableCommand {
         @Option(name: .long, help: "The account name.") var user: String
 
         func run() async throws {
-            do { Account.report(try await account.manager().signUp(userName: user), "Signed up") } catch let error
-                as WebAuthnError
-            {
-                StandardStreams.printError("haapi passkey signup: \(error)")
-                throw ExitCode(1)
-            }
+            Account.report(try await account.manager().signUp(userName: user), "Signed up")
         }
     }
 
@@ -67,11 +62,7 @@ struct PasskeyCommand: AsyncParsableCommand {
         @OptionGroup var account: Account
 
         func run() async throws {
-            do { Account.report(try await account.manager().signIn(), "Signed in as") } catch let error as WebAuthnError
-            {
-                StandardStreams.printError("haapi passkey signin: \(error)")
-                throw ExitCode(1)
-            }
+            Account.report(try await account.manager().signIn(), "Signed in as")
         }
     }
 
@@ -104,9 +95,9 @@ struct PasskeyCommand: AsyncParsableCommand {
         }
 
         func optionsJSON() throws -> JSONValue {
-            do { return try JSONParser().parse(try StandardStreams.read(options)) } catch {
-                StandardStreams.printError("haapi passkey: cannot read the options: \(error)")
-                throw ExitCode(ExitCodes.dataError)
+            let data = try StandardStreams.read(options, what: "the options file")
+            do { return try JSONParser().parse(data) } catch {
+                throw CLIFailure("the options in \(options) are not JSON: \(error)", code: ExitCodes.dataError)
             }
         }
     }
@@ -126,15 +117,9 @@ struct PasskeyCommand: AsyncParsableCommand {
             guard let format = SoftwareAuthenticator.Attestation(rawValue: attestation) else {
                 throw ValidationError("--attestation must be none or packed")
             }
-            do {
-                let options = try PublicKeyCredentialCreationOptions(json: try common.optionsJSON())
-                let response = try await common.authenticator(attestation: format).register(
-                    options, origin: common.origin)
-                print(response.json.serialized())
-            } catch let error as WebAuthnError {
-                StandardStreams.printError("haapi passkey register: \(error)")
-                throw ExitCode(1)
-            }
+            let options = try PublicKeyCredentialCreationOptions(json: try common.optionsJSON())
+            let response = try await common.authenticator(attestation: format).register(options, origin: common.origin)
+            print(response.json.serialized())
         }
     }
 
@@ -148,14 +133,9 @@ struct PasskeyCommand: AsyncParsableCommand {
         @OptionGroup var common: Common
 
         func run() async throws {
-            do {
-                let options = try PublicKeyCredentialRequestOptions(json: try common.optionsJSON())
-                let response = try await common.authenticator().authenticate(options, origin: common.origin)
-                print(response.json.serialized())
-            } catch let error as WebAuthnError {
-                StandardStreams.printError("haapi passkey authenticate: \(error)")
-                throw ExitCode(1)
-            }
+            let options = try PublicKeyCredentialRequestOptions(json: try common.optionsJSON())
+            let response = try await common.authenticator().authenticate(options, origin: common.origin)
+            print(response.json.serialized())
         }
     }
 }

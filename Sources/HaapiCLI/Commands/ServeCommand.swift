@@ -53,15 +53,11 @@ struct ServeCommand: AsyncParsableCommand {
             return
         }
         let configuration: ServerConfiguration
+        let json = try config.map { try StandardStreams.read($0, what: "configuration file") }
         do {
-            if let config {
-                configuration = try ServerConfiguration.load(json: try Data(contentsOf: URL(fileURLWithPath: config)))
-            } else {
-                configuration = try ServerConfiguration.embeddedDefault
-            }
+            configuration = try json.map(ServerConfiguration.load(json:)) ?? ServerConfiguration.embeddedDefault
         } catch {
-            StandardStreams.printError("haapi serve: \(config ?? "default configuration"): \(error)")
-            throw ExitCode(ExitCodes.dataError)
+            throw CLIFailure("\(config ?? "the default configuration"): \(error)", code: ExitCodes.dataError)
         }
         let server = try DevServer(configuration: configuration, store: ServerStore(path: db))
         let running: RunningDevServer

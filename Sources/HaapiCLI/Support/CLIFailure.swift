@@ -43,8 +43,23 @@ struct CLIFailure: Error, CustomStringConvertible {
             // The tool's own errors say what failed in their description; Foundation's generic text would not.
             return CLIFailure(error.description)
         default:
-            return CLIFailure(error.localizedDescription, details: String(describing: error))
+            return CLIFailure(words(for: error), details: String(describing: error))
         }
+    }
+
+    /// An error's own words, except Foundation's "The operation could not be completed", which says nothing:
+    /// then the file it names and why, or its domain and code.
+    static func words(for error: any Error) -> String {
+        let text = error.localizedDescription
+        guard
+            text.hasPrefix("The operation could not be completed")
+                || text.hasPrefix("The operation couldn’t be completed")
+        else { return text }
+        let bridged = error as NSError
+        if let path = bridged.userInfo[NSFilePathErrorKey] as? String {
+            return "cannot use \(path): \(StandardStreams.unreadableReason(path, error))"
+        }
+        return "\(bridged.domain) error \(bridged.code)"
     }
 
     static func haapi(_ error: HaapiError) -> CLIFailure {

@@ -85,7 +85,7 @@ struct ClientOptions: ParsableArguments {
             return ClientAuthenticationMethodJWTSymmetric(signatureAlgorithm: algorithm, secretKey: clientJwtSecret)
         }
         if let clientKey {
-            let pem = String(decoding: try StandardStreams.read(clientKey), as: UTF8.self)
+            let pem = String(decoding: try StandardStreams.read(clientKey, what: "--client-key file"), as: UTF8.self)
             let fallback = pem.contains("EC PRIVATE KEY") || !pem.contains("RSA") && pem.count < 400 ? "ES256" : "RS256"
             guard let algorithm = JWTAsymmetricAlgorithm(rawValue: (clientKeyAlg ?? fallback).uppercased()) else {
                 throw ValidationError("--client-key-alg must be one of RS/PS/ES 256, 384 or 512")

@@ -13,13 +13,11 @@ import Darwin
 /// which another user could read it, and two processes racing to create it cannot both win.
 enum KeyFile {
     enum Failure: Error, CustomStringConvertible {
-        case unreadable(String, String)
         case invalid(String, String)
         case cannotCreate(String, String)
 
         var description: String {
             switch self {
-            case .unreadable(let path, let reason): "cannot read key file \(path): \(reason)"
             case .invalid(let path, let reason): "key file \(path) does not hold a private EC P-256 JWK: \(reason)"
             case .cannotCreate(let path, let reason): "cannot create key file \(path): \(reason)"
             }
@@ -54,12 +52,7 @@ enum KeyFile {
     }
 
     static func loadJWK(at path: String) throws -> JWK {
-        let data: Data
-        do {
-            data = try StandardStreams.read(path)
-        } catch {
-            throw Failure.unreadable(path, error.localizedDescription)
-        }
+        let data = try StandardStreams.read(path, what: "key file")
         do {
             return try JWK(jsonString: String(decoding: data, as: UTF8.self))
         } catch {

@@ -9,10 +9,7 @@ enum SecretInput {
         if value != nil, file != nil { throw ValidationError("give \(option) or \(option)-file, not both") }
         if let value { return value }
         if let file {
-            let data: Data
-            do { data = try StandardStreams.read(file) } catch {
-                throw ValidationError("cannot read \(option)-file \(file): \(error.localizedDescription)")
-            }
+            let data = try StandardStreams.read(file, what: option + "-file")
             // One trailing newline (from `echo` or an editor) is not part of the secret.
             var text = String(decoding: data, as: UTF8.self)
             if text.hasSuffix("\r\n") { text.removeLast(2) } else if text.hasSuffix("\n") { text.removeLast() }

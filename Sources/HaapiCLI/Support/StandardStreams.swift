@@ -1,15 +1,43 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Small helpers for a well-behaved command-line tool: results on stdout, diagnostics on stderr.
 enum StandardStreams {
     static func printError(_ message: String) {
         FileHandle.standardError.write(Data((message + "\n").utf8))
     }
 
-    /// Reads a file, or standard input when the path is `-`.
-    static func read(_ path: String) throws -> Data {
+    /// Reads a file, or standard input when the path is `-`. A file that cannot be read is a `CLIFailure`
+    /// with exit code 66 in every command, saying which input (`what`) and why in words.
+    static func read(_ path: String, what: String = "file") throws(CLIFailure) -> Data {
         if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
-        return try Data(contentsOf: URL(fileURLWithPath: path))
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CLIFailure(
+                "cannot read \(what) \(path): \(unreadableReason(path, error))", code: ExitCodes.noInput,
+                details: String(describing: error))
+        }
+    }
+
+    /// Why `path` could not be read, in words: Foundation's own text on Linux is "The operation could not be
+    /// completed", which says nothing.
+    static func unreadableReason(_ path: String, _ error: any Error) -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "no such file" }
+        if isDirectory.boolValue { return "it is a folder" }
+        guard FileManager.default.isReadableFile(atPath: path) else { return "permission denied" }
+        if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
+            underlying.domain == NSPOSIXErrorDomain
+        {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return "the file could not be read"
     }
 }
 

@@ -19,7 +19,7 @@ final class FlowAnswers {
     }
 
     convenience init(file: String) throws {
-        let value = try JSONParser().parse(try StandardStreams.read(file))
+        let value = try JSONParser().parse(try StandardStreams.read(file, what: "answers file"))
         guard let array = value.arrayValue else { throw FlowAnswersError.notAnArray }
         var answers: [JSONObject] = []
         for (index, item) in array.enumerated() {
