@@ -30,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+        // X.509 chains and ASN.1 for the dev server's App Attest verifier; never linked into a client product.
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         // `swift package generate-documentation` (scripts/docs.sh); a command plugin, never linked into a product.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
@@ -101,6 +104,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         // The command implementations, kept in a library so tests can call them directly.
@@ -118,10 +123,16 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "haapi", dependencies: ["HaapiCLI"]),
-        // A hand-built HAAPI client (raw HTTP, explicit DPoP): the server's tests and the load generator use it.
+        // A hand-built HAAPI client (raw HTTP, explicit DPoP) and a stand-in for Apple's App Attest: the server's
+        // tests and the load generator use it.
         .target(
             name: "HaapiRawClient",
-            dependencies: ["HaapiDriver", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+            dependencies: [
+                "HaapiDriver", "Passkeys", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
         ),
         .executableTarget(
             name: "haapi-bench",
@@ -146,6 +157,8 @@ let package = Package(
             dependencies: [
                 "HaapiServer", "HaapiDriver", "HaapiRawClient", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
@@ -196,7 +209,10 @@ if Context.environment["HAAPI_FUZZ"] == "1" {
     let harnesses: [(name: String, dependencies: [Target.Dependency])] = [
         ("HaapiDecoderFuzzer", ["HaapiModel"]),
         ("CBORFuzzer", ["Passkeys"]),
-        ("DPoPProofFuzzer", ["HaapiModel", "HaapiDriver", "HaapiServer"]),
+        (
+            "DPoPProofFuzzer",
+            ["HaapiModel", "HaapiDriver", "HaapiServer", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         ("AuthHubResponseFuzzer", ["AuthHub", "HaapiModel"]),
         ("ServerConfigurationFuzzer", ["HaapiServer"]),
     ]

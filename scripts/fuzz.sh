@@ -7,8 +7,9 @@
 #   HaapiDecoderFuzzer         HAAPI representations and problems (HaapiModel)
 #   CBORFuzzer                 CBOR, attestation objects, authenticator data, COSE keys (Passkeys)
 #   DPoPProofFuzzer            compact JWS, DPoP proofs as the server parses them, htu normalisation,
-#                              form bodies (bytes), Basic credentials, the sign-in page's cookie and
-#                              the CSP sources made of redirect URIs
+#                              form bodies (bytes), Basic credentials, the sign-in page's cookie,
+#                              the CSP sources made of redirect URIs, and App Attest responses,
+#                              attestation objects and assertions
 #   AuthHubResponseFuzzer      Authentication Hub responses as the client reads them
 #   ServerConfigurationFuzzer  the dev server's configuration loader
 #

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import FuzzSupport
 import HaapiDriver
@@ -7,8 +8,10 @@ import HaapiModel
 
 // What the server parses of a request's credentials: the compact JWS parser, the DPoP proof parser the
 // verifier runs (with every algorithm it may accept), the JWK in a proof's header, the htu normalisation, a
-// form body as received (bytes), Basic credentials, the browser page's cookie and CSP form-action sources.
-// Never a crash; a proof that parses has a key thumbprint; a form that parses encodes back to the same pairs.
+// form body as received (bytes), Basic credentials, the browser page's cookie and CSP form-action sources, and
+// the App Attest policy's challenge response, attestation object (CBOR, X.509) and assertion.
+// Never a crash; a proof that parses has a key thumbprint; a form that parses encodes back to the same pairs;
+// no assertion of random bytes verifies.
 func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = fuzzInput(start, count)
     let text = String(decoding: bytes, as: UTF8.self)
@@ -40,8 +43,23 @@ func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     {
         fuzzFailure("a redirect URI made a CSP source that can end the directive")
     }
+    if case .success(let response) = AppAttestation.parse(text), response.jkt.utf8.count != 43 {
+        fuzzFailure("an App Attest response accepted with a jkt that is not a thumbprint")
+    }
+    let data = Data(bytes)
+    if case .success(let parsed) = AppAttestVerifier.parseAttestationObject(data) {
+        _ = AppAttestVerifier.certifiedNonce(parsed.leaf)
+    }
+    if case .success = AppAttestVerifier.verifyAssertion(data, clientDataHash: Data(count: 32), key: fuzzAppAttestKey) {
+        fuzzFailure("random bytes verified as an App Attest assertion")
+    }
     return 0
 }
+
+/// A key no input can sign for.
+let fuzzAppAttestKey = AppAttestKey(
+    keyID: "", publicKey: P256.Signing.PrivateKey().publicKey.x963Representation, appID: "ABCDE12345.a.b",
+    signCount: 0)
 
 @_cdecl("DPoPProofFuzzer_main")
 func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {

@@ -72,7 +72,8 @@ public final class DevServer: Sendable {
             address: address, configuration: configuration, keys: keys, clients: clients, dpop: dpop)
         attestation = AttestationRoutes(
             address: address, configuration: configuration, store: store, keys: keys, clients: clients, dpop: dpop,
-            nonces: nonces, clock: clock)
+            nonces: nonces, clock: clock,
+            appAttest: try configuration.appAttest.map { try AppAttestation(settings: $0, store: store) })
         tokens = TokenRoutes(
             address: address, configuration: configuration, store: store, keys: keys, clients: clients,
             clientAuthenticator: clientAuthenticator, dpop: dpop, nonces: nonces, accessTokens: accessTokens,

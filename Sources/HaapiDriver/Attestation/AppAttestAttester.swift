@@ -17,12 +17,17 @@ public struct DeviceCheckAppAttestService: AppAttestKeyService {
         try await DCAppAttestService.shared.attestKey(keyID, clientDataHash: clientDataHash)
     }
 
+    public func generateAssertion(_ keyID: String, clientDataHash: Data) async throws -> Data {
+        try await DCAppAttestService.shared.generateAssertion(keyID, clientDataHash: clientDataHash)
+    }
+
     public func isInvalidKeyError(_ error: any Error) -> Bool {
         (error as? DCError)?.code == .invalidKey
     }
 }
 
-/// Apple App Attest with the key id kept in the Keychain and reused (see `AppAttestKeyAttester`).
+/// Apple App Attest: a key attested once and kept in the Keychain, assertions afterwards (see
+/// `AppAttestKeyAttester`).
 public typealias AppAttestAttester = AppAttestKeyAttester<DeviceCheckAppAttestService>
 
 extension AppAttestKeyAttester where Service == DeviceCheckAppAttestService {

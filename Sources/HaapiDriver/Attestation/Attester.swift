@@ -8,6 +8,14 @@ public protocol Attester: Sendable {
     var isSupported: Bool { get }
     /// The `challenge_response` for `challenge`.
     func attest(challenge: String, clientId: String, key: any SigningKey) async throws -> String
+    /// Told that the server refused the last `challenge_response`; returns whether an immediate second
+    /// attempt (with a new challenge) may succeed because the attester will answer differently.
+    func serverRefused() -> Bool
+}
+
+extension Attester {
+    /// Attesters that answer every challenge the same way gain nothing from a retry.
+    public func serverRefused() -> Bool { false }
 }
 
 /// Whether and how hard the SDK tries attestation.

@@ -183,7 +183,9 @@ public actor HaapiTokenManager {
             dpop: dpop, dpopNonce: await exchange.nonces.nonce(for: tokenEndpoint))
     }
 
-    /// CAT challenge → attestation → CAT (docs/ATTESTATION.md).
+    /// CAT challenge → attestation → CAT (docs/ATTESTATION.md). When the server refuses the response and the
+    /// attester will answer differently next time (an App Attest key the server does not know: a new key's
+    /// attestation instead of an assertion), one more round with a new challenge.
     private func clientAttestationToken(_ attester: any Attester) async throws(HaapiError) -> String {
         guard attester.isSupported else { throw .attestationNotSupported }
         let catURL = tokenEndpoint.appendingPathComponent("cat")
@@ -192,22 +194,47 @@ public actor HaapiTokenManager {
         guard let challengeTarget = challengeURL?.url else {
             throw .invalidConfiguration(reason: "bad token endpoint \(tokenEndpoint)")
         }
-        HaapiLogger.debug(
-            DriverFollowUpTag.attestation, "requesting challenge from \(sensitive: catURL.absoluteString)")
-        let challengeResponse = try await exchange.send(
-            HTTPRequest(method: "GET", url: challengeTarget, headers: [(HttpHeaderNames.accept, MimeTypes.json)]))
-        guard challengeResponse.statusCode == 200 else {
-            throw .attestationRefusedByServer(cause: challengeResponse.oauthError)
+        var round = 0
+        while true {
+            round += 1
+            HaapiLogger.debug(
+                DriverFollowUpTag.attestation, "requesting challenge from \(sensitive: catURL.absoluteString)")
+            let challengeResponse = try await exchange.send(
+                HTTPRequest(method: "GET", url: challengeTarget, headers: [(HttpHeaderNames.accept, MimeTypes.json)]))
+            guard challengeResponse.statusCode == 200 else {
+                throw .attestationRefusedByServer(cause: challengeResponse.oauthError)
+            }
+            guard let challenge = try challengeResponse.oauthObject()["challenge"]?.stringValue else {
+                throw .communication(message: "the CAT challenge response has no challenge", cause: nil)
+            }
+            let attestation = try await answer(challenge, attester: attester)
+            let request = TokenEndpointRequest(
+                url: catURL,
+                form: [("client_id", clientId), ("challenge", challenge), ("challenge_response", attestation)])
+            let response = try await exchange.post(request, dpop: dpop)
+            guard response.statusCode == 200 else {
+                let error = response.oauthError
+                guard case .serverError = error else { throw error }
+                if attester.serverRefused(), round == 1 {
+                    HaapiLogger.warning(
+                        DriverFollowUpTag.attestation, "the server refused the attestation; trying once more")
+                    continue
+                }
+                throw .attestationRefusedByServer(cause: error)
+            }
+            guard let cat = try response.oauthObject()["cat"]?.stringValue else {
+                throw .communication(message: "the CAT response has no cat", cause: nil)
+            }
+            return cat
         }
-        guard let challenge = try challengeResponse.oauthObject()["challenge"]?.stringValue else {
-            throw .communication(message: "the CAT challenge response has no challenge", cause: nil)
-        }
-        var attestation: String?
+    }
+
+    /// The attester's answer, with its own retries for failures that are not the server's refusal.
+    private func answer(_ challenge: String, attester: any Attester) async throws(HaapiError) -> String {
         var lastError: (any Error)?
         for attempt in 0...attestationMaxRetries {
             do {
-                attestation = try await attester.attest(challenge: challenge, clientId: clientId, key: dpop.key)
-                break
+                return try await attester.attest(challenge: challenge, clientId: clientId, key: dpop.key)
             } catch let error as HaapiError {
                 throw error
             } catch {
@@ -217,19 +244,7 @@ public actor HaapiTokenManager {
                     "attestation attempt \(attempt + 1) failed: \(String(describing: error))")
             }
         }
-        guard let attestation else { throw .attestationFailure(cause: lastError) }
-        let request = TokenEndpointRequest(
-            url: catURL, form: [("client_id", clientId), ("challenge", challenge), ("challenge_response", attestation)])
-        let response = try await exchange.post(request, dpop: dpop)
-        guard response.statusCode == 200 else {
-            let error = response.oauthError
-            if case .serverError = error { throw .attestationRefusedByServer(cause: error) }
-            throw error
-        }
-        guard let cat = try response.oauthObject()["cat"]?.stringValue else {
-            throw .communication(message: "the CAT response has no cat", cause: nil)
-        }
-        return cat
+        throw .attestationFailure(cause: lastError)
     }
 }
 

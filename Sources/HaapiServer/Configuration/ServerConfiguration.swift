@@ -16,14 +16,17 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
     /// Apps published in `/.well-known/apple-app-site-association` and `assetlinks.json`; absent, neither
     /// file is served.
     public var associatedApps: AssociatedApps?
+    /// Apple App Attest for clients with the `appAttest` policy: the app ids, the root, the environment.
+    public var appAttest: AppAttestSettings?
 
     public init(
         clients: [ClientConfiguration], users: [UserConfiguration], authenticators: [AuthenticatorConfiguration],
         lifetimes: Lifetimes = Lifetimes(), dpop: DPoPSettings = DPoPSettings(),
         security: SecuritySettings = SecuritySettings(),
         authHub: AuthHubSettings? = nil, passkeys: PasskeySettings = PasskeySettings(),
-        associatedApps: AssociatedApps? = nil
+        associatedApps: AssociatedApps? = nil, appAttest: AppAttestSettings? = nil
     ) {
+        self.appAttest = appAttest
         self.authHub = authHub
         self.passkeys = passkeys
         self.associatedApps = associatedApps
@@ -46,6 +49,7 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
         authHub = try container.decodeIfPresent(AuthHubSettings.self, forKey: .authHub)
         passkeys = try container.decodeIfPresent(PasskeySettings.self, forKey: .passkeys) ?? PasskeySettings()
         associatedApps = try container.decodeIfPresent(AssociatedApps.self, forKey: .associatedApps)
+        appAttest = try container.decodeIfPresent(AppAttestSettings.self, forKey: .appAttest)
     }
 
     /// Lifetimes in seconds.
@@ -141,7 +145,9 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
 }
 
 public struct ClientConfiguration: Codable, Sendable, Equatable {
-    public enum AttestationPolicy: String, Codable, Sendable { case software, disabled }
+    /// How a client's attestation is checked (docs/ATTESTATION.md): `software` (a JWS by the DPoP key),
+    /// `appAttest` (Apple App Attest, with the top-level `appAttest` settings), or `disabled` (anything).
+    public enum AttestationPolicy: String, Codable, Sendable { case software, appAttest, disabled }
     public enum AuthenticationMethod: String, Codable, Sendable {
         case none
         case clientSecretBasic = "client_secret_basic"
@@ -177,6 +183,9 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
     /// Per-client lifetimes in seconds; the server-wide `lifetimes` apply when absent.
     public var accessTokenLifetime: Int?
     public var refreshTokenLifetime: Int?
+    /// A refresh keeps the refresh token instead of rotating it (seed 003's "Reuse Refresh Tokens"; off by
+    /// default, as rotation with reuse detection is the safer behaviour, RFC 9700 §4.14.2).
+    public var reuseRefreshTokens: Bool
 
     public struct DCRTemplate: Codable, Sendable, Equatable {
         /// The client whose `dcr`-scoped token may register clients from this template.
@@ -188,8 +197,10 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
         attestation: AttestationPolicy? = nil, allowWithoutAttestation: Bool = false, tokenBoundCodes: Bool = false,
         dpopNonce: Bool = false, redirectURIs: [String] = [], scopes: [String] = [], requirePKCE: Bool = false,
         consent: Bool = false, authenticators: [String] = [], dcrTemplate: DCRTemplate? = nil,
-        accessTokenLifetime: Int? = nil, refreshTokenLifetime: Int? = nil, displayName: String? = nil
+        accessTokenLifetime: Int? = nil, refreshTokenLifetime: Int? = nil, displayName: String? = nil,
+        reuseRefreshTokens: Bool = false
     ) {
+        self.reuseRefreshTokens = reuseRefreshTokens
         self.id = id
         self.displayName = displayName
         self.secret = secret
@@ -230,6 +241,7 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
         dcrTemplate = try c.decodeIfPresent(DCRTemplate.self, forKey: .dcrTemplate)
         accessTokenLifetime = try c.decodeIfPresent(Int.self, forKey: .accessTokenLifetime)
         refreshTokenLifetime = try c.decodeIfPresent(Int.self, forKey: .refreshTokenLifetime)
+        reuseRefreshTokens = try c.decodeIfPresent(Bool.self, forKey: .reuseRefreshTokens) ?? false
     }
 
     /// Whether the client may run HAAPI flows at all.
@@ -409,6 +421,12 @@ extension ServerConfiguration {
         try authHub?.validate()
         try passkeys.validate()
         try associatedApps?.validate()
+        try appAttest?.validate()
+        if let client = clients.first(where: { $0.attestation == .appAttest }), appAttest == nil {
+            throw ConfigurationError.invalid(
+                "client \"\(client.id)\" uses the appAttest policy: add \"appAttest\": {\"appIDs\": [\"<Team ID>.<Bundle ID>\"]}"
+            )
+        }
         if security.passwordHashIterations < 600_000 {
             throw ConfigurationError.invalid(
                 "security.passwordHashIterations must be at least 600000 (OWASP 2023 for PBKDF2-HMAC-SHA256)")

@@ -88,12 +88,8 @@ public struct AssociatedApps: Codable, Sendable, Equatable {
 
     func validate() throws {
         let bundleCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
-        let teamCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         for id in iosAppIds {
-            let parts = id.split(separator: ".", maxSplits: 1)
-            guard parts.count == 2, parts[0].count == 10, parts[0].allSatisfy(teamCharacters.contains),
-                !parts[1].isEmpty, parts[1].allSatisfy(bundleCharacters.contains)
-            else {
+            guard AppleAppID.isValid(id) else {
                 throw ConfigurationError.invalid(
                     "associatedApps.iosAppIds: \"\(id)\" must be <Team ID>.<Bundle Identifier>, e.g. 1ABC23DEF4.com.example.app"
                 )

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HaapiDriver
 import HaapiModel
@@ -174,6 +175,16 @@ extension AuthorizeRoutes {
         return authorizationProblem(caller, error: "access_denied", description: "The user declined the request")
     }
 
+    /// `session_state` as OpenID Connect Session Management 1.0 §3 makes it: base64(SHA-256(client id, origin of
+    /// the redirect URI, the OP's state for this user agent, salt)) "." salt. A HAAPI login has no browser
+    /// cookie, so the flow's own id (random, never reused) stands for the OP's state.
+    static func sessionState(clientID: String, redirectURI: String, flow: String) -> String {
+        let origin = URL(string: redirectURI).map { "\($0.scheme ?? "")://\($0.host ?? "")" } ?? redirectURI
+        let salt = SecureRandom.token(byteCount: 8)
+        let hash = SHA256.hash(data: Data([clientID, origin, flow, salt].joined(separator: " ").utf8))
+        return Data(hash).base64EncodedString() + "." + salt
+    }
+
     /// Ends the flow with an authorization code, bound to the flow's key when the client asks for that.
     private func issueCode(_ caller: HaapiCaller, session: FlowSession, scope: [String]) async -> Response {
         guard let username = session.username else {
@@ -197,11 +208,15 @@ extension AuthorizeRoutes {
                 status: .internalServerError)
         }
         await flows.remove(session.id)
+        let sessionState = Self.sessionState(
+            clientID: session.clientID, redirectURI: session.redirectURI, flow: session.id)
         var parameters: [(name: String, value: String)] = [("code", code)]
         if let state = session.state { parameters.append(("state", state)) }
+        parameters.append(("session_state", sessionState))
         parameters.append(("iss", issuer))
         var properties: JSONObject = ["code": .string(code)]
         if let state = session.state { properties["state"] = .string(state) }
+        properties["session_state"] = .string(sessionState)
         properties["iss"] = .string(issuer)
         let separator = session.redirectURI.contains("?") ? "&" : "?"
         return representation(

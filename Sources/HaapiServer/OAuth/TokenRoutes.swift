@@ -136,19 +136,33 @@ extension TokenRoutes {
             return HTTP.oauthError(
                 "invalid_client", "the client attestation token was already used", status: .unauthorized)
         }
-        return await haapiAccessTokenResponse(client: client, jkt: jkt, now: now)
+        var attestation = claims["data"]?.objectValue ?? JSONObject()
+        attestation["type"] = claims["type"] ?? "disabled"
+        return await haapiAccessTokenResponse(client: client, jkt: jkt, attestation: attestation, now: now)
     }
 
     /// A HAAPI access token: a JWT with `cnf.jkt`, also stored (hashed) so it can be revoked and introspected.
-    private func haapiAccessTokenResponse(client: ResolvedClient, jkt: String, now: Date) async -> Response {
+    /// Its claims follow the vendor's HAAPI token (seed 003): `aud` names the endpoints it is for,
+    /// `attestation` what the CAT verified (absent for a client that authenticated itself instead), `cal`
+    /// how the client was authenticated, `cap` the attestation policy, and `dpl` the device protection level,
+    /// which the dev server does not grade (always 0).
+    private func haapiAccessTokenResponse(
+        client: ResolvedClient, jkt: String, attestation: JSONObject?, now: Date
+    ) async -> Response {
         let lifetime = configuration.lifetimes.haapiAccessToken
-        let claims: JSONObject = [
-            "iss": .string(issuer), "sub": .string(client.id), "aud": .string(issuer), "purpose": "haapi",
-            "scope": .string(Scopes.haapi), "cnf": ["jkt": .string(jkt)],
+        var claims: JSONObject = [
+            "iss": .string(issuer), "sub": .string(client.id),
+            "aud": [.string(url(Paths.authorize)), .string(url(Paths.authenticate))], "purpose": "haapi",
+            "scope": .string(Scopes.haapi), "cnf": ["jkt": .string(jkt)], "dpl": 0,
+            "cal": attestation == nil ? "client-authentication" : "by-policy",
             "iat": .number(JSONNumber(Int(now.timeIntervalSince1970))),
             "exp": .number(JSONNumber(Int(now.timeIntervalSince1970) + lifetime)),
             "jti": .string(SecureRandom.token(byteCount: 16)),
         ]
+        if let attestation {
+            claims["attestation"] = .object(attestation)
+            claims["cap"] = .string((client.configuration.attestation?.rawValue ?? "disabled") + "-dev-policy")
+        }
         do {
             let token = try keys.sign(claims: claims, type: Self.haapiTokenType)
             try store.storeAccessToken(
@@ -186,7 +200,7 @@ extension TokenRoutes {
             request, client: client, boundJKT: nil, required: wantsHaapi)
         let now = clock()
         if wantsHaapi, let jkt = proof?.thumbprint {
-            return await haapiAccessTokenResponse(client: client, jkt: jkt, now: now)
+            return await haapiAccessTokenResponse(client: client, jkt: jkt, attestation: nil, now: now)
         }
         return await tokenResponse(
             client: client, username: nil, scope: requested, jkt: proof?.thumbprint, refresh: .none, now: now)
@@ -249,6 +263,15 @@ extension TokenRoutes {
             request, client: client, boundJKT: record.jkt, required: false,
             bindingFailure: "the DPoP key differs from the key the refresh token is bound to")
         let now = clock()
+        if client.configuration.reuseRefreshTokens {
+            // The same refresh token again, while it lives: no rotation, so no reuse detection either.
+            guard record.status == .active, record.expiresAt > now else {
+                return HTTP.oauthError("invalid_grant", "the refresh token is revoked or expired")
+            }
+            return await tokenResponse(
+                client: client, username: record.username, scope: record.scope.split(separator: " ").map(String.init),
+                jkt: record.jkt, refresh: .rotated(token, family: record.familyID), now: now)
+        }
         let replacement = SecureRandom.token(byteCount: 32)
         let expiry = now.addingTimeInterval(
             TimeInterval(client.configuration.refreshTokenLifetime ?? configuration.lifetimes.refreshToken))

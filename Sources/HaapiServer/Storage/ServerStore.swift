@@ -95,6 +95,15 @@ public final class ServerStore: Sendable {
             // live branch per family (RFC 9700 §4.14.2).
             try db.execute(sql: "ALTER TABLE refresh_tokens ADD COLUMN replaced_by TEXT")
         }
+        migrator.registerMigration("v8-app-attest-keys") { db in
+            // App Attest keys whose attestation was verified, and the last assertion counter of each.
+            try db.execute(
+                sql: """
+                    CREATE TABLE app_attest_keys (
+                      key_id TEXT PRIMARY KEY NOT NULL, public_key BLOB NOT NULL, app_id TEXT NOT NULL,
+                      sign_count INTEGER NOT NULL, created_at REAL NOT NULL)
+                    """)
+        }
         return migrator
     }
 

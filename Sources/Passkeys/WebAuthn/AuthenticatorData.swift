@@ -30,6 +30,13 @@ public struct AuthenticatorData: Sendable, Equatable {
         public let credentialID: Data
         /// The new credential's public key.
         public let publicKey: COSEKey
+
+        /// A credential from its parts, as an authenticator reports it.
+        public init(aaguid: Data, credentialID: Data, publicKey: COSEKey) {
+            self.aaguid = aaguid
+            self.credentialID = credentialID
+            self.publicKey = publicKey
+        }
     }
 
     /// SHA-256 of the RP ID the authenticator acted for.

@@ -43,7 +43,8 @@ actor AttestationChallenges {
 /// The software attestation format of the `software` policy (docs/ATTESTATION.md): a compact ES256 JWS with
 /// header `{"alg":"ES256","typ":"haapi-attestation+jwt","jwk":…}` and payload `{"challenge","client_id","iat"}`.
 enum AttestationVerdict {
-    case attested(thumbprint: String)
+    /// The key the CAT binds, and what was verified about the device (the CAT's `data`).
+    case attested(thumbprint: String, data: JSONObject)
     case refused(String)
 }
 
@@ -77,7 +78,7 @@ enum SoftwareAttestation {
         else {
             return .refused("iat is missing or outside the accepted window")
         }
-        return .attested(thumbprint: jwk.thumbprint())
+        return .attested(thumbprint: jwk.thumbprint(), data: ["format": "software"])
     }
 }
 
@@ -92,6 +93,8 @@ struct AttestationRoutes: ServerService, FormReading, DPoPGated {
     let dpop: DPoPVerifier
     let nonces: DPoPNonceService
     let clock: @Sendable () -> Date
+    /// The `appAttest` policy's verifier, when the configuration has `appAttest` settings.
+    let appAttest: AppAttestation?
     /// Challenges handed out and not yet answered (bounded, single use).
     let challenges = AttestationChallenges()
 }
@@ -142,19 +145,31 @@ extension AttestationRoutes {
             return HTTP.oauthError(
                 "invalid_client", "the challenge was issued to another client", status: .unauthorized, headers: headers)
         }
-        // The attested key: verified under `software`; under `disabled`, taken from the DPoP proof if any.
+        // The attested key: verified under `software` and `appAttest`; under `disabled`, taken from the DPoP
+        // proof if any.
         var jkt: String?
+        var data: JSONObject = ["format": "none"]
+        let verdict: AttestationVerdict?
         switch client.configuration.attestation {
         case .software?:
-            switch SoftwareAttestation.verify(
+            verdict = SoftwareAttestation.verify(
                 response, challenge: challenge, clientID: client.id, now: now,
                 window: TimeInterval(configuration.dpop.iatWindowSeconds))
-            {
-            case .attested(let thumbprint): jkt = thumbprint
-            case .refused(let reason): return HTTP.oauthError("unsupported_device", reason, headers: headers)
-            }
+        case .appAttest?:
+            verdict =
+                await appAttest?.verify(response, challenge: challenge, clientID: client.id, now: now)
+                ?? .refused("the server has no appAttest settings")
         case .disabled?, nil:
-            jkt = nil
+            verdict = nil
+        }
+        switch verdict {
+        case .attested(let thumbprint, let verified)?:
+            jkt = thumbprint
+            data = verified
+        case .refused(let reason)?:
+            return HTTP.oauthError("unsupported_device", reason, headers: headers)
+        case nil:
+            break
         }
         if let proof {
             if let attested = jkt, proof.thumbprint != attested {
@@ -170,7 +185,12 @@ extension AttestationRoutes {
             "exp": .number(JSONNumber(Int(now.timeIntervalSince1970) + configuration.lifetimes.clientAttestationToken)),
             "jti": .string(SecureRandom.token(byteCount: 16)),
         ]
-        if let jkt { claims["cnf"] = ["jkt": .string(jkt)] }
+        claims["data"] = .object(data)
+        if let jkt {
+            // Both spellings: `jkt` as the vendor's CAT carries it (seed 003), `cnf.jkt` as RFC 9449 binds keys.
+            claims["jkt"] = .string(jkt)
+            claims["cnf"] = ["jkt": .string(jkt)]
+        }
         guard let cat = try? keys.sign(claims: claims, type: Self.catType) else {
             return HTTP.oauthError(
                 "server_error", "could not sign the client attestation token", status: .internalServerError)
