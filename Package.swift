@@ -9,6 +9,7 @@ let linuxTransport = SwiftSetting.define("HAAPI_ASYNC_HTTP_CLIENT", .when(platfo
 
 let package = Package(
     name: "swift-haapi",
+    defaultLocalization: "en",
     platforms: [.iOS(.v15), .macOS(.v13)],
     products: [
         .library(name: "HaapiModel", targets: ["HaapiModel"]),
@@ -88,7 +89,9 @@ let package = Package(
                 // Not OpenCombineShim: its Foundation part imports FoundationNetworking (and so libcurl).
                 .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux])),
                 .product(name: "OpenCombineDispatch", package: "OpenCombine", condition: .when(platforms: [.linux])),
-            ]
+            ],
+            // The kit's words, Resources/<language>.lproj/Localizable.strings (English and Swedish).
+            resources: [.process("Resources")]
         ),
         // The dev identity server: HAAPI flows, OAuth with DPoP, attestation, DCR, SQLite.
         .target(

@@ -26,8 +26,7 @@ public enum HaapiFlow {
                 parent.present(UINavigationController(rootViewController: controller), animated: true)
                 return
             }
-            // The back button shows the kit's `hui_back` (translatable in the app's Localizable.strings).
-            parent.navigationItem.backButtonTitle = haapiUIKitApplication.haapiUIKitConfiguration.strings[.back]
+            // The flow shows its own back button (kit's `hui_back`) next to close; see HaapiFlowViewController.
             navigation.pushViewController(controller, animated: true)
         }
     }
@@ -44,9 +43,15 @@ public enum HaapiFlow {
 }
 
 /// The flow's screens in one view controller (the SwiftUI views hosted), for apps that manage presentation themselves.
+///
+/// Every way out before the flow ends (close, back in `.stack`, swiping the sheet down or from the edge)
+/// goes through `FlowInterruptionGuard`: with `shouldConfirmFlowInterruption` each asks first.
 @MainActor
-public final class HaapiFlowViewController: UIHostingController<HaapiFlowView> {
+public final class HaapiFlowViewController: UIHostingController<HaapiFlowView>, UIAdaptivePresentationControllerDelegate
+{
     private let viewModel: HaapiFlowViewModel
+    private let interruption: FlowInterruptionGuard
+    private var ended = false
 
     public init(
         haapiUIKitApplication: HaapiUIKitApplication, flowResult: HaapiFlowResult,
@@ -54,16 +59,36 @@ public final class HaapiFlowViewController: UIHostingController<HaapiFlowView> {
     ) {
         let forwarder = ClosingResultForwarder(flowResult)
         viewModel = HaapiFlowViewModel(haapiUIKitApplication: haapiUIKitApplication, flowResult: forwarder)
+        interruption = FlowInterruptionGuard(configuration: haapiUIKitApplication.haapiUIKitConfiguration)
         super.init(rootView: HaapiFlowView(viewModel: viewModel, deepLinks: deepLinks))
-        forwarder.onFinish = { [weak self] in self?.dismissFlow() }
-        let closeButton = UIBarButtonItem(
-            systemItem: .close, primaryAction: UIAction { [weak self] _ in self?.closeTapped() })
-        // The theme's closeButtonTintColorName (hui_primary by default), as the app's asset catalog defines it.
+        forwarder.onFinish = { [weak self] in
+            self?.ended = true
+            self?.dismissFlow()
+        }
         let theme = haapiUIKitApplication.theme
-        closeButton.tintColor = UIColor(
-            named: theme.string("closeButtonTintColorName", in: "HaapiFlowViewController") ?? "hui_primary")
-        closeButton.accessibilityLabel = haapiUIKitApplication.haapiUIKitConfiguration.strings[.close]
-        navigationItem.leftBarButtonItem = closeButton
+        let strings = haapiUIKitApplication.haapiUIKitConfiguration.strings
+        // The theme's closeButtonTintColorName (hui_primary by default): the app's asset, else the kit's.
+        let tint = theme.uiColor(
+            theme.string("closeButtonTintColorName", in: "HaapiFlowViewController") ?? "hui_primary")
+        navigationItem.leftBarButtonItems = interruption.leadingButtons.map { exit in
+            let item: UIBarButtonItem
+            switch exit {
+            case .back:
+                // Our own back button, so leaving this way can ask first; titled with the kit's `hui_back`.
+                item = UIBarButtonItem(
+                    title: strings[.back], image: UIImage(systemName: "chevron.backward"),
+                    primaryAction: UIAction { [weak self] _ in self?.leave(by: .back) })
+                item.accessibilityLabel = strings[.back]
+            case .close, .swipe:
+                item = UIBarButtonItem(
+                    systemItem: .close, primaryAction: UIAction { [weak self] _ in self?.leave(by: .close) })
+                item.accessibilityLabel = strings[.close]
+            }
+            item.tintColor = tint
+            return item
+        }
+        // The system back button would leave without asking; ours stands in its place.
+        navigationItem.hidesBackButton = interruption.presentationMode == .stack
         HaapiLogger.debug(
             UIKitFollowUpTag.layout,
             "presenting HaapiFlowViewController; themable elements: HaapiFlowViewController, ActionableButton.*, TextField, MessageView.*, SelectorView, PollingView"
@@ -73,16 +98,34 @@ public final class HaapiFlowViewController: UIHostingController<HaapiFlowView> {
     @available(*, unavailable)
     required init?(coder: NSCoder) { nil }
 
-    private func closeTapped() {
-        guard viewModel.haapiUIKitApplication.haapiUIKitConfiguration.shouldConfirmFlowInterruption else {
-            return interrupt()
-        }
-        let strings = viewModel.haapiUIKitApplication.haapiUIKitConfiguration.strings
-        let alert = UIAlertController(title: strings[.cancelFlowTitle], message: nil, preferredStyle: .alert)
-        alert.addAction(UIAlertAction(title: strings[.keepGoing], style: .cancel))
+    public override func viewDidAppear(_ animated: Bool) {
+        super.viewDidAppear(animated)
+        // Swipes: the edge swipe of a stack and the pull-down of a sheet ask like the buttons do.
+        navigationController?.interactivePopGestureRecognizer?.isEnabled = interruption.allowsSystemSwipe
+        let presented = navigationController ?? self
+        presented.isModalInPresentation = !interruption.allowsSystemSwipe
+        presented.presentationController?.delegate = self
+    }
+
+    public override func viewWillDisappear(_ animated: Bool) {
+        super.viewWillDisappear(animated)
+        navigationController?.interactivePopGestureRecognizer?.isEnabled = true
+    }
+
+    /// A pull-down refused by `isModalInPresentation`: ask, as the close button does.
+    public nonisolated func presentationControllerDidAttemptToDismiss(
+        _ presentationController: UIPresentationController
+    ) {
+        MainActor.assumeIsolated { leave(by: .swipe) }
+    }
+
+    private func leave(by exit: FlowExit) {
+        guard interruption.asksBeforeLeaving(by: exit, flowEnded: ended) else { return interrupt() }
+        let words = interruption.confirmation
+        let alert = UIAlertController(title: words.title, message: nil, preferredStyle: .alert)
+        alert.addAction(UIAlertAction(title: words.keepGoing, style: .cancel))
         alert.addAction(
-            UIAlertAction(title: strings[.cancelFlowConfirm], style: .destructive) { [weak self] _ in self?.interrupt()
-            })
+            UIAlertAction(title: words.leave, style: .destructive) { [weak self] _ in self?.interrupt() })
         present(alert, animated: true)
     }
 

@@ -124,9 +124,16 @@ struct SelectorView: View {
                 Button {
                     choose(option)
                 } label: {
-                    Label(
-                        option.title, image: theme.string("iconName", in: "SelectorView") ?? "hui_ic_authenticator_user"
-                    )
+                    Label {
+                        Text(option.title)
+                    } icon: {
+                        // The app's asset of that name, else the kit's symbol (ThemeAssets).
+                        if let icon = theme.image(
+                            theme.string("iconName", in: "SelectorView") ?? "hui_ic_authenticator_user")
+                        {
+                            Image(uiImage: icon)
+                        }
+                    }
                     .frame(maxWidth: .infinity, alignment: .leading)
                 }
                 .buttonStyle(ThemedButtonStyle(theme: theme, style: "ActionableButton.Secondary"))

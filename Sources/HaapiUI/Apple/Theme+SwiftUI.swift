@@ -1,11 +1,56 @@
 #if canImport(SwiftUI) && canImport(UIKit)
+import CoreText
 import SwiftUI
 import UIKit
 
 extension ThemeRegistry {
-    /// A colour from the app's asset catalog (which overrides the kit's names), else `fallback`.
+    /// A colour from the app's asset catalog, else the kit's default for a `hui_*` name (`ThemeAssets`), else
+    /// `fallback`.
     func color(_ name: String, fallback: Color) -> Color {
-        UIColor(named: name).map(Color.init(uiColor:)) ?? fallback
+        uiColor(name).map(Color.init(uiColor:)) ?? fallback
+    }
+
+    func uiColor(_ name: String) -> UIColor? {
+        let app = UIColor(named: name)
+        switch ThemeAssets.colour(name, appHas: app != nil) {
+        case .app: return app
+        case .kit(let system): return Self.systemColour(system)
+        case .missing: return nil
+        }
+    }
+
+    /// An image from the app's asset catalog, else the kit's symbol for a `hui_*` name.
+    func image(_ name: String) -> UIImage? {
+        let app = UIImage(named: name)
+        switch ThemeAssets.image(name, appHas: app != nil) {
+        case .app: return app
+        case .kit(let symbol): return UIImage(systemName: symbol)
+        case .missing: return nil
+        }
+    }
+
+    static func systemColour(_ name: String) -> UIColor? {
+        switch name {
+        case "systemBlue": .systemBlue
+        case "white": .white
+        case "systemBackground": .systemBackground
+        case "label": .label
+        case "secondaryLabel": .secondaryLabel
+        case "separator": .separator
+        case "systemRed": .systemRed
+        case "systemOrange": .systemOrange
+        default: nil
+        }
+    }
+
+    /// Registers the theme's fonts from the app's bundle where they are not installed, and logs those that
+    /// are neither (`ThemeFonts`). Fonts are registered for the process; registering an installed font is
+    /// skipped, so a second application build registers nothing.
+    func prepareFonts(bundle: Bundle = .main) {
+        _ = ThemeFonts.prepare(
+            self, isInstalled: { UIFont(name: $0, size: 12) != nil },
+            fileNamed: { bundle.url(forResource: $0, withExtension: $1) },
+            register: { CTFontManagerRegisterFontsForURL($0 as CFURL, .process, nil) })
     }
 
     func font(_ appearance: TextAppearance) -> Font {

@@ -96,6 +96,9 @@ public struct HaapiUIKitApplicationBuilder: ValueBuilder {
             }
         }
         let theme = ThemeRegistry(overridesAt: overrides)
+        #if canImport(SwiftUI) && canImport(UIKit)
+        theme.prepareFonts(bundle: themingBundle)
+        #endif
         let keyType = configuration.tokenBoundConfiguration.keyPairType
         let key: Result<any SigningKey, HaapiError>
         if let dpopKey {

@@ -3,8 +3,9 @@ import Foundation
 /// The words the UI kit itself shows (buttons, alerts, the waiting text), in the user's language.
 ///
 /// A string comes from, first found: the app's `overrides`; the app's `Localizable.strings` (the seed's way:
-/// translate `hui_back` and it is used); the kit's table for the locale's language; English. The kit ships
-/// English and Swedish. What the server sends (titles, labels, messages) is shown as the server sent it.
+/// translate `hui_back` and it is used); the kit's `Localizable.strings` for the locale's language; English.
+/// The kit ships English and Swedish as `Resources/<language>.lproj/Localizable.strings`, so the usual
+/// localisation tools export and import them. What the server sends (titles, labels, messages) is shown as the server sent it.
 public struct HaapiUIStrings: Sendable {
     /// The kit's own words, by the key an app's `Localizable.strings` translates.
     public enum Key: String, CaseIterable, Sendable {
@@ -34,26 +35,11 @@ public struct HaapiUIStrings: Sendable {
         case chooseAuthenticator = "hui_choose_authenticator"
     }
 
-    /// The languages the kit has tables for.
+    /// The languages the kit has tables for (`Resources/<language>.lproj/Localizable.strings`).
     public static let languages = ["en", "sv"]
 
-    static let tables: [String: [Key: String]] = [
-        "en": [
-            .back: "Back", .close: "Close", .ok: "OK", .continueAction: "Continue",
-            .errorTitle: "Sign-in failed", .cancelFlowTitle: "Cancel sign-in?", .cancelFlowConfirm: "Cancel sign-in",
-            .keepGoing: "Keep signing in", .waiting: "Waiting…", .openApp: "Open the app",
-            .openAppFailed: "The app could not be opened. Is it installed?",
-            .chooseAuthenticator: "Choose how to sign in",
-        ],
-        "sv": [
-            .back: "Tillbaka", .close: "Stäng", .ok: "OK", .continueAction: "Fortsätt",
-            .errorTitle: "Inloggningen misslyckades", .cancelFlowTitle: "Avbryta inloggningen?",
-            .cancelFlowConfirm: "Avbryt inloggningen",
-            .keepGoing: "Fortsätt logga in", .waiting: "Väntar…", .openApp: "Öppna appen",
-            .openAppFailed: "Appen kunde inte öppnas. Är den installerad?",
-            .chooseAuthenticator: "Välj hur du vill logga in",
-        ],
-    ]
+    /// The kit's tables by language, read once from its resource bundle.
+    static let tables: [String: [String: String]] = KitStringTables.load(languages)
 
     /// The language whose table is used (a language the kit has, else English).
     public let languageCode: String
@@ -81,6 +67,7 @@ public struct HaapiUIStrings: Sendable {
             let translated = appBundle.localizedString(forKey: key.rawValue, value: sentinel, table: nil)
             if translated != sentinel, translated != key.rawValue { return translated }
         }
-        return Self.tables[languageCode]?[key] ?? Self.tables["en"]?[key] ?? key.rawValue
+        return Self.tables[languageCode]?[key.rawValue] ?? Self.tables["en"]?[key.rawValue]
+            ?? KitStringTables.englishFallback[key.rawValue] ?? key.rawValue
     }
 }
