@@ -22,6 +22,7 @@ final class SignInState: ObservableObject, HaapiFlowResult {
 
 struct ContentView: View {
     @StateObject private var state = SignInState()
+    @StateObject private var passkey = PasskeyLaunchSignIn()
     /// `haapi serve`'s address as the simulator sees it (the Mac's loopback).
     @AppStorage("server") private var server = "http://localhost:8080"
 
@@ -31,6 +32,9 @@ struct ContentView: View {
                 Section("Dev server") {
                     TextField("URL", text: $server).textInputAutocapitalization(.never).autocorrectionDisabled()
                     Text("Run `swift run haapi serve` on this Mac; sign in as demouser / Password1.").font(.footnote)
+                }
+                if let name = passkey.signedInAs {
+                    Section("Passkey") { Text("Signed in with a passkey as \(name)") }
                 }
                 Section {
                     Button("Sign in") { state.isSigningIn = true }.disabled(application == nil)
@@ -46,6 +50,8 @@ struct ContentView: View {
                 }
             }
             .navigationTitle("HAAPI Demo")
+            // Seed 004: try a passkey this device already has, silently; the HAAPI flow otherwise.
+            .task { await passkey.attempt() }
             .sheet(isPresented: $state.isSigningIn) {
                 if let application {
                     HaapiFlow.start(

@@ -14,11 +14,20 @@ public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unch
     public enum Kind: Sendable { case platform, securityKey }
 
     private let kind: Kind
+    private let immediatelyAvailableOnly: Bool
     private let anchor: @MainActor @Sendable () -> ASPresentationAnchor
 
-    /// - Parameter anchor: the window to present the system sheet on.
-    public init(kind: Kind = .platform, anchor: @escaping @MainActor @Sendable () -> ASPresentationAnchor) {
+    /// - Parameters:
+    ///   - immediatelyAvailableOnly: sign in only with a passkey already on this device, showing nothing
+    ///     (`.preferImmediatelyAvailableCredentials`): a silent sign-in at launch, which fails quietly when
+    ///     there is none (seed 004's flow).
+    ///   - anchor: the window to present the system sheet on.
+    public init(
+        kind: Kind = .platform, immediatelyAvailableOnly: Bool = false,
+        anchor: @escaping @MainActor @Sendable () -> ASPresentationAnchor
+    ) {
         self.kind = kind
+        self.immediatelyAvailableOnly = immediatelyAvailableOnly
         self.anchor = anchor
     }
 
@@ -32,8 +41,12 @@ public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unch
             let provider = ASAuthorizationPlatformPublicKeyCredentialProvider(relyingPartyIdentifier: options.rpId)
             let platform = provider.createCredentialRegistrationRequest(
                 challenge: options.challenge, name: options.userName, userID: options.userID)
-            if let preference = options.userVerification {
+            let preferences = PlatformRequestPreferences(options)
+            if let preference = preferences.userVerification {
                 platform.userVerificationPreference = .init(rawValue: preference)
+            }
+            if let attestation = preferences.attestation {
+                platform.attestationPreference = .init(rawValue: attestation)
             }
             request = platform
         case .securityKey:
@@ -44,8 +57,12 @@ public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unch
             key.credentialParameters = options.algorithms.map {
                 ASAuthorizationPublicKeyCredentialParameters(algorithm: ASCOSEAlgorithmIdentifier(rawValue: $0))
             }
-            if let preference = options.userVerification {
+            let preferences = PlatformRequestPreferences(options)
+            if let preference = preferences.userVerification {
                 key.userVerificationPreference = .init(rawValue: preference)
+            }
+            if let attestation = preferences.attestation {
+                key.attestationPreference = .init(rawValue: attestation)
             }
             key.excludedCredentials = options.excludeCredentials.map {
                 ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor(
@@ -80,7 +97,7 @@ public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unch
             assertion.allowedCredentials = options.allowCredentials.map {
                 ASAuthorizationPlatformPublicKeyCredentialDescriptor(credentialID: $0)
             }
-            if let preference = options.userVerification {
+            if let preference = PlatformRequestPreferences(options).userVerification {
                 assertion.userVerificationPreference = .init(rawValue: preference)
             }
             request = assertion
@@ -92,12 +109,12 @@ public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unch
                     credentialID: $0,
                     transports: ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor.Transport.allSupported)
             }
-            if let preference = options.userVerification {
+            if let preference = PlatformRequestPreferences(options).userVerification {
                 assertion.userVerificationPreference = .init(rawValue: preference)
             }
             request = assertion
         }
-        let credential = try await perform(request)
+        let credential = try await perform(request, immediatelyAvailableOnly: immediatelyAvailableOnly)
         guard let assertion = credential as? ASAuthorizationPublicKeyCredentialAssertion else {
             throw .notAllowed("the system returned no assertion")
         }
@@ -109,7 +126,9 @@ public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unch
     }
 
     /// Runs one ASAuthorization request and waits for its delegate callback.
-    private func perform(_ request: ASAuthorizationRequest) async throws(WebAuthnError) -> ASAuthorizationCredential {
+    private func perform(
+        _ request: ASAuthorizationRequest, immediatelyAvailableOnly: Bool = false
+    ) async throws(WebAuthnError) -> ASAuthorizationCredential {
         let result: Result<ASAuthorizationCredential, Error> = await withCheckedContinuation { continuation in
             Task { @MainActor in
                 let controller = ASAuthorizationController(authorizationRequests: [request])
@@ -117,7 +136,11 @@ public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unch
                 controller.delegate = delegate
                 controller.presentationContextProvider = delegate
                 objc_setAssociatedObject(controller, &Delegate.key, delegate, .OBJC_ASSOCIATION_RETAIN)
-                controller.performRequests()
+                if immediatelyAvailableOnly {
+                    controller.performRequests(options: .preferImmediatelyAvailableCredentials)
+                } else {
+                    controller.performRequests()
+                }
             }
         }
         switch result {
