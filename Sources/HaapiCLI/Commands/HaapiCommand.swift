@@ -12,8 +12,8 @@ public struct HaapiCommand: AsyncParsableCommand {
         version: HaapiCommand.version,
         subcommands: [
             DemoCommand.self, ServeCommand.self, LoginCommand.self, TokenCommand.self, PasskeyCommand.self,
-            AuthHubCommand.self, ApproveCommand.self, InspectCommand.self, DPoPCommand.self, JWKCommand.self,
-            JWSCommand.self,
+            AuthHubCommand.self, ApproveCommand.self, CheckCommand.self, InspectCommand.self, DPoPCommand.self,
+            JWKCommand.self, JWSCommand.self,
         ]
     )
 
@@ -60,6 +60,7 @@ public struct HaapiCommand: AsyncParsableCommand {
           Get started      demo                  the dev server and an interactive login, in one command
           Log in           login, token          a HAAPI login; then refresh, revoke, introspect
           Run a server     serve, approve        the dev identity server; approve a pending sign-in
+          Check a server   check                 diagnose any HAAPI / OAuth + DPoP server, with fixes
           Passkeys         passkey, authhub      software passkeys; an Authentication Hub sign-in
           Look at the wire inspect, dpop, jwk, jws
 

@@ -22,7 +22,7 @@ struct AppAttestKey: Sendable, Equatable {
 /// keeps the counter.
 enum AppAttestVerifier {
     /// The credential certificate's extension that carries the nonce.
-    static let nonceExtension: ASN1ObjectIdentifier = [1, 2, 840, 113_635, 100, 8, 2]
+    static var nonceExtension: ASN1ObjectIdentifier { [1, 2, 840, 113_635, 100, 8, 2] }
 
     /// What an attestation is checked against.
     struct Trust: Sendable {

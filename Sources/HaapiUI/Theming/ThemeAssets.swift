@@ -85,6 +85,7 @@ public enum ThemeFonts {
 
     /// Makes every font the theme names usable, as far as the bundle allows.
     /// - Parameters:
+    ///   - theme: the theme whose fonts are prepared.
     ///   - isInstalled: whether a font of that name can be used now.
     ///   - fileNamed: the URL of a file of the app's bundle (name, extension), if it has one.
     ///   - register: registers a font file for this process; true when the font can then be used.

@@ -1,0 +1,57 @@
+import Foundation
+import HaapiDriver
+import HaapiModel
+
+/// The run's HTTP: every request counts against a budget stated before the run starts, so `haapi check` is
+/// safe to point at a production server (a bounded number of requests, no brute force).
+actor CheckHTTP {
+    /// Past the budget the run stops.
+    struct BudgetExhausted: Error {}
+
+    let transport: any HTTPTransport
+    let budget: Int
+    private(set) var used = 0
+
+    init(transport: any HTTPTransport, budget: Int) {
+        self.transport = transport
+        self.budget = budget
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard used < budget else { throw BudgetExhausted() }
+        used += 1
+        return try await transport.send(request)
+    }
+
+    /// A request as a report line: the method and the path, never the query's or the body's values.
+    nonisolated static func line(_ request: HTTPRequest, _ note: String? = nil) -> String {
+        request.method + " " + request.url.path + (note.map { " (" + $0 + ")" } ?? "")
+    }
+
+    /// An answer as a report line: the status, the OAuth error and its description, with tokens masked.
+    nonisolated static func line(_ response: HTTPResponse) -> String {
+        var parts = ["\(response.statusCode)"]
+        if let object = try? JSONParser(limits: .init(maxBytes: 64 * 1024, maxDepth: 8)).parse(response.body)
+            .objectValue
+        {
+            if let error = object["error"]?.stringValue { parts.append(error) }
+            if let description = object["error_description"]?.stringValue { parts.append("\"\(description)\"") }
+            if object["access_token"] != nil {
+                parts.append("access_token …, token_type \(object["token_type"]?.stringValue ?? "none")")
+            }
+        }
+        if let nonce = response.header("DPoP-Nonce") { parts.append("DPoP-Nonce: \(nonce.prefix(8))…") }
+        return parts.joined(separator: " ")
+    }
+}
+
+/// A transport that counts, for the SDK's own requests in the HAAPI group.
+struct BudgetedTransport: HTTPTransport {
+    let http: CheckHTTP
+
+    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        do { return try await http.send(request) } catch let error as TransportError { throw error } catch {
+            throw .connectionFailed("haapi check: the request budget is used up")
+        }
+    }
+}

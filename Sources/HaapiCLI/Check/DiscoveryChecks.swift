@@ -1,0 +1,147 @@
+import Foundation
+import HaapiDriver
+import HaapiModel
+
+/// The server's metadata (RFC 8414, OpenID Connect Discovery 1.0) and keys, as the checks found them.
+struct DiscoveredServer: Sendable {
+    let document: JSONObject?
+    let tokenEndpoint: URL
+    let authorizationEndpoint: URL
+    let revocationEndpoint: URL?
+}
+
+/// The discovery group: the document is found, names this issuer, keeps its endpoints on the server's
+/// origin, advertises DPoP and S256, and publishes a JWKS with public keys only.
+struct DiscoveryChecks {
+    let server: URL
+    let http: CheckHTTP
+
+    func run(_ report: inout [CheckFinding]) async throws -> DiscoveredServer {
+        func add(
+            _ id: String, _ severity: CheckFinding.Severity, _ title: String, reference: String,
+            sent: String? = nil, received: String? = nil, fix: String? = nil
+        ) {
+            report.append(
+                CheckFinding(
+                    id: id, group: .discovery, severity: severity, title: title, sent: sent, received: received,
+                    reference: reference, fix: fix))
+        }
+        let issuer =
+            server.absoluteString.hasSuffix("/") ? String(server.absoluteString.dropLast()) : server.absoluteString
+        var document: JSONObject?
+        var found: (request: HTTPRequest, response: HTTPResponse)?
+        for path in ["/.well-known/openid-configuration", "/.well-known/oauth-authorization-server"] {
+            guard let url = URL(string: issuer + path) else { continue }
+            let request = HTTPRequest(method: "GET", url: url, headers: [("Accept", "application/json")])
+            let response = try await http.send(request)
+            if response.statusCode == 200,
+                let object = try? JSONParser(limits: .init(maxBytes: 512 * 1024, maxDepth: 16)).parse(response.body)
+                    .objectValue
+            {
+                document = object
+                found = (request, response)
+                break
+            }
+            found = found ?? (request, response)
+        }
+        let fallback = DiscoveredServer(
+            document: nil, tokenEndpoint: server.appendingPathComponent("oauth/token"),
+            authorizationEndpoint: server.appendingPathComponent("oauth/authorize"),
+            revocationEndpoint: server.appendingPathComponent("oauth/revoke"))
+        guard let document, let found else {
+            add(
+                "discovery.missing", .error,
+                "No discovery document at /.well-known/openid-configuration or oauth-authorization-server",
+                reference: "RFC 8414 §3", sent: found.map { CheckHTTP.line($0.request) },
+                received: found.map { CheckHTTP.line($0.response) },
+                fix: "publish the server's metadata; clients then need no hard-coded endpoints")
+            return fallback
+        }
+        add(
+            "discovery.found", .pass, "The discovery document is published", reference: "RFC 8414 §3",
+            sent: CheckHTTP.line(found.request))
+        let named = document["issuer"]?.stringValue ?? ""
+        if named == issuer || named == issuer + "/" {
+            add(
+                "discovery.issuer", .pass, "issuer is the URL the document was fetched from", reference: "RFC 8414 §3.3"
+            )
+        } else {
+            add(
+                "discovery.issuer-mismatch", .error, "issuer is \"\(named)\", not \(issuer)",
+                reference: "RFC 8414 §3.3",
+                sent: CheckHTTP.line(found.request), received: "issuer: \(named)",
+                fix: "set the issuer to the exact base URL clients use (scheme, host, port, path)")
+        }
+        func endpoint(_ member: String) -> URL? { document[member]?.stringValue.flatMap(URL.init(string:)) }
+        let origin = Self.origin(server)
+        let offOrigin = [
+            "authorization_endpoint", "token_endpoint", "revocation_endpoint", "introspection_endpoint",
+            "userinfo_endpoint", "registration_endpoint", "jwks_uri",
+        ]
+        .filter { endpoint($0).map { Self.origin($0) != origin } ?? false }
+        if offOrigin.isEmpty {
+            add("discovery.endpoints-origin", .pass, "Every endpoint is on \(origin)", reference: "RFC 8414 §2")
+        } else {
+            add(
+                "discovery.endpoints-off-origin", .warning,
+                "Endpoints on another origin: " + offOrigin.joined(separator: ", "),
+                reference: "RFC 8414 §2",
+                fix: "serve the endpoints from the issuer's origin, or check the document is this server's")
+        }
+        let algorithms = document["dpop_signing_alg_values_supported"]?.arrayValue?.compactMap(\.stringValue)
+        switch algorithms {
+        case nil:
+            add(
+                "discovery.dpop-algs-missing", .warning, "dpop_signing_alg_values_supported is not advertised",
+                reference: "RFC 9449 §5.1", fix: "advertise the DPoP algorithms the server accepts (ES256 at least)")
+        case let values? where values.contains(where: { $0 == "none" || $0.hasPrefix("HS") }):
+            add(
+                "discovery.dpop-algs-weak", .error,
+                "DPoP algorithms include none or HMAC: \(values.joined(separator: " "))",
+                reference: "RFC 9449 §4.2", fix: "accept only asymmetric algorithms for DPoP proofs")
+        case let values?:
+            add(
+                "discovery.dpop-algs", .pass, "DPoP algorithms: \(values.joined(separator: " "))",
+                reference: "RFC 9449 §5.1")
+        }
+        let pkce = document["code_challenge_methods_supported"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        if pkce.contains("plain") {
+            add(
+                "discovery.pkce-plain", .warning, "code_challenge_methods_supported lists plain",
+                reference: "RFC 9700 §2.1.1", fix: "allow only S256 for PKCE")
+        } else if !pkce.contains("S256") {
+            add(
+                "discovery.pkce-s256-missing", .warning, "code_challenge_methods_supported does not list S256",
+                reference: "RFC 8414 §2", fix: "support and advertise PKCE with S256")
+        } else {
+            add("discovery.pkce", .pass, "PKCE: S256 only", reference: "RFC 9700 §2.1.1")
+        }
+        if let jwks = endpoint("jwks_uri") {
+            let request = HTTPRequest(method: "GET", url: jwks, headers: [("Accept", "application/json")])
+            let response = try await http.send(request)
+            let keys = (try? JSONParser().parse(response.body))?["keys"]?.arrayValue
+            let privateMembers = ["d", "p", "q", "dp", "dq", "qi", "k"]
+            if response.statusCode != 200 || keys == nil {
+                add(
+                    "discovery.jwks-unreachable", .error, "jwks_uri does not answer with a JWKS",
+                    reference: "RFC 8414 §2", sent: CheckHTTP.line(request), received: CheckHTTP.line(response),
+                    fix: "serve the signing keys at jwks_uri")
+            } else if let keys, keys.contains(where: { key in privateMembers.contains { key[$0] != nil } }) {
+                add(
+                    "discovery.jwks-private", .error, "The JWKS publishes private key members",
+                    reference: "RFC 7517 §4, §6.2.2", sent: CheckHTTP.line(request),
+                    fix: "publish only the public members of the signing keys; rotate the exposed keys now")
+            } else {
+                add("discovery.jwks", .pass, "The JWKS has \(keys?.count ?? 0) public keys", reference: "RFC 7517")
+            }
+        }
+        return DiscoveredServer(
+            document: document, tokenEndpoint: endpoint("token_endpoint") ?? fallback.tokenEndpoint,
+            authorizationEndpoint: endpoint("authorization_endpoint") ?? fallback.authorizationEndpoint,
+            revocationEndpoint: endpoint("revocation_endpoint"))
+    }
+
+    static func origin(_ url: URL) -> String {
+        "\(url.scheme ?? "")://\(url.host ?? "")" + (url.port.map { ":\($0)" } ?? "")
+    }
+}

@@ -1,0 +1,154 @@
+import ArgumentParser
+import Foundation
+import HaapiSdk
+
+/// `haapi check`: points what the SDK knows at any HAAPI or OAuth + DPoP server and reports what it finds,
+/// with the fix for each finding (docs/CHECK.md).
+struct CheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Diagnose a HAAPI / OAuth + DPoP server from the outside, with the fix for each finding.",
+        discussion: HelpExamples.discussion(
+            """
+            Runs bounded groups of checks (discovery, dpop, haapi) and prints a table, or one JSON object with \
+            --json. It sends at most --max-requests requests (printed first), no brute force, and writes nothing \
+            but the tokens it obtains, which it revokes at the end. Exit code 0 with no errors, 1 with errors, \
+            69 when the server cannot be reached or does not speak OAuth, 64 for usage errors.
+            """,
+            "haapi check --server http://localhost:8080",
+            "haapi check --server https://login.example.com --client-id my-app --only discovery,dpop --json",
+            "haapi check --server https://login.example.com --client-id backend --client-secret-file secret.txt")
+    )
+
+    @Option(name: .long, help: "The server's base URL (its issuer).")
+    var server: String
+
+    @OptionGroup var client: ClientOptions
+
+    @Option(name: .long, help: "The redirect URI registered for the client (HAAPI group).")
+    var redirectUri = "app://haapi"
+
+    @Option(name: .long, help: "Scopes for the HAAPI flow, space-separated.")
+    var scope = "openid"
+
+    @Option(name: .long, help: "Only these groups, comma-separated: discovery, dpop, haapi.")
+    var only: String?
+
+    @Flag(name: .long, help: "Print one JSON object instead of the table.")
+    var json = false
+
+    @Option(name: .long, help: "The most requests the run may send.")
+    var maxRequests = 80
+
+    func validate() throws {
+        guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            throw ValidationError("--server must be an http(s) URL such as http://localhost:8080")
+        }
+        _ = try groups()
+        guard (10...1000).contains(maxRequests) else { throw ValidationError("--max-requests must be 10…1000") }
+    }
+
+    func groups() throws -> [CheckGroup] {
+        guard let only else { return CheckGroup.allCases }
+        return try only.split(separator: ",").map { name in
+            guard let group = CheckGroup(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("--only: unknown group \(name); the groups are discovery, dpop, haapi")
+            }
+            return group
+        }
+    }
+
+    func run() async throws {
+        guard let base = URL(string: server) else { throw ValidationError("--server must be a URL") }
+        let groups = try groups()
+        let clientID = client.clientId ?? "haapi-demo"
+        let method = try client.authenticationMethod()
+        let http = CheckHTTP(transport: defaultHTTPTransport(timeout: 15), budget: maxRequests)
+        if !json {
+            StandardStreams.printError(
+                "haapi check \(server): at most \(maxRequests) requests; tokens it obtains are revoked at the end")
+        }
+        var findings: [CheckFinding] = []
+        let discovered: DiscoveredServer
+        do {
+            // Discovery runs always: the other groups need its endpoints (its findings only when asked for).
+            var discoveryFindings: [CheckFinding] = []
+            discovered = try await DiscoveryChecks(server: base, http: http).run(&discoveryFindings)
+            if groups.contains(.discovery) { findings += discoveryFindings }
+            progress(.discovery, findings, groups)
+            var obtained: [String] = []
+            if groups.contains(.dpop) {
+                let grant: CheckGrant =
+                    if let secret = try client.resolvedClientSecret {
+                        .clientSecret(clientID: clientID, secret: secret, scope: nil)
+                    } else { .attestation(clientID: clientID) }
+                var dpop = DPoPChecks(token: discovered.tokenEndpoint, grant: grant, http: http)
+                try await dpop.run(&findings)
+                obtained = dpop.obtained
+                progress(.dpop, findings, groups)
+            }
+            if groups.contains(.haapi) {
+                await HaapiChecks(
+                    server: base, discovered: discovered, clientID: clientID, method: method, redirectURI: redirectUri,
+                    scope: scope.split(separator: " ").map(String.init), http: http
+                ).run(&findings)
+                progress(.haapi, findings, groups)
+            }
+            await revoke(obtained, at: discovered.revocationEndpoint, clientID: clientID, http: http)
+        } catch is CheckHTTP.BudgetExhausted {
+            findings.append(
+                CheckFinding(
+                    id: "check.budget", group: .discovery, severity: .warning,
+                    title: "The run stopped at its budget of \(maxRequests) requests", reference: "docs/CHECK.md",
+                    fix: "raise --max-requests, or run fewer groups with --only"))
+        } catch let error as TransportError {
+            throw CLIFailure(
+                ErrorSentence.make("The server could not be reached", error.description), code: ExitCodes.unavailable)
+        }
+        if Self.notOAuth(findings) {
+            throw CLIFailure(
+                "\(server) does not speak OAuth: no discovery document, and its token endpoint answers no OAuth errors. Check --server.",
+                code: ExitCodes.unavailable)
+        }
+        let report = CheckReport(server: server, findings: findings, requests: await http.used, budget: maxRequests)
+        print(json ? report.json.serialized() : report.text(groups: groups))
+        if report.errors > 0 { throw ExitCode(1) }
+    }
+
+    /// No discovery document, and nothing else that answered as OAuth: not an OAuth server (or the wrong URL).
+    static func notOAuth(_ findings: [CheckFinding]) -> Bool {
+        let silent: Set<String> = ["dpop.no-grant", "dpop.not-oauth", "haapi.absent"]
+        return findings.contains { $0.id == "discovery.missing" }
+            && findings.filter { $0.group != .discovery }.allSatisfy { silent.contains($0.id) }
+    }
+
+    /// A line per finished group on a terminal (a pipe gets the report only).
+    private func progress(_ group: CheckGroup, _ findings: [CheckFinding], _ groups: [CheckGroup]) {
+        guard !json, groups.contains(group), isatty(STDERR_FILENO) == 1 else { return }
+        StandardStreams.printError(
+            "  " + CheckReport(server: server, findings: findings, requests: 0, budget: 0).summary(of: group))
+    }
+
+    /// RFC 7009: the tokens the run obtained are revoked, as the client that obtained them.
+    private func revoke(_ tokens: [String], at endpoint: URL?, clientID: String, http: CheckHTTP) async {
+        guard let endpoint else { return }
+        for token in tokens {
+            var headers: [(name: String, value: String)] = [("Content-Type", MimeTypes.formURLEncoded)]
+            var form = [("token", token), ("token_type_hint", "access_token")]
+            if let secret = try? client.resolvedClientSecret {
+                headers.append(
+                    (
+                        "Authorization",
+                        "Basic "
+                            + Data("\(DPoPChecks.formEncode(clientID)):\(DPoPChecks.formEncode(secret))".utf8)
+                            .base64EncodedString()
+                    ))
+            } else {
+                form.append(("client_id", clientID))
+            }
+            _ = try? await http.send(
+                HTTPRequest(
+                    method: "POST", url: endpoint, headers: headers, body: Data(FormURLEncoding.encode(form).utf8)))
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import HaapiModel
+import Testing
+
+/// `haapi check` (issue 33) against the dev server: no error with its default configuration; a protection
+/// switched off in the configuration is reported by its own finding and nothing else turns red; a server that
+/// does not speak OAuth, or is not there, is one clear error with exit code 69.
+@Suite("haapi check", .timeLimit(.minutes(3)))
+struct CheckCommandTests {
+    static func startServer(_ arguments: [String] = []) async throws -> (Process, String) {
+        let (process, output) = try CLIRunner.start(["serve", "--port", "0"] + arguments)
+        let summary = try await CLIRunner.waitForLine(containing: "swift-haapi dev server on", in: output)
+        let base = try #require(summary.split(separator: " ").first { $0.hasPrefix("http://localhost:") }).description
+        return (process, base)
+    }
+
+    static func findings(_ result: CLIRunner.Result) throws -> [JSONValue] {
+        try #require(try JSONParser().parse(result.stdout)["findings"]?.arrayValue, "\(result.stdout) \(result.stderr)")
+    }
+
+    @Test("the dev server's default configuration: no error; every DPoP attack refused; HAAPI steps decode")
+    func devServer() async throws {
+        let (server, base) = try await Self.startServer()
+        defer { server.terminate() }
+        let result = try await CLIRunner.run(["check", "--server", base, "--json"])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let findings = try Self.findings(result)
+        let ids = Set(findings.compactMap { $0["id"]?.stringValue })
+        #expect(findings.allSatisfy { $0["severity"]?.stringValue != "error" }, "\(result.stdout)")
+        for id in [
+            "discovery.issuer", "discovery.jwks", "discovery.pkce", "dpop.nonce-required", "dpop.fresh-accepted",
+            "dpop.bound", "dpop.replay-refused", "dpop.wrong-htm-refused", "dpop.wrong-htu-refused",
+            "dpop.stale-iat-refused", "dpop.alg-none-refused", "dpop.hmac-refused", "dpop.private-jwk-refused",
+            "haapi.token", "haapi.steps",
+        ] {
+            #expect(ids.contains(id), "missing \(id): \(ids.sorted())")
+        }
+        let report = try JSONParser().parse(result.stdout)
+        let used = try #require(report["requests"]?.numberValue?.intValue)
+        #expect(used <= (report["budget"]?.numberValue?.intValue ?? 0) && used > 10)
+        // The table: a line per group, the total, no secrets.
+        let table = try await CLIRunner.run(["check", "--server", base])
+        #expect(table.status == 0 && table.stdout.contains("0 errors"), "\(table.stdout)")
+        #expect(table.stderr.contains("at most 80 requests"))
+        #expect(!table.stdout.contains("eyJ"), "a token reached the report")
+    }
+
+    @Test("a client without nonces: its own finding (a warning), nothing red; --only runs one group")
+    func protectionOff() async throws {
+        let configuration = try await CLIRunner.run(["serve", "--print-default-config"])
+        var json = try JSONParser().parse(configuration.stdout)
+        guard case .object(var object) = json, case .array(var clients)? = object["clients"] else {
+            Issue.record("no clients in the default configuration")
+            return
+        }
+        clients.append([
+            "id": "no-nonce", "attestation": "software", "redirectURIs": ["app://haapi"], "scopes": ["openid"],
+        ])
+        object["clients"] = .array(clients)
+        json = .object(object)
+        let file = try CLIRunner.temporaryDirectory().appendingPathComponent("config.json")
+        try Data(json.serialized().utf8).write(to: file)
+        let (server, base) = try await Self.startServer(["--config", file.path])
+        defer { server.terminate() }
+        let result = try await CLIRunner.run([
+            "check", "--server", base, "--client-id", "no-nonce", "--only", "dpop", "--json",
+        ])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let findings = try Self.findings(result)
+        let warnings = findings.filter { $0["severity"]?.stringValue == "warning" }.compactMap { $0["id"]?.stringValue }
+        #expect(warnings == ["dpop.nonce-not-required"], "\(warnings)")
+        #expect(findings.allSatisfy { $0["group"]?.stringValue == "dpop" })
+        #expect(findings.allSatisfy { $0["severity"]?.stringValue != "error" })
+        #expect(findings.contains { $0["id"]?.stringValue == "dpop.replay-refused" })
+    }
+
+    @Test("a plain HTTP server is one clear error with exit 69; so is a port where nothing listens")
+    func notOAuth() async throws {
+        let folder = try CLIRunner.temporaryDirectory()
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", folder.path]
+        let output = Pipe()
+        python.standardOutput = output
+        python.standardError = output
+        python.environment = ProcessInfo.processInfo.environment.merging(["PYTHONUNBUFFERED": "1"]) { $1 }
+        try python.run()
+        defer { python.terminate() }
+        var port: String?
+        var seen = Data()
+        let deadline = Date().addingTimeInterval(20)
+        while port == nil, Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen.append(chunk)
+            let text = String(decoding: seen, as: UTF8.self)
+            if let range = text.range(of: "port ") {
+                port = String(text[range.upperBound...].prefix { $0.isNumber })
+            }
+        }
+        let found = try #require(port, "python's http.server did not start: \(String(decoding: seen, as: UTF8.self))")
+        let result = try await CLIRunner.run(["check", "--server", "http://127.0.0.1:\(found)"])
+        #expect(result.status == 69, "\(result.stdout)\n\(result.stderr)")
+        // The stated request budget, then one error line, and no report.
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].contains("at most 80 requests"), "\(result.stderr)")
+        #expect(
+            lines.last?.hasPrefix("error: ") == true && result.stderr.contains("does not speak OAuth"),
+            "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+
+        let nobody = try await CLIRunner.run(["check", "--server", "http://127.0.0.1:9"])
+        #expect(nobody.status == 69 && nobody.stderr.contains("error: "), "\(nobody.stderr)")
+        let usage = try await CLIRunner.run(["check", "--server", "http://127.0.0.1:9", "--only", "everything"])
+        #expect(usage.status == 64 && usage.stderr.hasPrefix("error: "), "\(usage.stderr)")
+    }
+}
