@@ -34,6 +34,9 @@ struct UserInfoTests {
             device, authorization: "DPoP " + token, proof: try device.proof("GET", url, accessToken: token))
         #expect(response.status == 200, "\(response.text)")
         #expect(response.json["sub"]?.stringValue == "demouser")
+        // `openid profile` (the device's default scope): the names, not the e-mail address.
+        #expect(response.json["preferred_username"]?.stringValue == "demouser")
+        #expect(response.json["email"] == nil, "\(response.text)")
         // POST works too (OIDC Core §5.3.1), with a proof for POST.
         let posted = try await RawHTTP.send(
             "POST", url,

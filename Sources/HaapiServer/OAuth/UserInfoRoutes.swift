@@ -21,7 +21,8 @@ extension UserInfoRoutes {
         router.post(RouterPath(stringLiteral: Paths.userinfo)) { request, _ in await self.userInfo(request) }
     }
 
-    /// The signed-in user's claims: `sub`, and `preferred_username`, `name` and `email` where known.
+    /// The signed-in user's claims: `sub`, and what the token's scopes grant of `preferred_username`, `name`
+    /// (`profile`) and `email` (`email`).
     func userInfo(_ request: Request) async -> Response {
         guard let authorization = HTTP.header(request, .authorization), let space = authorization.firstIndex(of: " ")
         else {
@@ -53,11 +54,16 @@ extension UserInfoRoutes {
         } else if scheme == "dpop" {
             return Self.resourceChallenge("invalid_token", "the access token is not DPoP-bound; use the Bearer scheme")
         }
-        var claims: [(String, JSONValue)] = [("sub", .string(username)), ("preferred_username", .string(username))]
-        if let user = try? store.user(named: username) {
-            if let name = user.name { claims.append(("name", .string(name))) }
-            if let email = user.email { claims.append(("email", .string(email))) }
+        // The claims the token's scopes grant (OIDC Core §5.4): `sub` always, the names with `profile`, the
+        // address with `email`.
+        let scopes = Set(record.scope.split(separator: " ").map(String.init))
+        var claims: [(String, JSONValue)] = [("sub", .string(username))]
+        let user = try? store.user(named: username)
+        if scopes.contains("profile") {
+            claims.append(("preferred_username", .string(username)))
+            if let name = user?.name { claims.append(("name", .string(name))) }
         }
+        if scopes.contains("email"), let email = user?.email { claims.append(("email", .string(email))) }
         return HTTP.json(.object(JSONObject(claims)), headers: await nonceHeaders(for: client))
     }
 }
