@@ -49,10 +49,14 @@ struct ExampleApp {
     var refreshTokenKey: String { "refresh-token." + configuration.clientId }
 
     init(issuer: URL, clientId: String) async throws {
+        // One discovery request: the endpoints for the configuration and UserInfo's address come from it.
         let metadata = try await ServerMetadata.fetch(issuer: issuer)
-        configuration = try await HaapiConfiguration.discover(
-            issuer: issuer, clientId: clientId, appRedirect: "app://haapi", name: "example-app",
-            authorizationParametersProvider: { OAuthAuthorizationParameters(scopes: ["openid", "profile"]) })
+        configuration = HaapiConfiguration(
+            name: "example-app", clientId: clientId, baseURL: metadata.issuer, tokenEndpointURL: metadata.tokenEndpoint,
+            authorizationEndpointURL: metadata.authorizationEndpoint, appRedirect: "app://haapi",
+            authorizationParametersProvider: { OAuthAuthorizationParameters(scopes: ["openid", "profile"]) },
+            revocationEndpointURL: metadata.revocationEndpoint, introspectionEndpointURL: metadata.introspectionEndpoint
+        )
         userinfo = metadata.userinfoEndpoint
     }
 
