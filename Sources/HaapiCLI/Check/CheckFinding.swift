@@ -3,7 +3,7 @@ import HaapiModel
 
 /// The groups of checks `haapi check` runs, in order.
 enum CheckGroup: String, CaseIterable, Sendable {
-    case discovery, dpop, haapi
+    case discovery, dpop, haapi, hygiene
 }
 
 /// One result of a check: what was checked, what was sent and what came back (secrets masked), how bad it

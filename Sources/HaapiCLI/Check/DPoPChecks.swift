@@ -269,9 +269,15 @@ struct DPoPChecks {
                     }
                 ),
             ]
-        for attack in attacks {
+        let required = nonce != nil
+        var seen = Set([nonce].compactMap { $0 })
+        let started = Date()
+        for attack in attacks + (required ? [Self.inventedNonce(forge)] : []) {
             guard let exchange = try await tokenRequest(proof: attack.proof, nonce: nonce) else { continue }
-            if let fresh = exchange.1.header("DPoP-Nonce") { nonce = fresh }
+            if let fresh = exchange.1.header("DPoP-Nonce") {
+                nonce = fresh
+                seen.insert(fresh)
+            }
             if exchange.1.statusCode == 200 {
                 if let token = (try? JSONParser().parse(exchange.1.body))?["access_token"]?.stringValue {
                     obtained.append(token)
@@ -286,5 +292,30 @@ struct DPoPChecks {
                     exchange, note: attack.note)
             }
         }
+        guard required else { return }
+        // A rotation shows only when the run outlasts the server's period; one unchanged nonce is not a fault.
+        let seconds = Int(Date().timeIntervalSince(started).rounded())
+        if seen.count > 1 {
+            add(
+                "dpop.nonce-rotated", .pass, "The server's nonce changed during the run (\(seen.count) values)",
+                reference: "RFC 9449 §8.2")
+        } else {
+            add(
+                "dpop.nonce-rotation-unseen", .info,
+                "The nonce stayed the same for the \(seconds) s of the run; a rotation period longer than that cannot be seen here",
+                reference: "RFC 9449 §8.2")
+        }
+    }
+
+    /// A nonce the server never issued must be refused with `use_dpop_nonce` (and a real one offered):
+    /// otherwise the nonce is decoration and a proof made in advance still works.
+    private static func inventedNonce(
+        _ forge: ProofForge
+    ) -> (id: String, note: String, reference: String, fix: String, proof: (String?) throws -> String?) {
+        (
+            "invented-nonce", "a nonce the server never issued", "RFC 9449 §8, §11.1",
+            "accept only nonces the server issued, and only while they are current",
+            { _ in try forge.signed(forge.claims(nonce: "haapi-check-" + SecureRandom.token(byteCount: 12))) }
+        )
     }
 }

@@ -8,6 +8,7 @@ struct DiscoveredServer: Sendable {
     let tokenEndpoint: URL
     let authorizationEndpoint: URL
     let revocationEndpoint: URL?
+    let introspectionEndpoint: URL?
 }
 
 /// The discovery group: the document is found, names this issuer, keeps its endpoints on the server's
@@ -47,7 +48,7 @@ struct DiscoveryChecks {
         let fallback = DiscoveredServer(
             document: nil, tokenEndpoint: server.appendingPathComponent("oauth/token"),
             authorizationEndpoint: server.appendingPathComponent("oauth/authorize"),
-            revocationEndpoint: server.appendingPathComponent("oauth/revoke"))
+            revocationEndpoint: server.appendingPathComponent("oauth/revoke"), introspectionEndpoint: nil)
         guard let document, let found else {
             add(
                 "discovery.missing", .error,
@@ -138,7 +139,8 @@ struct DiscoveryChecks {
         return DiscoveredServer(
             document: document, tokenEndpoint: endpoint("token_endpoint") ?? fallback.tokenEndpoint,
             authorizationEndpoint: endpoint("authorization_endpoint") ?? fallback.authorizationEndpoint,
-            revocationEndpoint: endpoint("revocation_endpoint"))
+            revocationEndpoint: endpoint("revocation_endpoint"),
+            introspectionEndpoint: endpoint("introspection_endpoint"))
     }
 
     static func origin(_ url: URL) -> String {

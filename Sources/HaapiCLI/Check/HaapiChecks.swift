@@ -6,13 +6,7 @@ import HaapiSdk
 /// first form decode into typed steps whose actions stay on the server's origin. Run through the SDK
 /// itself, over the run's budgeted transport.
 struct HaapiChecks {
-    let server: URL
-    let discovered: DiscoveredServer
-    let clientID: String
-    let method: any ClientAuthenticationMethod
-    let redirectURI: String
-    let scope: [String]
-    let http: CheckHTTP
+    let client: CheckClient
 
     func run(_ report: inout [CheckFinding]) async {
         func add(
@@ -21,16 +15,11 @@ struct HaapiChecks {
             report.append(
                 CheckFinding(id: id, group: .haapi, severity: severity, title: title, reference: reference, fix: fix))
         }
-        let attests = !method.hasCredentials
-        let configuration = HaapiConfiguration(
-            name: "haapi-check-" + SecureRandom.token(byteCount: 6), clientId: clientID, baseURL: server,
-            tokenEndpointURL: discovered.tokenEndpoint, authorizationEndpointURL: discovered.authorizationEndpoint,
-            appRedirect: redirectURI,
-            authorizationParametersProvider: { [scope] in OAuthAuthorizationParameters(scopes: scope) },
-            transport: BudgetedTransport(http: http), minTokenTTL: 5,
-            attestationConfiguration: AttestationConfiguration(useAttestation: attests, attestationMaxRetries: 0),
-            attester: SoftwareAttester(), tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256),
-            clientAuthenticationMethod: method, dpopKeyStorage: nil)
+        let attests = client.attests
+        let clientID = client.clientID
+        let redirectURI = client.redirectURI
+        let discovered = client.discovered
+        let configuration = client.configuration()
         let manager: HaapiManager
         do { manager = try HaapiManager(haapiConfiguration: configuration) } catch {
             add("haapi.configuration", .error, "The HAAPI client could not be set up: \(error)", reference: "seed 000")

@@ -10,12 +10,13 @@ struct CheckCommand: AsyncParsableCommand {
         abstract: "Diagnose a HAAPI / OAuth + DPoP server from the outside, with the fix for each finding.",
         discussion: HelpExamples.discussion(
             """
-            Runs bounded groups of checks (discovery, dpop, haapi) and prints a table, or one JSON object with \
-            --json. It sends at most --max-requests requests (printed first), no brute force, and writes nothing \
+            Runs bounded groups of checks (discovery, dpop, haapi, hygiene) and prints a table, or one JSON \
+            object with --json. The hygiene group logs in as --username (password from --password-file or \
+            $HAAPI_PASSWORD) to check codes, PKCE, redirect URIs, refresh rotation and revocation. It sends at most --max-requests requests (printed first), no brute force, and writes nothing \
             but the tokens it obtains, which it revokes at the end. Exit code 0 with no errors, 1 with errors, \
             69 when the server cannot be reached or does not speak OAuth, 64 for usage errors.
             """,
-            "haapi check --server http://localhost:8080",
+            "haapi check --server http://localhost:8080 --username demouser --password-file pw.txt",
             "haapi check --server https://login.example.com --client-id my-app --only discovery,dpop --json",
             "haapi check --server https://login.example.com --client-id backend --client-secret-file secret.txt")
     )
@@ -31,14 +32,23 @@ struct CheckCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Scopes for the HAAPI flow, space-separated.")
     var scope = "openid"
 
-    @Option(name: .long, help: "Only these groups, comma-separated: discovery, dpop, haapi.")
+    @Option(name: .long, help: "Only these groups, comma-separated: discovery, dpop, haapi, hygiene.")
     var only: String?
+
+    @Option(name: .long, parsing: .unconditional, help: "A test user, for the hygiene group's logins.")
+    var username: String?
+
+    @Option(name: .long, help: "A file holding --username's password (- reads standard input; or $HAAPI_PASSWORD).")
+    var passwordFile: String?
+
+    @Option(name: .long, help: "The authenticator the hygiene group's logins choose.")
+    var authenticator = "password"
 
     @Flag(name: .long, help: "Print one JSON object instead of the table.")
     var json = false
 
     @Option(name: .long, help: "The most requests the run may send.")
-    var maxRequests = 80
+    var maxRequests = 120
 
     func validate() throws {
         guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
@@ -46,13 +56,16 @@ struct CheckCommand: AsyncParsableCommand {
         }
         _ = try groups()
         guard (10...1000).contains(maxRequests) else { throw ValidationError("--max-requests must be 10…1000") }
+        if passwordFile != nil, username == nil { throw ValidationError("--password-file goes with --username") }
     }
 
     func groups() throws -> [CheckGroup] {
         guard let only else { return CheckGroup.allCases }
         return try only.split(separator: ",").map { name in
             guard let group = CheckGroup(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-                throw ValidationError("--only: unknown group \(name); the groups are discovery, dpop, haapi")
+                throw ValidationError(
+                    "--only: unknown group \(name); the groups are "
+                        + CheckGroup.allCases.map(\.rawValue).joined(separator: ", "))
             }
             return group
         }
@@ -63,6 +76,13 @@ struct CheckCommand: AsyncParsableCommand {
         let groups = try groups()
         let clientID = client.clientId ?? "haapi-demo"
         let method = try client.authenticationMethod()
+        let password =
+            try username == nil
+            ? nil
+            : SecretInput.resolve(value: nil, file: passwordFile, environment: "HAAPI_PASSWORD", option: "--password")
+        if username != nil, password == nil {
+            throw ValidationError("--username needs a password: --password-file FILE or $HAAPI_PASSWORD")
+        }
         let http = CheckHTTP(transport: defaultHTTPTransport(timeout: 15), budget: maxRequests)
         if !json {
             StandardStreams.printError(
@@ -87,12 +107,23 @@ struct CheckCommand: AsyncParsableCommand {
                 obtained = dpop.obtained
                 progress(.dpop, findings, groups)
             }
-            if groups.contains(.haapi) {
-                await HaapiChecks(
-                    server: base, discovered: discovered, clientID: clientID, method: method, redirectURI: redirectUri,
-                    scope: scope.split(separator: " ").map(String.init), http: http
-                ).run(&findings)
-                progress(.haapi, findings, groups)
+            let checkClient = CheckClient(
+                server: base, discovered: discovered, clientID: clientID, method: method, redirectURI: redirectUri,
+                scope: scope.split(separator: " ").map(String.init), http: http)
+            for group in [CheckGroup.haapi, .hygiene] where groups.contains(group) {
+                if let cause = Self.blocker(of: group, in: findings) {
+                    findings.append(
+                        CheckFinding(
+                            id: "\(group.rawValue).skipped", group: group, severity: .info,
+                            title: "Not run: it needs what \(cause.id) reports missing", reference: cause.reference))
+                } else if group == .haapi {
+                    await HaapiChecks(client: checkClient).run(&findings)
+                } else {
+                    await HygieneChecks(
+                        client: checkClient, username: username, password: password, authenticator: authenticator
+                    ).run(&findings)
+                }
+                progress(group, findings, groups)
             }
             await revoke(obtained, at: discovered.revocationEndpoint, clientID: clientID, http: http)
         } catch is CheckHTTP.BudgetExhausted {
@@ -115,9 +146,21 @@ struct CheckCommand: AsyncParsableCommand {
         if report.errors > 0 { throw ExitCode(1) }
     }
 
+    /// A finding that makes `group` pointless: the SDK cannot work without DPoP nonces it is told, and the
+    /// hygiene logins need a HAAPI token. Reported once, as its cause, rather than as a cascade of errors.
+    static func blocker(of group: CheckGroup, in findings: [CheckFinding]) -> CheckFinding? {
+        let blocking: Set<String> =
+            group == .haapi
+            ? ["dpop.nonce-header-missing"]
+            : ["dpop.nonce-header-missing", "haapi.absent", "haapi.token-refused", "haapi.configuration"]
+        return findings.first { blocking.contains($0.id) }
+    }
+
     /// No discovery document, and nothing else that answered as OAuth: not an OAuth server (or the wrong URL).
     static func notOAuth(_ findings: [CheckFinding]) -> Bool {
-        let silent: Set<String> = ["dpop.no-grant", "dpop.not-oauth", "haapi.absent"]
+        let silent: Set<String> = [
+            "dpop.no-grant", "dpop.not-oauth", "haapi.absent", "hygiene.skipped", "hygiene.no-login",
+        ]
         return findings.contains { $0.id == "discovery.missing" }
             && findings.filter { $0.group != .discovery }.allSatisfy { silent.contains($0.id) }
     }

@@ -16,10 +16,16 @@ struct UnattendedLogin {
         let description: String
     }
 
+    /// Whether accepting a consent step is said on standard error (`haapi login` does; `haapi check` reports).
+    var announcesConsent = true
+
     static let maxSteps = 20
 
-    func run() async throws -> String {
-        var result = await manager.start()
+    /// The flow from a fresh authorization request (`parameters`, or the configuration's), or from `first`,
+    /// the answer to one already sent; returns the authorization code.
+    func run(parameters: OAuthAuthorizationParameters? = nil, from first: HaapiResult? = nil) async throws -> String {
+        var result: HaapiResult
+        if let first { result = first } else { result = await manager.start(parameters: parameters) }
         for _ in 0..<Self.maxSteps {
             let step: any HaapiRepresentation
             switch result {
@@ -55,7 +61,7 @@ struct UnattendedLogin {
                 guard let accept = consent.formActions.first else {
                     throw Failure(description: "a consent step without actions")
                 }
-                StandardStreams.printError("haapi login: accepting the consent step")
+                if announcesConsent { StandardStreams.printError("haapi login: accepting the consent step") }
                 result = await manager.submitForm(accept.model)
             case let same as ContinueSameStep:
                 guard let action = same.actions.compactMap({ $0 as? FormAction }).first else {

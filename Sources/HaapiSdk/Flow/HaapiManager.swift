@@ -128,7 +128,24 @@ public final class HaapiManager: Sendable {
         } else {
             pendingVerifier.set(nil)
         }
-        let items = chosen.queryItems(clientId: configuration.clientId, redirectURI: configuration.appRedirect)
+        return await authorize(
+            chosen.queryItems(clientId: configuration.clientId, redirectURI: configuration.appRedirect))
+    }
+
+    /// An authorization request with exactly `items` as its query: no PKCE or redirect URI of the manager's
+    /// own. For `haapi check`, which sends what a well-behaved client would not (a `plain` challenge, none, an
+    /// unregistered redirect URI) to see that the server refuses it. Apps use `start(parameters:)`.
+    package func startExactly(_ items: [(name: String, value: String)]) async -> HaapiResult {
+        switch await target() {
+        case .failure(let error): return .error(error)
+        case .success(let manager) where manager !== self: return await manager.startExactly(items)
+        case .success: break
+        }
+        pendingVerifier.set(nil)
+        return await authorize(items)
+    }
+
+    private func authorize(_ items: [(name: String, value: String)]) async -> HaapiResult {
         guard var components = URLComponents(url: configuration.authorizationEndpointURL, resolvingAgainstBaseURL: true)
         else {
             return .error(HaapiError.invalidConfiguration(reason: "bad authorization endpoint"))

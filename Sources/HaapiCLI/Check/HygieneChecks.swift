@@ -1,0 +1,341 @@
+import Foundation
+import HaapiDriver
+import HaapiModel
+import HaapiSdk
+
+/// The OAuth hygiene group, for a server where a login can be automated (a username and password for the
+/// password authenticator): PKCE is required and `plain` refused, the redirect URI matched exactly, the code
+/// single-use, refresh tokens rotated with reuse detected, revocation effective, and introspection closed to
+/// callers without client authentication. Without a username only the checks that need no login run.
+struct HygieneChecks {
+    let client: CheckClient
+    let username: String?
+    let password: String?
+    let authenticator: String
+
+    /// The group's findings, collected by the local `add` (which cannot capture the `inout` report).
+    private final class Findings {
+        var list: [CheckFinding] = []
+    }
+
+    func run(_ report: inout [CheckFinding]) async {
+        let findings = Findings()
+        func add(
+            _ id: String, _ severity: CheckFinding.Severity, _ title: String, reference: String,
+            sent: String? = nil, received: String? = nil, fix: String? = nil
+        ) {
+            findings.list.append(
+                CheckFinding(
+                    id: id, group: .hygiene, severity: severity, title: title, sent: sent, received: received,
+                    reference: reference, fix: fix))
+        }
+        defer { report += findings.list }
+        guard let username, let password else {
+            add(
+                "hygiene.no-login", .info,
+                "Not run: the code, refresh and revocation checks need a login (--username and --password-file)",
+                reference: "docs/CHECK.md")
+            return
+        }
+        let configuration = client.configuration()
+        let manager: HaapiManager
+        do { manager = try HaapiManager(haapiConfiguration: configuration) } catch {
+            add("hygiene.configuration", .error, "The client could not be set up: \(error)", reference: "seed 000")
+            return
+        }
+        defer { Task { await manager.close() } }
+        let login = UnattendedLogin(
+            manager: manager, username: username, password: password, authenticator: authenticator,
+            announcesConsent: false)
+
+        // The authorization requests a well-behaved client never sends: each must be refused.
+        let base: [(name: String, value: String)] = [
+            ("client_id", client.clientID), ("response_type", "code"), ("scope", client.scope.joined(separator: " ")),
+        ]
+        let challenge = PKCE().codeChallenge
+        let plain = PKCE().codeVerifier
+        let variants:
+            [(
+                id: String, query: [(name: String, value: String)], note: String, severity: CheckFinding.Severity,
+                reference: String, fix: String
+            )] = [
+                (
+                    "pkce-missing", base + [("redirect_uri", client.redirectURI)], "no code_challenge", .warning,
+                    "RFC 9700 §2.1.1",
+                    "require PKCE (S256) for every authorization request of client \(client.clientID)"
+                ),
+                (
+                    "pkce-plain",
+                    base + [
+                        ("redirect_uri", client.redirectURI), ("code_challenge", plain),
+                        ("code_challenge_method", "plain"),
+                    ],
+                    "code_challenge_method plain", .warning, "RFC 9700 §2.1.1, RFC 7636 §4.2",
+                    "accept only S256 as the PKCE method"
+                ),
+                (
+                    "redirect-uri",
+                    base + [
+                        ("redirect_uri", client.redirectURI + "/haapi-check"), ("code_challenge", challenge),
+                        ("code_challenge_method", "S256"),
+                    ], "redirect_uri with an extra path segment", .error, "RFC 9700 §2.1, §4.1.3",
+                    "compare redirect URIs with the registered ones by exact string match"
+                ),
+            ]
+        for variant in variants {
+            let sent = "GET \(client.discovered.authorizationEndpoint.path) (\(variant.note))"
+            switch await manager.startExactly(variant.query) {
+            case .representation(let step):
+                add(
+                    "hygiene.\(variant.id)-accepted", variant.severity,
+                    "An authorization request with \(variant.note) is accepted", reference: variant.reference,
+                    sent: sent, received: "a \(step.type.rawValue) step", fix: variant.fix)
+            case .problem(let problem):
+                add(
+                    "hygiene.\(variant.id)-refused", .pass, "An authorization request with \(variant.note) is refused",
+                    reference: variant.reference, sent: sent, received: "problem \(problem.type.rawValue)")
+            case .error(let error):
+                if case HaapiError.invalidStatusCode(let status)? = error as? HaapiError, (400..<500).contains(status) {
+                    add(
+                        "hygiene.\(variant.id)-refused", .pass,
+                        "An authorization request with \(variant.note) is refused", reference: variant.reference,
+                        sent: sent, received: "\(status)")
+                } else {
+                    add(
+                        "hygiene.\(variant.id)-unknown", .info,
+                        "No answer to the authorization request with \(variant.note): \(Self.words(error))",
+                        reference: variant.reference, sent: sent)
+                }
+            }
+        }
+
+        // A login with S256, then the refresh, revocation and code checks on its tokens. The code is reused
+        // last: a server that sees a code come back rightly revokes what was issued for it.
+        let oauth = OAuthTokenManager(oauthTokenConfiguration: configuration)
+        let tokenPath = "POST \(client.discovered.tokenEndpoint.path)"
+        var redeemed: Redeemed
+        switch await redeem(login, configuration: configuration, dpop: manager.dpop) {
+        case .failure(.login(let error)):
+            add(
+                "hygiene.login-failed", .warning, "The login could not be automated: \(Self.words(error))",
+                reference: "docs/CHECK.md",
+                fix: "give a test user's --username and --password-file, and --authenticator if it is not password")
+            return
+        case .failure(.code(let answer)):
+            add(
+                "hygiene.code-refused", .error, "The authorization code with its S256 verifier was refused",
+                reference: "RFC 7636 §4.6", sent: tokenPath + " (authorization_code)", received: Self.words(answer),
+                fix: "accept the code with the verifier whose SHA-256 is the challenge")
+            return
+        case .success(let first):
+            redeemed = first
+        }
+        add("hygiene.code-redeemed", .pass, "A code from an S256 login is redeemed", reference: "RFC 7636 §4.6")
+        var revocable = [redeemed.tokens.accessToken]
+        await introspection(redeemed.tokens.accessToken, add: add)
+
+        var live = redeemed.tokens.rawJSON["refresh_token"]?.stringValue
+        if let first = live {
+            let after = await refreshChecks(
+                first, configuration: configuration, dpop: manager.dpop, add: add, revocable: &revocable)
+            live = after.live
+            // A family that reuse detection revoked: revocation is checked on the tokens of a second login.
+            if after.familyRevoked,
+                case .success(let second) = await redeem(
+                    login, configuration: configuration, dpop: manager.dpop)
+            {
+                redeemed = second
+                revocable.append(second.tokens.accessToken)
+                live = second.tokens.rawJSON["refresh_token"]?.stringValue
+            }
+        } else {
+            add(
+                "hygiene.no-refresh-token", .info,
+                "The login gave no refresh token (scopes: \(client.scope.joined(separator: " ")))",
+                reference: "RFC 6749 §1.5")
+        }
+        if let live { await revocation(live, configuration: configuration, dpop: manager.dpop, add: add) }
+
+        switch await oauth.fetchAccessToken(with: redeemed.code, dpop: manager.dpop, codeVerifier: redeemed.verifier) {
+        case .successfulToken(let again):
+            revocable.append(again.accessToken)
+            add(
+                "hygiene.code-reused-accepted", .error, "The same authorization code was redeemed twice",
+                reference: "RFC 6749 §4.1.2, RFC 9700 §4.5", sent: tokenPath + " (the code again)",
+                received: "200 access_token …",
+                fix: "accept each code once, and revoke the tokens issued for it when it comes back")
+        case let answer:
+            add(
+                "hygiene.code-single-use", .pass, "A code redeemed once is refused the second time",
+                reference: "RFC 6749 §4.1.2", sent: tokenPath + " (the code again)", received: Self.words(answer))
+        }
+        for token in revocable { _ = await oauth.revokeAccessToken(token) }
+    }
+
+    /// A login's code, its PKCE verifier and the tokens it was redeemed for.
+    private struct Redeemed {
+        let code: String
+        let verifier: String
+        let tokens: SuccessfulTokenResponse
+    }
+
+    private enum RedeemFailure: Error {
+        case login(any Error)
+        case code(TokenResponse)
+    }
+
+    /// An unattended login with a fresh S256 challenge, and its code redeemed with the verifier.
+    private func redeem(
+        _ login: UnattendedLogin, configuration: HaapiConfiguration, dpop: Dpop
+    ) async -> Result<Redeemed, RedeemFailure> {
+        let pkce = PKCE()
+        let code: String
+        do {
+            code = try await login.run(
+                parameters: OAuthAuthorizationParameters(scopes: client.scope, codeChallenge: pkce.codeChallenge))
+        } catch { return .failure(.login(error)) }
+        let answer = await OAuthTokenManager(oauthTokenConfiguration: configuration).fetchAccessToken(
+            with: code, dpop: dpop, codeVerifier: pkce.codeVerifier)
+        guard case .successfulToken(let tokens) = answer else { return .failure(.code(answer)) }
+        return .success(Redeemed(code: code, verifier: pkce.codeVerifier, tokens: tokens))
+    }
+
+    /// RFC 7662 §2.1: the endpoint must require the caller's authorization; an anonymous caller learns nothing.
+    private func introspection(
+        _ token: String,
+        add: (String, CheckFinding.Severity, String, String, String?, String?, String?) -> Void
+    ) async {
+        guard let endpoint = client.discovered.introspectionEndpoint else {
+            add(
+                "hygiene.no-introspection", .info, "No introspection_endpoint is advertised", "RFC 8414 §2", nil, nil,
+                nil)
+            return
+        }
+        let request = HTTPRequest(
+            method: "POST", url: endpoint,
+            headers: [("Content-Type", MimeTypes.formURLEncoded), ("Accept", "application/json")],
+            body: Data(FormURLEncoding.encode([("token", token)]).utf8))
+        guard let response = try? await client.http.send(request) else { return }
+        let active = (try? JSONParser().parse(response.body))?["active"]?.boolValue ?? false
+        if response.statusCode == 200, active {
+            add(
+                "hygiene.introspection-open", .error,
+                "Introspection describes a live token to a caller without client authentication",
+                "RFC 7662 §2.1, §4", CheckHTTP.line(request, "no client authentication"), CheckHTTP.line(response),
+                "require client authentication (or a bearer token) at the introspection endpoint")
+        } else {
+            add(
+                "hygiene.introspection-closed", .pass, "Introspection without client authentication reveals nothing",
+                "RFC 7662 §2.1", CheckHTTP.line(request, "no client authentication"), CheckHTTP.line(response), nil)
+        }
+    }
+
+    /// Rotation and reuse detection (RFC 9700 §4.14.2); returns a refresh token still live, for the
+    /// revocation check, or that reuse detection revoked the family.
+    private func refreshChecks(
+        _ first: String, configuration: HaapiConfiguration, dpop: Dpop,
+        add: (String, CheckFinding.Severity, String, String, String?, String?, String?) -> Void,
+        revocable: inout [String]
+    ) async -> (live: String?, familyRevoked: Bool) {
+        let sent = "POST \(client.discovered.tokenEndpoint.path) (refresh_token"
+        // A manager per request: the SDK's own never sends a rotated token again, which is what is tried here.
+        func refresh(_ token: String) async -> TokenResponse {
+            await OAuthTokenManager(oauthTokenConfiguration: configuration).refreshAccessToken(with: token, dpop: dpop)
+        }
+        let answer = await refresh(first)
+        guard case .successfulToken(let refreshed) = answer else {
+            add(
+                "hygiene.refresh-refused", .error, "A fresh refresh token was refused", "RFC 6749 §6", sent + ")",
+                Self.words(answer), "accept the refresh token with a proof of the key it is bound to")
+            return (nil, false)
+        }
+        revocable.append(refreshed.accessToken)
+        guard let second = refreshed.rawJSON["refresh_token"]?.stringValue, second != first else {
+            add(
+                "hygiene.refresh-not-rotated", .warning,
+                "Refreshing returns the same refresh token (or none): a stolen one stays usable with the key",
+                "RFC 9700 §4.14.2", sent + ")", "200, the same refresh token",
+                "rotate refresh tokens on each use and revoke the family when an old one comes back")
+            return (first, false)
+        }
+        add(
+            "hygiene.refresh-rotated", .pass, "Each refresh gives a new refresh token", "RFC 9700 §4.14.2", nil, nil,
+            nil)
+        switch await refresh(first) {
+        case .successfulToken(let again):
+            revocable.append(again.accessToken)
+            add(
+                "hygiene.refresh-reuse-grace", .info,
+                "The rotated refresh token was accepted once more right after its rotation: a reuse grace period (ours is 30 s); past it a reuse must be refused",
+                "RFC 9700 §4.14.2", sent + ", the rotated one again)", "200", nil)
+        default:
+            add(
+                "hygiene.refresh-reuse-refused", .pass, "A rotated refresh token is refused", "RFC 9700 §4.14.2",
+                sent + ", the rotated one again)", nil, nil)
+        }
+        // After a reuse the server cannot tell the thief from the client: the token issued before it must die too.
+        switch await refresh(second) {
+        case .successfulToken(let after):
+            revocable.append(after.accessToken)
+            add(
+                "hygiene.refresh-reuse-undetected", .warning,
+                "After a rotated refresh token came back, its replacement still works",
+                "RFC 9700 §4.14.2", sent + ", the replacement after a reuse)", "200",
+                "revoke the whole token family when a rotated refresh token is presented")
+            return (after.rawJSON["refresh_token"]?.stringValue ?? second, false)
+        default:
+            add(
+                "hygiene.refresh-reuse-detected", .pass, "A reuse revokes the family: the replacement is refused too",
+                "RFC 9700 §4.14.2", sent + ", the replacement after a reuse)", nil, nil)
+        }
+        return (nil, true)
+    }
+
+    /// RFC 7009 §2.1: a revoked refresh token is refused from then on.
+    private func revocation(
+        _ token: String, configuration: HaapiConfiguration, dpop: Dpop,
+        add: (String, CheckFinding.Severity, String, String, String?, String?, String?) -> Void
+    ) async {
+        guard let endpoint = client.discovered.revocationEndpoint else {
+            add("hygiene.no-revocation", .info, "No revocation_endpoint is advertised", "RFC 8414 §2", nil, nil, nil)
+            return
+        }
+        let oauth = OAuthTokenManager(oauthTokenConfiguration: configuration)
+        guard case .success = await oauth.revokeRefreshToken(token) else {
+            add(
+                "hygiene.revocation-refused", .error, "The client could not revoke its own refresh token",
+                "RFC 7009 §2.2", "POST \(endpoint.path) (refresh_token)", nil,
+                "accept revocation requests from the client the token was issued to")
+            return
+        }
+        switch await OAuthTokenManager(oauthTokenConfiguration: configuration).refreshAccessToken(
+            with: token, dpop: dpop)
+        {
+        case .successfulToken(let still):
+            _ = await oauth.revokeAccessToken(still.accessToken)
+            if let next = still.rawJSON["refresh_token"]?.stringValue { _ = await oauth.revokeRefreshToken(next) }
+            add(
+                "hygiene.revocation-ineffective", .error, "A revoked refresh token still works",
+                "RFC 7009 §2.1", "POST \(client.discovered.tokenEndpoint.path) (the revoked refresh token)", "200",
+                "make revocation take effect at once for the token and the grant's other tokens")
+        default:
+            add(
+                "hygiene.revocation", .pass, "A revoked refresh token is refused", "RFC 7009 §2.1",
+                "POST \(endpoint.path), then the token at \(client.discovered.tokenEndpoint.path)", nil, nil)
+        }
+    }
+
+    /// A refused token request as a report line: the OAuth error and its description, or the failure.
+    static func words(_ response: TokenResponse) -> String {
+        switch response {
+        case .successfulToken: "200 access_token …"
+        case .errorToken(let error):
+            [error.error, error.errorDescription.map { "\"\($0)\"" }].compactMap { $0 }.joined(separator: " ")
+        case .error(let error): words(error)
+        }
+    }
+
+    static func words(_ error: any Error) -> String {
+        (error as? HaapiError)?.errorDescription ?? "\(error)"
+    }
+}
