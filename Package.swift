@@ -186,7 +186,14 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: [linuxTransport]),
-        .testTarget(name: "HaapiCLITests", dependencies: ["HaapiCLI", "haapi"]),
+        .testTarget(
+            name: "HaapiCLITests",
+            dependencies: [
+                "HaapiCLI", "haapi", "HaapiServer",
+                // The fault-injecting proxy in front of the dev server (its own HTTP client and server).
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
+            ], swiftSettings: [linuxTransport]),
         // The seeds' sample call shapes, compiled in Swift 6 mode here and in Swift 5 mode below (the Swift 5
         // target's files are links to these).
         .testTarget(

@@ -1,5 +1,7 @@
 import Foundation
 import HaapiModel
+import Hummingbird
+import NIOCore
 import Testing
 
 /// `haapi check` (issue 33) against the dev server: no error with its default configuration; a protection
@@ -22,7 +24,11 @@ struct CheckCommandTests {
     func devServer() async throws {
         let (server, base) = try await Self.startServer()
         defer { server.terminate() }
-        let result = try await CLIRunner.run(["check", "--server", base, "--json"])
+        let password = try CLIRunner.temporaryDirectory().appendingPathComponent("password")
+        try Data("Password1\n".utf8).write(to: password)
+        let result = try await CLIRunner.run([
+            "check", "--server", base, "--json", "--username", "demouser", "--password-file", password.path,
+        ])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let findings = try Self.findings(result)
         let ids = Set(findings.compactMap { $0["id"]?.stringValue })
@@ -31,7 +37,10 @@ struct CheckCommandTests {
             "discovery.issuer", "discovery.jwks", "discovery.pkce", "dpop.nonce-required", "dpop.fresh-accepted",
             "dpop.bound", "dpop.replay-refused", "dpop.wrong-htm-refused", "dpop.wrong-htu-refused",
             "dpop.stale-iat-refused", "dpop.alg-none-refused", "dpop.hmac-refused", "dpop.private-jwk-refused",
-            "haapi.token", "haapi.steps",
+            "dpop.invented-nonce-refused", "haapi.token", "haapi.steps", "hygiene.pkce-missing-refused",
+            "hygiene.pkce-plain-refused", "hygiene.redirect-uri-refused", "hygiene.code-redeemed",
+            "hygiene.introspection-closed", "hygiene.refresh-rotated", "hygiene.refresh-reuse-grace",
+            "hygiene.refresh-reuse-detected", "hygiene.revocation", "hygiene.code-single-use",
         ] {
             #expect(ids.contains(id), "missing \(id): \(ids.sorted())")
         }
@@ -39,10 +48,19 @@ struct CheckCommandTests {
         let used = try #require(report["requests"]?.numberValue?.intValue)
         #expect(used <= (report["budget"]?.numberValue?.intValue ?? 0) && used > 10)
         // The table: a line per group, the total, no secrets.
-        let table = try await CLIRunner.run(["check", "--server", base])
+        let table = try await CLIRunner.run([
+            "check", "--server", base, "--username", "demouser", "--password-file", password.path,
+        ])
         #expect(table.status == 0 && table.stdout.contains("0 errors"), "\(table.stdout)")
-        #expect(table.stderr.contains("at most 80 requests"))
-        #expect(!table.stdout.contains("eyJ"), "a token reached the report")
+        #expect(table.stdout.contains("hygiene     ") && !table.stdout.contains("not run"), "\(table.stdout)")
+        #expect(table.stderr.contains("at most 120 requests"))
+        for output in [table.stdout, table.stderr, result.stdout] {
+            #expect(
+                !output.contains("eyJ") && !output.contains("Password1"), "a token or the password reached the report")
+        }
+        // Without a user the hygiene group says what it needs.
+        let anonymous = try await CLIRunner.run(["check", "--server", base, "--only", "hygiene", "--json"])
+        #expect(try Self.findings(anonymous).compactMap { $0["id"]?.stringValue } == ["hygiene.no-login"])
     }
 
     @Test("a client without nonces: its own finding (a warning), nothing red; --only runs one group")
@@ -74,36 +92,22 @@ struct CheckCommandTests {
         #expect(findings.contains { $0["id"]?.stringValue == "dpop.replay-refused" })
     }
 
-    @Test("a plain HTTP server is one clear error with exit 69; so is a port where nothing listens")
+    @Test("a plain web server is one clear error with exit 69; so is a port where nothing listens")
     func notOAuth() async throws {
-        let folder = try CLIRunner.temporaryDirectory()
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", folder.path]
-        let output = Pipe()
-        python.standardOutput = output
-        python.standardError = output
-        python.environment = ProcessInfo.processInfo.environment.merging(["PYTHONUNBUFFERED": "1"]) { $1 }
-        try python.run()
-        defer { python.terminate() }
-        var port: String?
-        var seen = Data()
-        let deadline = Date().addingTimeInterval(20)
-        while port == nil, Date() < deadline {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen.append(chunk)
-            let text = String(decoding: seen, as: UTF8.self)
-            if let range = text.range(of: "port ") {
-                port = String(text[range.upperBound...].prefix { $0.isNumber })
-            }
+        // A web server that is not OAuth: a page at /, 404 everywhere else (as a static site answers).
+        let web = try await LoopbackHTTPServer { request in
+            request.uri.path == "/"
+                ? Response(
+                    status: .ok, headers: [.contentType: "text/html"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: "<html><body>Hello</body></html>")))
+                : Response(status: .notFound)
         }
-        let found = try #require(port, "python's http.server did not start: \(String(decoding: seen, as: UTF8.self))")
-        let result = try await CLIRunner.run(["check", "--server", "http://127.0.0.1:\(found)"])
+        defer { web.stop() }
+        let result = try await CLIRunner.run(["check", "--server", "http://127.0.0.1:\(web.port)"])
         #expect(result.status == 69, "\(result.stdout)\n\(result.stderr)")
         // The stated request budget, then one error line, and no report.
         let lines = result.stderr.split(separator: "\n")
-        #expect(lines.count == 2 && lines[0].contains("at most 80 requests"), "\(result.stderr)")
+        #expect(lines.count == 2 && lines[0].contains("at most 120 requests"), "\(result.stderr)")
         #expect(
             lines.last?.hasPrefix("error: ") == true && result.stderr.contains("does not speak OAuth"),
             "\(result.stderr)")

@@ -1,0 +1,85 @@
+import Foundation
+import HaapiModel
+import HaapiServer
+import Testing
+
+/// `haapi check` against the dev server behind a proxy that breaks one behaviour at a time, and against
+/// configurations that switch a protection off: each fault is reported by its own finding, and nothing
+/// else turns red (issue 33, item 5).
+@Suite("haapi check finds each fault", .serialized, .timeLimit(.minutes(4)))
+struct CheckFaultTests {
+    /// The errors and warnings of one run, by id.
+    static func red(_ result: CLIRunner.Result) throws -> Set<String> {
+        let findings = try CheckCommandTests.findings(result)
+        return Set(
+            findings.filter { ["error", "warning"].contains($0["severity"]?.stringValue) }.compactMap {
+                $0["id"]?.stringValue
+            })
+    }
+
+    static func check(_ server: URL, _ extra: [String] = []) async throws -> CLIRunner.Result {
+        let password = try CLIRunner.temporaryDirectory().appendingPathComponent("password")
+        try Data("Password1\n".utf8).write(to: password)
+        return try await CLIRunner.run(
+            [
+                "check", "--server", server.absoluteString, "--username", "demouser", "--password-file", password.path,
+                "--json",
+            ]
+                + extra)
+    }
+
+    @Test("each proxy fault: its own finding id, and no other error or warning than without a fault")
+    func proxyFaults() async throws {
+        let proxy = try await FaultProxy()
+        defer { proxy.stop() }
+        let server = try DevServer(
+            configuration: try ServerConfiguration.embeddedDefault, store: ServerStore(path: nil))
+        let running = try await server.start(publicURL: proxy.url.absoluteString, logLevel: .critical)
+        defer { Task { await running.stop() } }
+        // Upstream by its bound port: the base URL names the proxy.
+        await proxy.forward(to: try #require(URL(string: "http://127.0.0.1:\(running.port)")))
+
+        let baseline = try await Self.check(proxy.url)
+        #expect(baseline.status == 0, "\(baseline.stdout)\n\(baseline.stderr)")
+        let clean = try Self.red(baseline)
+        #expect(clean.isEmpty, "the dev server behind a transparent proxy: \(clean)")
+
+        let expected: [(FaultProxy.Fault, String)] = [
+            (.replayAnswer, "dpop.replay-accepted"),
+            (.dropNonce, "dpop.nonce-header-missing"),
+            (.rewriteIssuer, "discovery.issuer-mismatch"),
+            (.acceptPlainPKCE, "hygiene.pkce-plain-accepted"),
+            (.sameRefreshToken, "hygiene.refresh-not-rotated"),
+        ]
+        for (fault, id) in expected {
+            await proxy.set(fault)
+            let result = try await Self.check(proxy.url)
+            let red = try Self.red(result)
+            #expect(red == clean.union([id]), "\(fault): \(red.sorted())\n\(result.stderr)")
+            // A fault that is an error fails the run; a warning does not.
+            let isError = try CheckCommandTests.findings(result).contains {
+                $0["id"]?.stringValue == id && $0["severity"]?.stringValue == "error"
+            }
+            #expect(result.status == (isError ? 1 : 0), "\(fault): exit \(result.status)")
+        }
+        // Without nonces the SDK's groups cannot run: each says so once, instead of failing on its own.
+        await proxy.set(.dropNonce)
+        let skipped = try CheckCommandTests.findings(try await Self.check(proxy.url)).compactMap {
+            $0["id"]?.stringValue
+        }
+        #expect(skipped.contains("haapi.skipped") && skipped.contains("hygiene.skipped"), "\(skipped)")
+    }
+
+    @Test("a client that keeps its refresh tokens (seed 003's option): exactly that finding")
+    func protectionsOff() async throws {
+        var configuration = try ServerConfiguration.embeddedDefault
+        let index = try #require(configuration.clients.firstIndex { $0.id == "haapi-demo" })
+        configuration.clients[index].reuseRefreshTokens = true
+        let server = try DevServer(configuration: configuration, store: ServerStore(path: nil))
+        let running = try await server.start(loopbackName: "localhost", logLevel: .critical)
+        defer { Task { await running.stop() } }
+        let result = try await Self.check(running.baseURL, ["--only", "hygiene"])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(try Self.red(result) == ["hygiene.refresh-not-rotated"], "\(result.stdout)")
+    }
+}

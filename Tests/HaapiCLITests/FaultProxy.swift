@@ -1,0 +1,138 @@
+import Foundation
+import HaapiDriver
+import HaapiModel
+import Hummingbird
+import NIOCore
+
+/// A loopback HTTP proxy in front of the dev server that breaks one behaviour at a time, so `haapi check`
+/// can be shown to report each fault by its own finding (issue 33).
+final class FaultProxy: Sendable {
+    enum Fault: String, Sendable, CaseIterable {
+        /// Forwards everything unchanged.
+        case none
+        /// Answers a request whose `DPoP` proof it has seen before with the answer to the first one: a
+        /// server without replay protection.
+        case replayAnswer
+        /// Removes `DPoP-Nonce` from every answer.
+        case dropNonce
+        /// Names another issuer in the discovery document.
+        case rewriteIssuer
+        /// Turns a `plain` PKCE challenge into the S256 challenge of the same verifier: a server that
+        /// accepts `plain`.
+        case acceptPlainPKCE
+        /// Answers a refresh with the refresh token that was presented: a server that does not rotate.
+        case sameRefreshToken
+    }
+
+    private let state: State
+    private let server: LoopbackHTTPServer
+
+    var url: URL { server.url }
+
+    /// Listens on a free loopback port; `forward(to:)` names the server behind it.
+    init() async throws {
+        let state = State()
+        self.state = state
+        server = try await LoopbackHTTPServer { request in try await state.handle(request) }
+    }
+
+    func forward(to upstream: URL) async { await state.set(upstream: upstream) }
+    func set(_ fault: Fault) async { await state.set(fault: fault) }
+    func stop() { server.stop() }
+
+    private actor State {
+        private var upstream: URL?
+        private var fault = Fault.none
+        private var answers: [String: HaapiDriver.HTTPResponse] = [:]
+        private let transport: (any HTTPTransport)?
+
+        init() {
+            #if HAAPI_ASYNC_HTTP_CLIENT
+            transport = try? AsyncHTTPClientTransport(timeout: 15)
+            #else
+            transport = URLSessionTransport()
+            #endif
+        }
+
+        func set(upstream: URL) { self.upstream = upstream }
+        func set(fault: Fault) {
+            self.fault = fault
+            answers = [:]
+        }
+
+        func handle(_ request: Request) async throws -> Response {
+            guard let upstream, let transport else { return Response(status: .badGateway) }
+            var path = request.uri.path
+            var query = request.uri.query
+            if fault == .acceptPlainPKCE, path.hasSuffix("/authorize"), let original = query {
+                query = Self.plainToS256(original)
+            }
+            if let query, !query.isEmpty { path += "?" + query }
+            guard let target = URL(string: upstream.absoluteString + path) else { return Response(status: .badRequest) }
+            let body = try await request.body.collect(upTo: 1 << 20)
+            let hopByHop: Set<String> = ["host", "content-length", "connection", "transfer-encoding"]
+            let headers = request.headers.filter { !hopByHop.contains($0.name.canonicalName) }
+                .map { (name: $0.name.rawName, value: $0.value) }
+            let proof = request.headers.first { $0.name.canonicalName == "dpop" }?.value
+            if fault == .replayAnswer, let proof, let seen = answers[proof] { return Self.response(seen, fault: fault) }
+            var answer = try await transport.send(
+                HaapiDriver.HTTPRequest(
+                    method: request.method.rawValue, url: target, headers: headers,
+                    body: body.readableBytes > 0 ? Data(body.readableBytesView) : nil))
+            if fault == .replayAnswer, let proof, answers.count < 1_000 { answers[proof] = answer }
+            if fault == .rewriteIssuer, path.contains("/.well-known/") {
+                answer = Self.rewriting(answer) { $0["issuer"] = "https://issuer.example" }
+            }
+            if fault == .sameRefreshToken,
+                let presented = FormURLEncoding.decode(String(decoding: body.readableBytesView, as: UTF8.self))?
+                    .first(where: { $0.0 == "refresh_token" })?.1
+            {
+                answer = Self.rewriting(answer) { object in
+                    if object["refresh_token"] != nil { object["refresh_token"] = .string(presented) }
+                }
+            }
+            return Self.response(answer, fault: fault)
+        }
+
+        /// `code_challenge_method=plain` becomes S256 with BASE64URL(SHA256(challenge)): the upstream then
+        /// accepts the plain verifier, as a server that allows `plain` would.
+        private static func plainToS256(_ query: String) -> String {
+            guard var items = FormURLEncoding.decode(query),
+                items.contains(where: { $0.0 == "code_challenge_method" && $0.1 == "plain" }),
+                let challenge = items.first(where: { $0.0 == "code_challenge" })?.1
+            else { return query }
+            items = items.map { name, value in
+                switch name {
+                case "code_challenge_method": (name, "S256")
+                case "code_challenge": (name, PKCE.challenge(for: challenge))
+                default: (name, value)
+                }
+            }
+            return FormURLEncoding.encode(items)
+        }
+
+        private static func rewriting(
+            _ answer: HaapiDriver.HTTPResponse, _ change: (inout JSONObject) -> Void
+        ) -> HaapiDriver.HTTPResponse {
+            guard case .object(var object)? = try? JSONParser().parse(answer.body) else { return answer }
+            change(&object)
+            return HaapiDriver.HTTPResponse(
+                statusCode: answer.statusCode, headers: answer.headers,
+                body: Data(JSONValue.object(object).serialized().utf8), url: answer.url)
+        }
+
+        private static func response(_ answer: HaapiDriver.HTTPResponse, fault: Fault) -> Response {
+            var fields = HTTPFields()
+            let dropped: Set<String> = Set(["content-length", "connection", "transfer-encoding"])
+                .union(fault == .dropNonce ? ["dpop-nonce"] : [])
+            for (name, value) in answer.headers where !dropped.contains(name.lowercased()) {
+                if let field = HTTPFields.Element.Name(name) {
+                    fields.append(HTTPFields.Element(name: field, value: value))
+                }
+            }
+            return Response(
+                status: .init(code: answer.statusCode), headers: fields,
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+        }
+    }
+}
