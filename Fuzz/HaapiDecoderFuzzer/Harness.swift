@@ -2,11 +2,16 @@ import Foundation
 import FuzzSupport
 import HaapiModel
 
-// The HAAPI decoder. Besides "never crash", it checks two properties on every input that decodes:
-// the raw JSON written back out parses to the same value, and building a request for every form
+// The HAAPI decoder, and `haapi check`'s audit of a body. Besides "never crash", it checks two properties
+// on every input that decodes: the raw JSON written back out parses to the same value, and building a request for every form
 // either succeeds or fails with a typed error.
 func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = fuzzInput(start, count)
+    // `haapi check` reads every body it receives, decodable or not.
+    if let server = URL(string: "https://fuzz.example") {
+        var audit = RepresentationAudit()
+        audit.read(Data(bytes), server: server)
+    }
     guard let response = try? HaapiDecoder().decode(bytes) else { return 0 }
     let raw: JSONValue
     let actions: [any Action]

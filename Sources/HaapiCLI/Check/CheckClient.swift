@@ -18,13 +18,14 @@ struct CheckClient: Sendable {
 
     /// A configuration of its own name, so no run reuses another's keys or tokens; the DPoP key lives in
     /// memory only (a check writes nothing to the machine either).
-    func configuration() -> HaapiConfiguration {
+    func configuration(traffic: HaapiTraffic? = nil) -> HaapiConfiguration {
         HaapiConfiguration(
             name: "haapi-check-" + SecureRandom.token(byteCount: 6), clientId: clientID, baseURL: server,
             tokenEndpointURL: discovered.tokenEndpoint, authorizationEndpointURL: discovered.authorizationEndpoint,
             appRedirect: redirectURI,
             authorizationParametersProvider: { [scope] in OAuthAuthorizationParameters(scopes: scope) },
-            transport: BudgetedTransport(http: http), revocationEndpointURL: discovered.revocationEndpoint,
+            transport: BudgetedTransport(http: http, traffic: traffic),
+            revocationEndpointURL: discovered.revocationEndpoint,
             introspectionEndpointURL: discovered.introspectionEndpoint, minTokenTTL: 5,
             attestationConfiguration: AttestationConfiguration(useAttestation: attests, attestationMaxRetries: 0),
             attester: SoftwareAttester(), tokenBoundConfiguration: BoundedTokenConfiguration(keyPairType: .p256),

@@ -45,13 +45,35 @@ actor CheckHTTP {
     }
 }
 
-/// A transport that counts, for the SDK's own requests in the HAAPI group.
+/// A transport that counts, for the SDK's own requests in the HAAPI group, and shows `traffic` what went by.
 struct BudgetedTransport: HTTPTransport {
     let http: CheckHTTP
+    var traffic: HaapiTraffic? = nil
 
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        do { return try await http.send(request) } catch let error as TransportError { throw error } catch {
+        do {
+            let response = try await http.send(request)
+            await traffic?.record(request, response)
+            return response
+        } catch let error as TransportError { throw error } catch {
             throw .connectionFailed("haapi check: the request budget is used up")
+        }
+    }
+}
+
+/// The HAAPI exchanges of one run, as the HAAPI group reads them afterwards: the representations' bodies
+/// (at most 16), and how the flow's session travelled (`Set-Session-Id` answered, `Session-Id` sent back).
+actor HaapiTraffic {
+    private(set) var representations: [Data] = []
+    private(set) var sessionStarted = false
+    private(set) var sessionReturned = false
+
+    func record(_ request: HTTPRequest, _ response: HTTPResponse) {
+        if sessionStarted, request.header(HttpHeaderNames.haapiSessionID) != nil { sessionReturned = true }
+        if response.header(HttpHeaderNames.haapiSetSessionID) != nil { sessionStarted = true }
+        if response.header("Content-Type")?.lowercased().hasPrefix(MimeTypes.haapi) == true, representations.count < 16
+        {
+            representations.append(response.body)
         }
     }
 }

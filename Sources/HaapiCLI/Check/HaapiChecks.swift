@@ -17,9 +17,9 @@ struct HaapiChecks {
         }
         let attests = client.attests
         let clientID = client.clientID
-        let redirectURI = client.redirectURI
         let discovered = client.discovered
-        let configuration = client.configuration()
+        let traffic = HaapiTraffic()
+        let configuration = client.configuration(traffic: traffic)
         let manager: HaapiManager
         do { manager = try HaapiManager(haapiConfiguration: configuration) } catch {
             add("haapi.configuration", .error, "The HAAPI client could not be set up: \(error)", reference: "seed 000")
@@ -56,6 +56,50 @@ struct HaapiChecks {
             }
             return
         }
+        guard await steps(manager, add: add) else { return }
+        var audit = RepresentationAudit()
+        for body in await traffic.representations { audit.read(body, server: client.server) }
+        if audit.unknown.isEmpty {
+            add(
+                "haapi.parts-known", .pass, "Every representation part is one the SDK knows",
+                reference: "HAAPI: representations")
+        } else {
+            add(
+                "haapi.unknown-parts", .info,
+                "Parts the SDK does not know by name (decoded as generic): " + audit.unknown.joined(separator: ", "),
+                reference: "HAAPI: representations")
+        }
+        if audit.offOrigin.isEmpty {
+            add(
+                "haapi.actions-on-origin", .pass,
+                "Every action and link stays on \(DiscoveryChecks.origin(client.server))",
+                reference: "HAAPI: representations")
+        } else {
+            add(
+                "haapi.actions-off-origin", .error,
+                "Actions or links leave the server's origin: " + audit.offOrigin.prefix(3).joined(separator: ", "),
+                reference: "HAAPI: representations",
+                fix: "serve every HAAPI action from the issuer's origin; clients refuse to send their token elsewhere")
+        }
+        if await traffic.sessionStarted {
+            add(
+                await traffic.sessionReturned ? "haapi.session-header" : "haapi.session-header-unused", .pass,
+                "The flow's session travels in Set-Session-Id / Session-Id headers", reference: "HAAPI: Session-Id")
+        } else {
+            add(
+                "haapi.no-session-header", .info,
+                "No Set-Session-Id: the flow's session is kept some other way (a cookie, or the HAAPI token)",
+                reference: "HAAPI: Session-Id")
+        }
+    }
+
+    /// The authorize request and the steps up to the first form (choosing the first authenticator); false
+    /// when they did not decode, which is reported here.
+    private func steps(
+        _ manager: HaapiManager, add: (String, CheckFinding.Severity, String, String, String?) -> Void
+    ) async -> Bool {
+        let clientID = client.clientID
+        let redirectURI = client.redirectURI
         var result = await manager.start()
         var steps: [String] = []
         for _ in 0..<4 {
@@ -69,33 +113,33 @@ struct HaapiChecks {
                 add(
                     "haapi.steps", .pass,
                     "The authorize request is answered with HAAPI steps that decode: " + steps.joined(separator: " → "),
-                    reference: "HAAPI: representations")
+                    "HAAPI: representations", nil)
                 if !(step is InteractiveFormStep) {
                     add(
                         "haapi.no-form", .info, "The first steps lead to \(step.type.rawValue), not a form",
-                        reference: "HAAPI: representations")
+                        "HAAPI: representations", nil)
                 }
-                return
+                return true
             case .problem(let problem):
                 add(
                     "haapi.problem", .error,
                     "The flow answered a problem: \(problem.type.rawValue) \(problem.title?.description ?? "")",
-                    reference: "HAAPI: problems",
-                    fix: "check client \(clientID)'s redirect URI (\(redirectURI)), scopes and authenticators")
-                return
+                    "HAAPI: problems",
+                    "check client \(clientID)'s redirect URI (\(redirectURI)), scopes and authenticators")
+                return false
             case .error(let error):
                 let words = (error as? HaapiError)?.errorDescription ?? "\(error)"
                 add(
                     "haapi.authorize-failed", .error, "The authorize request did not give a HAAPI step: \(words)",
-                    reference: "HAAPI: representations",
-                    fix:
-                        "answer HAAPI requests (Accept: application/vnd.auth+json) with representations on the issuer's origin"
+                    "HAAPI: representations",
+                    "answer HAAPI requests (Accept: application/vnd.auth+json) with representations on the issuer's origin"
                 )
-                return
+                return false
             }
         }
         add(
-            "haapi.steps", .pass, "HAAPI steps decode: " + steps.joined(separator: " → "),
-            reference: "HAAPI: representations")
+            "haapi.steps", .pass, "HAAPI steps decode: " + steps.joined(separator: " → "), "HAAPI: representations", nil
+        )
+        return true
     }
 }
