@@ -28,3 +28,6 @@ mkdir -p "$work"
 bash "$root/scripts/interop/glewlwyd-start.sh" "$work" >/dev/null
 trap 'kill "$(cat "$work/pid")" 2>/dev/null || true' EXIT
 "$venv/bin/python" "$root/scripts/interop/glewlwyd_sdk.py" --haapi "$haapi" --work "$work"
+
+echo "interop: haapi check against glewlwyd (discovery, DPoP and the login-free hygiene checks; HAAPI absent)"
+"$venv/bin/python" "$root/scripts/interop/glewlwyd_check.py" --haapi "$haapi" --work "$work"

@@ -1,4 +1,5 @@
 import Foundation
+import HaapiModel
 import HaapiSdk
 
 /// The client `haapi check` acts as in the groups that run the SDK (haapi, hygiene): its id, how it
@@ -9,9 +10,17 @@ struct CheckClient: Sendable {
     let discovered: DiscoveredServer
     let clientID: String
     let method: any ClientAuthenticationMethod
+    /// The client secret, when the client has one (the checks that talk OAuth without the SDK use Basic).
+    let secret: String?
     let redirectURI: String
     let scope: [String]
     let http: CheckHTTP
+
+    /// RFC 6749 §2.3.1's Basic header: the client id and secret form-encoded first.
+    static func basic(id: String, secret: String) -> (name: String, value: String) {
+        func encoded(_ value: String) -> String { String(FormURLEncoding.encode([("", value)]).dropFirst()) }
+        return ("Authorization", "Basic " + Data("\(encoded(id)):\(encoded(secret))".utf8).base64EncodedString())
+    }
 
     /// A client without credentials proves itself with an attestation.
     var attests: Bool { !method.hasCredentials }

@@ -67,11 +67,7 @@ struct DPoPChecks {
         switch grant {
         case .clientSecret(let id, let secret, let scope):
             if let scope { form.append(("scope", scope)) }
-            headers.append(
-                (
-                    "Authorization",
-                    "Basic " + Data("\(Self.formEncode(id)):\(Self.formEncode(secret))".utf8).base64EncodedString()
-                ))
+            headers.append(CheckClient.basic(id: id, secret: secret))
         case .attestation(let id):
             guard let cat = try await clientAttestationToken(id) else { return nil }
             form += [
@@ -84,11 +80,6 @@ struct DPoPChecks {
         let request = HTTPRequest(
             method: "POST", url: token, headers: headers, body: Data(FormURLEncoding.encode(form).utf8))
         return (request, try await http.send(request))
-    }
-
-    /// RFC 6749 §2.3.1: the client id and secret are form-encoded before Basic.
-    static func formEncode(_ value: String) -> String {
-        String(FormURLEncoding.encode([("", value)]).dropFirst())
     }
 
     /// A CAT for `clientID` through the software attestation; nil when the server has no such endpoint.
@@ -302,7 +293,7 @@ struct DPoPChecks {
         } else {
             add(
                 "dpop.nonce-rotation-unseen", .info,
-                "The nonce stayed the same for the \(seconds) s of the run; a rotation period longer than that cannot be seen here",
+                "The nonce stayed the same during the run (\(seconds) s): a rotation period longer than the run cannot be seen",
                 reference: "RFC 9449 §8.2")
         }
     }

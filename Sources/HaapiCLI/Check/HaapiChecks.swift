@@ -1,4 +1,6 @@
 import Foundation
+import HaapiDriver
+import HaapiModel
 import HaapiSdk
 
 /// The HAAPI group: the client's attestation (or its credentials, for a client without one) gives a HAAPI
@@ -17,7 +19,6 @@ struct HaapiChecks {
         }
         let attests = client.attests
         let clientID = client.clientID
-        let discovered = client.discovered
         let traffic = HaapiTraffic()
         let configuration = client.configuration(traffic: traffic)
         let manager: HaapiManager
@@ -35,17 +36,20 @@ struct HaapiChecks {
                     : "A HAAPI token was obtained with the client's credentials",
                 reference: "HAAPI: client attestation")
         } catch {
-            if case .attestationRefusedByServer(let cause as HaapiError) = error,
-                case .invalidStatusCode(let status) = cause,
-                [404, 405].contains(status)
-            {
-                add(
-                    "haapi.absent", .info,
-                    "The server has no HAAPI attestation endpoint (\(discovered.tokenEndpoint.path)/cat answered \(status)): it is not a HAAPI server, or HAAPI is off",
-                    reference: "HAAPI: client attestation",
-                    fix:
-                        "enable the HAAPI capability (attestation) for client \(clientID), if this server should speak HAAPI"
-                )
+            // No token: a HAAPI server with this client misconfigured, or no HAAPI server at all. The authorize
+            // endpoint tells them apart: a HAAPI server asks a request without a token for one (401 with
+            // `WWW-Authenticate: DPoP`) or answers in HAAPI's media types.
+            if let probe = await probeAuthorize(), !probe.speaksHaapi {
+                report.append(
+                    CheckFinding(
+                        id: "haapi.absent", group: .haapi, severity: .info,
+                        title:
+                            "Not a HAAPI server: no HAAPI token for \(clientID), and the authorize endpoint answers a HAAPI request without HAAPI",
+                        sent: CheckHTTP.line(probe.request, "Accept: application/vnd.auth+json, no token"),
+                        received: probe.line, reference: "HAAPI: client attestation",
+                        fix:
+                            "none needed if this server is not meant to speak HAAPI; otherwise enable its HAAPI capability"
+                    ))
             } else {
                 add(
                     "haapi.token-refused", .error, "No HAAPI token: \(error.errorDescription)",
@@ -91,6 +95,33 @@ struct HaapiChecks {
                 "No Set-Session-Id: the flow's session is kept some other way (a cookie, or the HAAPI token)",
                 reference: "HAAPI: Session-Id")
         }
+    }
+
+    /// One authorization request as a HAAPI client would send it, without its token: what the answer says
+    /// about the server. Nil when the request could not be sent.
+    private func probeAuthorize() async -> (request: HTTPRequest, line: String, speaksHaapi: Bool)? {
+        guard
+            var components = URLComponents(
+                url: client.discovered.authorizationEndpoint, resolvingAgainstBaseURL: false)
+        else { return nil }
+        components.queryItems =
+            (components.queryItems ?? []) + [
+                URLQueryItem(name: "client_id", value: client.clientID),
+                URLQueryItem(name: "response_type", value: "code"),
+                URLQueryItem(name: "redirect_uri", value: client.redirectURI),
+            ]
+        guard let url = components.url else { return nil }
+        let request = HTTPRequest(method: "GET", url: url, headers: [("Accept", MimeTypes.haapi)])
+        guard let response = try? await client.http.send(request) else { return nil }
+        let type = response.header("Content-Type")?.lowercased() ?? ""
+        let challenge = response.header("WWW-Authenticate")?.lowercased() ?? ""
+        let speaks =
+            type.hasPrefix(MimeTypes.haapi) || type.hasPrefix(MimeTypes.problem)
+            || (response.statusCode == 401 && challenge.hasPrefix("dpop"))
+        let line =
+            "\(response.statusCode)" + (type.isEmpty ? "" : " " + type)
+            + (response.header("Location") != nil ? " (a redirect to a web page)" : "")
+        return (request, line, speaks)
     }
 
     /// The authorize request and the steps up to the first form (choosing the first authenticator); false

@@ -6,12 +6,17 @@ import HaapiSdk
 /// The OAuth hygiene group, for a server where a login can be automated (a username and password for the
 /// password authenticator): PKCE is required and `plain` refused, the redirect URI matched exactly, the code
 /// single-use, refresh tokens rotated with reuse detected, revocation effective, and introspection closed to
-/// callers without client authentication. Without a username only the checks that need no login run.
+/// callers without client authentication. Without a login (no username, or no HAAPI to log in through) the
+/// checks that need none run on the DPoP group's token: introspection closed, and revocation with the secret.
 struct HygieneChecks {
     let client: CheckClient
     let username: String?
     let password: String?
     let authenticator: String
+    /// The finding id that rules out a HAAPI login (`haapi.absent`), when one does.
+    var loginImpossible: String? = nil
+    /// A live access token from the DPoP group, for the checks that need no login.
+    var token: String? = nil
 
     /// The group's findings, collected by the local `add` (which cannot capture the `inout` report).
     private final class Findings {
@@ -30,11 +35,15 @@ struct HygieneChecks {
                     reference: reference, fix: fix))
         }
         defer { report += findings.list }
-        guard let username, let password else {
+        guard let username, let password, loginImpossible == nil else {
+            let why = loginImpossible.map { "the logins run through HAAPI (\($0))" } ?? "--username was not given"
             add(
                 "hygiene.no-login", .info,
-                "Not run: the code, refresh and revocation checks need a login (--username and --password-file)",
-                reference: "docs/CHECK.md")
+                "The PKCE, redirect URI, code and refresh checks need a login: \(why)", reference: "docs/CHECK.md")
+            if let token {
+                await introspection(token, add: add)
+                await accessTokenRevocation(token, add: add)
+            }
             return
         }
         let configuration = client.configuration()
@@ -289,6 +298,49 @@ struct HygieneChecks {
                 "RFC 9700 §4.14.2", sent + ", the replacement after a reuse)", nil, nil)
         }
         return (nil, true)
+    }
+
+    /// RFC 7009 §2.1 for an access token: revoked by its client, then introspected by it as inactive. Needs the
+    /// client's secret (to authenticate both requests) and both endpoints.
+    private func accessTokenRevocation(
+        _ token: String,
+        add: (String, CheckFinding.Severity, String, String, String?, String?, String?) -> Void
+    ) async {
+        guard let secret = client.secret, let revocation = client.discovered.revocationEndpoint,
+            let introspection = client.discovered.introspectionEndpoint
+        else { return }
+        func post(_ url: URL, _ form: [(String, String)]) -> HTTPRequest {
+            HTTPRequest(
+                method: "POST", url: url,
+                headers: [
+                    ("Content-Type", MimeTypes.formURLEncoded), ("Accept", "application/json"),
+                    CheckClient.basic(id: client.clientID, secret: secret),
+                ], body: Data(FormURLEncoding.encode(form).utf8))
+        }
+        let revoke = post(revocation, [("token", token), ("token_type_hint", "access_token")])
+        guard let revoked = try? await client.http.send(revoke) else { return }
+        guard revoked.statusCode == 200 else {
+            add(
+                "hygiene.revocation-refused", .error, "The client could not revoke its own access token",
+                "RFC 7009 §2.2", CheckHTTP.line(revoke), CheckHTTP.line(revoked),
+                "accept revocation requests from the client the token was issued to")
+            return
+        }
+        let ask = post(introspection, [("token", token)])
+        guard let answer = try? await client.http.send(ask), answer.statusCode == 200,
+            let active = (try? JSONParser().parse(answer.body))?["active"]?.boolValue
+        else { return }
+        if active {
+            add(
+                "hygiene.access-revocation-ineffective", .error,
+                "A revoked access token is still active at introspection", "RFC 7009 §2.1",
+                CheckHTTP.line(ask, "after revoking it"), CheckHTTP.line(answer),
+                "make revocation take effect at once for the token")
+        } else {
+            add(
+                "hygiene.access-revocation", .pass, "A revoked access token is inactive at introspection",
+                "RFC 7009 §2.1", CheckHTTP.line(ask, "after revoking it"), CheckHTTP.line(answer), nil)
+        }
     }
 
     /// RFC 7009 §2.1: a revoked refresh token is refused from then on.

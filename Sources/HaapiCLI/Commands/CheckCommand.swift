@@ -29,8 +29,10 @@ struct CheckCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The redirect URI registered for the client (HAAPI group).")
     var redirectUri = "app://haapi"
 
-    @Option(name: .long, help: "Scopes for the HAAPI flow, space-separated.")
-    var scope = "openid"
+    @Option(
+        name: .long,
+        help: "Scopes, space-separated: the HAAPI flow's (openid when not given), and the client credentials grant's.")
+    var scope: String?
 
     @Option(name: .long, help: "Only these groups, comma-separated: discovery, dpop, haapi, hygiene.")
     var only: String?
@@ -97,10 +99,11 @@ struct CheckCommand: AsyncParsableCommand {
             if groups.contains(.discovery) { findings += discoveryFindings }
             progress(.discovery, findings, groups)
             var obtained: [String] = []
+            let secret = try client.resolvedClientSecret
             if groups.contains(.dpop) {
                 let grant: CheckGrant =
-                    if let secret = try client.resolvedClientSecret {
-                        .clientSecret(clientID: clientID, secret: secret, scope: nil)
+                    if let secret {
+                        .clientSecret(clientID: clientID, secret: secret, scope: scope)
                     } else { .attestation(clientID: clientID) }
                 var dpop = DPoPChecks(token: discovered.tokenEndpoint, grant: grant, http: http)
                 try await dpop.run(&findings)
@@ -108,8 +111,9 @@ struct CheckCommand: AsyncParsableCommand {
                 progress(.dpop, findings, groups)
             }
             let checkClient = CheckClient(
-                server: base, discovered: discovered, clientID: clientID, method: method, redirectURI: redirectUri,
-                scope: scope.split(separator: " ").map(String.init), http: http)
+                server: base, discovered: discovered, clientID: clientID, method: method, secret: secret,
+                redirectURI: redirectUri,
+                scope: (scope ?? "openid").split(separator: " ").map(String.init), http: http)
             for group in [CheckGroup.haapi, .hygiene] where groups.contains(group) {
                 if let cause = Self.blocker(of: group, in: findings) {
                     findings.append(
@@ -119,13 +123,16 @@ struct CheckCommand: AsyncParsableCommand {
                 } else if group == .haapi {
                     await HaapiChecks(client: checkClient).run(&findings)
                 } else {
+                    // Without a HAAPI login the group checks what it can with the DPoP group's token.
+                    let noHaapi = findings.first { ["haapi.absent", "haapi.token-refused"].contains($0.id) }
                     await HygieneChecks(
-                        client: checkClient, username: username, password: password, authenticator: authenticator
+                        client: checkClient, username: username, password: password, authenticator: authenticator,
+                        loginImpossible: noHaapi?.id, token: obtained.first
                     ).run(&findings)
                 }
                 progress(group, findings, groups)
             }
-            await revoke(obtained, at: discovered.revocationEndpoint, clientID: clientID, http: http)
+            await revoke(obtained, as: checkClient)
         } catch is CheckHTTP.BudgetExhausted {
             findings.append(
                 CheckFinding(
@@ -146,14 +153,10 @@ struct CheckCommand: AsyncParsableCommand {
         if report.errors > 0 { throw ExitCode(1) }
     }
 
-    /// A finding that makes `group` pointless: the SDK cannot work without DPoP nonces it is told, and the
-    /// hygiene logins need a HAAPI token. Reported once, as its cause, rather than as a cascade of errors.
+    /// A finding that makes `group` pointless: the SDK cannot work without the DPoP nonces it is told.
+    /// Reported once, as its cause, rather than as a cascade of errors.
     static func blocker(of group: CheckGroup, in findings: [CheckFinding]) -> CheckFinding? {
-        let blocking: Set<String> =
-            group == .haapi
-            ? ["dpop.nonce-header-missing"]
-            : ["dpop.nonce-header-missing", "haapi.absent", "haapi.token-refused", "haapi.configuration"]
-        return findings.first { blocking.contains($0.id) }
+        findings.first { $0.id == "dpop.nonce-header-missing" || (group == .hygiene && $0.id == "haapi.configuration") }
     }
 
     /// No discovery document, and nothing else that answered as OAuth: not an OAuth server (or the wrong URL).
@@ -173,23 +176,17 @@ struct CheckCommand: AsyncParsableCommand {
     }
 
     /// RFC 7009: the tokens the run obtained are revoked, as the client that obtained them.
-    private func revoke(_ tokens: [String], at endpoint: URL?, clientID: String, http: CheckHTTP) async {
-        guard let endpoint else { return }
+    private func revoke(_ tokens: [String], as client: CheckClient) async {
+        guard let endpoint = client.discovered.revocationEndpoint else { return }
         for token in tokens {
             var headers: [(name: String, value: String)] = [("Content-Type", MimeTypes.formURLEncoded)]
             var form = [("token", token), ("token_type_hint", "access_token")]
-            if let secret = try? client.resolvedClientSecret {
-                headers.append(
-                    (
-                        "Authorization",
-                        "Basic "
-                            + Data("\(DPoPChecks.formEncode(clientID)):\(DPoPChecks.formEncode(secret))".utf8)
-                            .base64EncodedString()
-                    ))
+            if let secret = client.secret {
+                headers.append(CheckClient.basic(id: client.clientID, secret: secret))
             } else {
-                form.append(("client_id", clientID))
+                form.append(("client_id", client.clientID))
             }
-            _ = try? await http.send(
+            _ = try? await client.http.send(
                 HTTPRequest(
                     method: "POST", url: endpoint, headers: headers, body: Data(FormURLEncoding.encode(form).utf8)))
         }

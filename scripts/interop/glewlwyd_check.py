@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""`haapi check` against glewlwyd 2.7.5, an OAuth server we did not write (issue 33): the discovery, DPoP and
+login-free hygiene checks run and report what glewlwyd really does; HAAPI is reported absent in one finding.
+
+Runs after glewlwyd_sdk.py, which configured the OIDC plugin (DPoP with mandatory nonces, HMAC-signed tokens).
+Usage: glewlwyd_check.py --haapi PATH --work DIR. Prints the report, PASS/FAIL per expectation and a summary."""
+import argparse
+import json
+import os
+import subprocess
+
+from glewlwyd_http import http
+
+API = "http://localhost:4593/api"
+OIDC = f"{API}/oidc"
+REDIRECT = "https://client.example/cb"
+results = []
+
+
+def check(name, ok, detail=""):
+    results.append(bool(ok))
+    print(("PASS " if ok else "FAIL ") + name + (f"  [{detail}]" if detail and not ok else ""))
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--haapi", required=True)
+parser.add_argument("--work", required=True)
+options = parser.parse_args()
+
+status, headers, _ = http("POST", f"{API}/auth/", {"username": "admin", "password": "password"})
+admin = {"Cookie": (headers.get("Set-Cookie") or "").split(";")[0]}
+# A confidential client allowed client_credentials (the DPoP group's grant) with a scope of its own.
+status, _, registered = http("POST", f"{OIDC}/register", {
+    "client_name": "swift-haapi-check", "redirect_uris": [REDIRECT], "response_types": ["code"],
+    "grant_types": ["client_credentials", "authorization_code", "refresh_token"],
+    "token_endpoint_auth_method": "client_secret_basic"})
+check("client registered", status == 200, f"{status} {registered}")
+client_id = registered.get("client_id", "")
+status, _, record = http("GET", f"{API}/client/{client_id}", None, admin)
+record = dict(record or {}, scope=["g_profile"])
+record.pop("source", None)
+status, _, _ = http("PUT", f"{API}/client/{client_id}", record, admin)
+check("client given the g_profile scope", status == 200)
+secret_file = os.path.join(options.work, "check-secret")
+fd = os.open(secret_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+with os.fdopen(fd, "w") as handle:
+    handle.write(registered.get("client_secret", ""))
+
+arguments = [options.haapi, "check", "--server", OIDC, "--client-id", client_id, "--client-secret-file", secret_file,
+             "--scope", "g_profile", "--redirect-uri", REDIRECT]
+table = subprocess.run(arguments, capture_output=True, text=True, timeout=120)
+print(table.stdout)
+run = subprocess.run(arguments + ["--json"], capture_output=True, text=True, timeout=120)
+try:
+    report = json.loads(run.stdout)
+except ValueError:
+    report = {"findings": []}
+findings = {finding["id"]: finding for finding in report["findings"]}
+by_group = lambda group: [f["id"] for f in report["findings"] if f["group"] == group]
+
+check("the report is one JSON object; exit 1 because of errors, or 0", run.returncode in (0, 1) and report["findings"],
+      f"{run.returncode} {run.stderr}")
+check("no secret or token in the report", registered.get("client_secret", "-") not in run.stdout + table.stdout
+      and "eyJ" not in run.stdout + table.stdout)
+check("discovery: the document is found and names this issuer",
+      findings.get("discovery.issuer", {}).get("severity") == "pass")
+# What glewlwyd does with HMAC-signed tokens: jwks_uri is advertised, and answers 403 (no public keys).
+check("discovery: jwks_uri advertised but refused (glewlwyd with HMAC-signed tokens)",
+      "discovery.jwks-unreachable" in findings)
+check("dpop: a fresh proof after the use_dpop_nonce retry is accepted and the token bound",
+      all(findings.get(i, {}).get("severity") == "pass" for i in ("dpop.nonce-required", "dpop.fresh-accepted", "dpop.bound")))
+attacks = ["replay", "wrong-htm", "wrong-htu", "stale-iat", "alg-none", "hmac", "private-jwk", "invented-nonce"]
+check("dpop: every forged or replayed proof refused", all(f"dpop.{a}-refused" in findings for a in attacks),
+      [a for a in attacks if f"dpop.{a}-refused" not in findings])
+check("haapi: reported absent, in one finding", by_group("haapi") == ["haapi.absent"], by_group("haapi"))
+check("hygiene: introspection closed to anonymous callers; a revoked access token inactive",
+      findings.get("hygiene.introspection-closed", {}).get("severity") == "pass"
+      and findings.get("hygiene.access-revocation", {}).get("severity") == "pass", by_group("hygiene"))
+red = sorted(i for i, f in findings.items() if f["severity"] in ("error", "warning"))
+check("nothing else red", red == ["discovery.jwks-unreachable"], red)
+
+print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
+raise SystemExit(0 if all(results) else 1)
