@@ -93,6 +93,23 @@ struct CheckCommandTests {
         #expect(findings.contains { $0["id"]?.stringValue == "dpop.replay-refused" })
     }
 
+    @Test("a confidential client's opaque token: its binding read from introspection")
+    func opaqueTokenBinding() async throws {
+        let (server, base) = try await Self.startServer()
+        defer { server.terminate() }
+        let secret = try CLIRunner.temporaryDirectory().appendingPathComponent("secret")
+        try Data("authhub-secret-change-me".utf8).write(to: secret)
+        let result = try await CLIRunner.run([
+            "check", "--server", base, "--client-id", "authhub-app", "--client-secret-file", secret.path, "--scope",
+            "urn:iam:myscopes", "--only", "dpop", "--json",
+        ])
+        let findings = try Self.findings(result)
+        let bound = try #require(findings.first { $0["id"]?.stringValue == "dpop.bound" }, "\(result.stdout)")
+        #expect(bound["title"]?.stringValue?.hasPrefix("Introspection") == true)
+        // This client has no nonces configured: that warning, and no error.
+        #expect(findings.allSatisfy { $0["severity"]?.stringValue != "error" }, "\(result.stdout)")
+    }
+
     @Test("a plain web server is one clear error with exit 69; so is a port where nothing listens")
     func notOAuth() async throws {
         // A web server that is not OAuth: a page at /, 404 everywhere else (as a static site answers).

@@ -51,10 +51,25 @@ struct DPoPChecks {
     let token: URL
     let grant: CheckGrant
     let http: CheckHTTP
+    /// Where an opaque token's binding can be read (RFC 7662), with the grant's secret.
+    var introspection: URL? = nil
     let key = SoftwareP256SigningKey()
 
     /// The access tokens obtained, to revoke at the end.
     private(set) var obtained: [String] = []
+
+    /// The `cnf.jkt` introspection gives `token`, when the grant has a secret to introspect with.
+    private func introspectedThumbprint(_ token: String) async throws -> String? {
+        guard case .clientSecret(let id, let secret, _) = grant, let introspection else { return nil }
+        let request = HTTPRequest(
+            method: "POST", url: introspection,
+            headers: [
+                ("Content-Type", MimeTypes.formURLEncoded), ("Accept", "application/json"),
+                CheckClient.basic(id: id, secret: secret),
+            ], body: Data(FormURLEncoding.encode([("token", token)]).utf8))
+        let response = try await http.send(request)
+        return (try? JSONParser().parse(response.body))?["cnf"]?["jkt"]?.stringValue
+    }
 
     /// One token request with `proof` in its `DPoP` header (or none), for a fresh CAT when the grant needs one.
     private func tokenRequest(
@@ -196,10 +211,22 @@ struct DPoPChecks {
                     "dpop.bound-to-other-key", .error, "The token's cnf.jkt is not the proof key's thumbprint",
                     reference: "RFC 9449 §6", fix: "bind the token to the key of the proof that came with the request")
             }
+        } else if let jkt = try await introspectedThumbprint(accessToken) {
+            // RFC 9449 §6.2: an opaque token's binding is in its introspection answer.
+            if jkt == key.thumbprint {
+                add(
+                    "dpop.bound", .pass, "Introspection gives the token the proof key's thumbprint (cnf.jkt)",
+                    reference: "RFC 9449 §6.2")
+            } else {
+                add(
+                    "dpop.bound-to-other-key", .error, "Introspection gives the token another key's thumbprint",
+                    reference: "RFC 9449 §6.2",
+                    fix: "bind the token to the key of the proof that came with the request")
+            }
         } else {
             add(
                 "dpop.binding-opaque", .info,
-                "token_type is DPoP; the token is opaque, so its binding is not visible here",
+                "token_type is DPoP; the token is opaque and introspection (which needs the client's secret) did not show its cnf.jkt",
                 reference: "RFC 9449 §6")
         }
 

@@ -105,7 +105,9 @@ struct CheckCommand: AsyncParsableCommand {
                     if let secret {
                         .clientSecret(clientID: clientID, secret: secret, scope: scope)
                     } else { .attestation(clientID: clientID) }
-                var dpop = DPoPChecks(token: discovered.tokenEndpoint, grant: grant, http: http)
+                var dpop = DPoPChecks(
+                    token: discovered.tokenEndpoint, grant: grant, http: http,
+                    introspection: discovered.introspectionEndpoint)
                 try await dpop.run(&findings)
                 obtained = dpop.obtained
                 progress(.dpop, findings, groups)
