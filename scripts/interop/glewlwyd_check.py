@@ -9,26 +9,14 @@ import json
 import os
 import subprocess
 
-from glewlwyd_http import http
-
-API = "http://localhost:4593/api"
-OIDC = f"{API}/oidc"
-REDIRECT = "https://client.example/cb"
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("PASS " if ok else "FAIL ") + name + (f"  [{detail}]" if detail and not ok else ""))
-
+from glewlwyd_http import API, OIDC, REDIRECT, admin_session, check, finish, http
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--haapi", required=True)
 parser.add_argument("--work", required=True)
 options = parser.parse_args()
 
-status, headers, _ = http("POST", f"{API}/auth/", {"username": "admin", "password": "password"})
-admin = {"Cookie": (headers.get("Set-Cookie") or "").split(";")[0]}
+admin = admin_session()
 # A confidential client allowed client_credentials (the DPoP group's grant) with a scope of its own.
 status, _, registered = http("POST", f"{OIDC}/register", {
     "client_name": "swift-haapi-check", "redirect_uris": [REDIRECT], "response_types": ["code"],
@@ -79,5 +67,4 @@ check("hygiene: introspection closed to anonymous callers; a revoked access toke
 red = sorted(i for i, f in findings.items() if f["severity"] in ("error", "warning"))
 check("nothing else red", red == ["discovery.jwks-unreachable"], red)
 
-print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
-raise SystemExit(0 if all(results) else 1)
+finish()

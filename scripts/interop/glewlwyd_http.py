@@ -1,5 +1,5 @@
-"""The JSON-over-HTTP helper both glewlwyd scripts use (scripts/interop/glewlwyd_sdk.py and
-scripts/bench/glewlwyd_client.py). Standard library only. Redirects are not followed: glewlwyd's
+"""The JSON-over-HTTP helper the glewlwyd scripts use (scripts/interop/glewlwyd_sdk.py, glewlwyd_check.py and
+scripts/bench/glewlwyd_client.py), and the interop scripts' PASS/FAIL lines. Standard library only. Redirects are not followed: glewlwyd's
 authorization endpoint answers with the code in a 302, and the caller reads it from Location."""
 import json
 import urllib.error
@@ -32,3 +32,28 @@ def http(method, url, body=None, headers=None):
     except ValueError:
         parsed = None
     return status, response_headers, parsed
+
+
+API = "http://localhost:4593/api"
+OIDC = f"{API}/oidc"
+REDIRECT = "https://client.example/cb"
+results = []
+
+
+def check(name, ok, detail=""):
+    """One expectation: a PASS or FAIL line, the detail only on failure."""
+    results.append(bool(ok))
+    print(("PASS " if ok else "FAIL ") + name + (f"  [{detail}]" if detail and not ok else ""))
+
+
+def finish():
+    """The summary line, and the exit status: 1 when anything failed."""
+    print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
+    raise SystemExit(0 if all(results) else 1)
+
+
+def admin_session():
+    """The Cookie header of glewlwyd's admin session."""
+    status, headers, _ = http("POST", f"{API}/auth/", {"username": "admin", "password": "password"})
+    check("glewlwyd admin session", status == 200)
+    return {"Cookie": (headers.get("Set-Cookie") or "").split(";")[0]}

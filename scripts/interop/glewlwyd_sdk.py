@@ -16,18 +16,9 @@ import urllib.parse
 
 from joserfc.jwk import ECKey, RSAKey
 
-from glewlwyd_http import http
+from glewlwyd_http import API, OIDC, REDIRECT, admin_session, check, finish, http
 
-API = "http://localhost:4593/api"
-OIDC = f"{API}/oidc"
 TOKEN = f"{OIDC}/token"
-REDIRECT = "https://client.example/cb"
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("PASS " if ok else "FAIL ") + name + (f"  [{detail}]" if detail and not ok else ""))
 
 
 def b64url(data):
@@ -65,9 +56,7 @@ options = parser.parse_args()
 HAAPI, WORK = options.haapi, options.work
 
 # An admin session, and an OIDC plugin with DPoP (nonce mandatory), registration, revocation and client assertions.
-status, headers, _ = http("POST", f"{API}/auth/", {"username": "admin", "password": "password"})
-admin = {"Cookie": (headers.get("Set-Cookie") or "").split(";")[0]}
-check("glewlwyd admin session", status == 200)
+admin = admin_session()
 plugin = {"module": "oidc", "name": "oidc", "display_name": "oidc", "parameters": {
     "iss": OIDC, "jwt-type": "sha", "jwt-key-size": "256", "key": "swift-haapi-interop-signing-key-0123456789",
     "access-token-duration": 3600, "refresh-token-duration": 1209600, "code-duration": 600, "refresh-token-rolling": True,
@@ -161,5 +150,4 @@ rc, tokens, _ = haapi("token", "exchange", "--token-endpoint", TOKEN, "--client-
                       "--redirect-uri", REDIRECT, "--code", "unused", "--dpop-key", key_file)
 check("client_secret_jwt with a wrong secret is refused", rc == 77, f"{rc} {tokens}")
 
-print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
-raise SystemExit(0 if all(results) else 1)
+finish()
