@@ -12,9 +12,10 @@ struct CheckCommand: AsyncParsableCommand {
             """
             Runs bounded groups of checks (discovery, dpop, haapi, hygiene) and prints a table, or one JSON \
             object with --json. The hygiene group logs in as --username (password from --password-file or \
-            $HAAPI_PASSWORD) to check codes, PKCE, redirect URIs, refresh rotation and revocation. It sends at most --max-requests requests (printed first), no brute force, and writes nothing \
-            but the tokens it obtains, which it revokes at the end. Exit code 0 with no errors, 1 with errors, \
-            69 when the server cannot be reached or does not speak OAuth, 64 for usage errors.
+            $HAAPI_PASSWORD) to check codes, PKCE, redirect URIs, refresh rotation and revocation. It sends at \
+            most --max-requests requests (printed first), no brute force, and writes nothing but the tokens it \
+            obtains, which it revokes at the end. Exit code 0 with no errors, 1 with errors, 69 when the server \
+            cannot be reached or does not speak OAuth, 64 for usage errors.
             """,
             "haapi check --server http://localhost:8080 --username demouser --password-file pw.txt",
             "haapi check --server https://login.example.com --client-id my-app --only discovery,dpop --json",

@@ -21,11 +21,10 @@ struct UnattendedLogin {
 
     static let maxSteps = 20
 
-    /// The flow from a fresh authorization request (`parameters`, or the configuration's), or from `first`,
-    /// the answer to one already sent; returns the authorization code.
-    func run(parameters: OAuthAuthorizationParameters? = nil, from first: HaapiResult? = nil) async throws -> String {
-        var result: HaapiResult
-        if let first { result = first } else { result = await manager.start(parameters: parameters) }
+    /// The flow from a fresh authorization request (with `parameters`, or the configuration's); returns the
+    /// authorization code.
+    func run(parameters: OAuthAuthorizationParameters? = nil) async throws -> String {
+        var result = await manager.start(parameters: parameters)
         for _ in 0..<Self.maxSteps {
             let step: any HaapiRepresentation
             switch result {
