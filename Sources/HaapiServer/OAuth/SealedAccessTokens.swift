@@ -17,12 +17,9 @@ struct SealedAccessTokens: Sendable {
     /// Boxed: Xcode 16.0–16.2's CryptoKit does not declare its keys Sendable (`CryptoKeyBox`).
     private let box: CryptoKeyBox<SymmetricKey>
     private var key: SymmetricKey { box.value }
-    /// The MAC with the key already absorbed: setting the key up for each token cost about a fifth of sealing.
-    private let mac: PrecomputedHMAC
 
     init(key: SymmetricKey) {
         box = CryptoKeyBox(key)
-        mac = PrecomputedHMAC(key: key)
     }
 
     /// A token for `record`; `jti` names it in the revocation table.
@@ -52,7 +49,10 @@ struct SealedAccessTokens: Sendable {
         token.reserveCapacity(Self.prefix.utf8.count + json.count * 4 / 3 + 48)
         token.append(contentsOf: Self.prefix.utf8)
         Base64URL.append(json, to: &token)
-        let code = token.withUnsafeBytes { mac.code(for: $0) }
+        // swift-crypto's HMAC, keyed per token: absorbing the key each time costs two SHA-256 blocks.
+        var mac = HMAC<SHA256>(key: key)
+        token.withUnsafeBytes { mac.update(data: $0) }
+        let code = mac.finalize()
         token.append(UInt8(ascii: "."))
         code.withUnsafeBytes { Base64URL.append($0, to: &token) }
         return String(decoding: token, as: UTF8.self)
