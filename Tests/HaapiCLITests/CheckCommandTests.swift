@@ -34,7 +34,8 @@ struct CheckCommandTests {
         let ids = Set(findings.compactMap { $0["id"]?.stringValue })
         #expect(findings.allSatisfy { $0["severity"]?.stringValue != "error" }, "\(result.stdout)")
         for id in [
-            "discovery.issuer", "discovery.jwks", "discovery.pkce", "dpop.nonce-required", "dpop.fresh-accepted",
+            "discovery.issuer", "discovery.endpoints-served", "discovery.jwks", "discovery.pkce", "dpop.nonce-required",
+            "dpop.fresh-accepted",
             "dpop.bound", "dpop.replay-refused", "dpop.wrong-htm-refused", "dpop.wrong-htu-refused",
             "dpop.stale-iat-refused", "dpop.alg-none-refused", "dpop.hmac-refused", "dpop.private-jwk-refused",
             "dpop.invented-nonce-refused", "haapi.token", "haapi.steps", "haapi.parts-known", "haapi.actions-on-origin",

@@ -48,6 +48,7 @@ struct CheckFaultTests {
             (.replayAnswer, "dpop.replay-accepted"),
             (.dropNonce, "dpop.nonce-header-missing"),
             (.rewriteIssuer, "discovery.issuer-mismatch"),
+            (.missingEndpoint, "discovery.endpoint-missing"),
             (.acceptPlainPKCE, "hygiene.pkce-plain-accepted"),
             (.sameRefreshToken, "hygiene.refresh-not-rotated"),
         ]

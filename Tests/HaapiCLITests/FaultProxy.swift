@@ -17,6 +17,8 @@ final class FaultProxy: Sendable {
         case dropNonce
         /// Names another issuer in the discovery document.
         case rewriteIssuer
+        /// Advertises a UserInfo endpoint the server does not serve.
+        case missingEndpoint
         /// Turns a `plain` PKCE challenge into the S256 challenge of the same verifier: a server that
         /// accepts `plain`.
         case acceptPlainPKCE
@@ -82,6 +84,13 @@ final class FaultProxy: Sendable {
             if fault == .replayAnswer, let proof, answers.count < 1_000 { answers[proof] = answer }
             if fault == .rewriteIssuer, path.contains("/.well-known/") {
                 answer = Self.rewriting(answer) { $0["issuer"] = "https://issuer.example" }
+            }
+            if fault == .missingEndpoint, path.contains("/.well-known/") {
+                answer = Self.rewriting(answer) { document in
+                    if let userinfo = document["userinfo_endpoint"]?.stringValue {
+                        document["userinfo_endpoint"] = .string(userinfo + "-gone")
+                    }
+                }
             }
             if fault == .sameRefreshToken,
                 let presented = FormURLEncoding.decode(String(decoding: body.readableBytesView, as: UTF8.self))?

@@ -50,8 +50,8 @@ check("the report is one JSON object; exit 1 because of errors, or 0", run.retur
       f"{run.returncode} {run.stderr}")
 check("no secret or token in the report", registered.get("client_secret", "-") not in run.stdout + table.stdout
       and "eyJ" not in run.stdout + table.stdout)
-check("discovery: the document is found and names this issuer",
-      findings.get("discovery.issuer", {}).get("severity") == "pass")
+check("discovery: the document is found, names this issuer, and every advertised endpoint is served",
+      all(findings.get(i, {}).get("severity") == "pass" for i in ("discovery.issuer", "discovery.endpoints-served")))
 # What glewlwyd does with HMAC-signed tokens: jwks_uri is advertised, and answers 403 (no public keys).
 check("discovery: jwks_uri advertised but refused (glewlwyd with HMAC-signed tokens)",
       "discovery.jwks-unreachable" in findings)

@@ -89,6 +89,36 @@ struct DiscoveryChecks {
                 reference: "RFC 8414 §2",
                 fix: "serve the endpoints from the issuer's origin, or check the document is this server's")
         }
+        // Served: each endpoint asked the way it is used (GET for authorization and userinfo, an empty POST
+        // form for the others): any answer but 404 will do (an error for the missing parameters is expected);
+        // a 404, or a connection that fails, is what a client would meet too. The JWKS is fetched below.
+        if offOrigin.isEmpty {
+            var missing: [String] = []
+            for (member, method) in Self.servedMembers {
+                guard let url = endpoint(member) else { continue }
+                let request = HTTPRequest(
+                    method: method, url: url,
+                    headers: [("Accept", "application/json")]
+                        + (method == "POST" ? [("Content-Type", MimeTypes.formURLEncoded)] : []),
+                    body: method == "POST" ? Data() : nil)
+                do {
+                    let response = try await http.send(request)
+                    if response.statusCode == 404 { missing.append("\(member) (404)") }
+                } catch let error as TransportError {
+                    missing.append("\(member) (\(error.description))")
+                }
+            }
+            if missing.isEmpty {
+                add(
+                    "discovery.endpoints-served", .pass, "Every advertised endpoint is served",
+                    reference: "RFC 8414 §2")
+            } else {
+                add(
+                    "discovery.endpoint-missing", .error,
+                    "Advertised but not served: " + missing.joined(separator: ", "), reference: "RFC 8414 §2",
+                    fix: "serve every endpoint the document advertises, or stop advertising it")
+            }
+        }
         let algorithms = document["dpop_signing_alg_values_supported"]?.arrayValue?.compactMap(\.stringValue)
         switch algorithms {
         case nil:
@@ -142,6 +172,13 @@ struct DiscoveryChecks {
             revocationEndpoint: endpoint("revocation_endpoint"),
             introspectionEndpoint: endpoint("introspection_endpoint"))
     }
+
+    /// The endpoints checked for being served, with the method each is used with (only when all are on the
+    /// issuer's origin: the check sends no request to other hosts a document names).
+    static let servedMembers = [
+        ("authorization_endpoint", "GET"), ("token_endpoint", "POST"), ("revocation_endpoint", "POST"),
+        ("introspection_endpoint", "POST"), ("userinfo_endpoint", "GET"),
+    ]
 
     static func origin(_ url: URL) -> String {
         "\(url.scheme ?? "")://\(url.host ?? "")" + (url.port.map { ":\($0)" } ?? "")
