@@ -39,7 +39,7 @@ struct CheckCommandTests {
             "dpop.bound", "dpop.replay-refused", "dpop.wrong-htm-refused", "dpop.wrong-htu-refused",
             "dpop.stale-iat-refused", "dpop.alg-none-refused", "dpop.hmac-refused", "dpop.private-jwk-refused",
             "dpop.invented-nonce-refused", "haapi.token", "haapi.steps", "haapi.parts-known", "haapi.actions-on-origin",
-            "haapi.session-header", "hygiene.pkce-missing-refused",
+            "haapi.session-header", "haapi.session-honoured", "hygiene.pkce-missing-refused",
             "hygiene.pkce-plain-refused", "hygiene.redirect-uri-refused", "hygiene.code-redeemed",
             "hygiene.introspection-closed", "hygiene.refresh-rotated", "hygiene.refresh-reuse-grace",
             "hygiene.refresh-reuse-detected", "hygiene.revocation", "hygiene.code-single-use",

@@ -51,6 +51,7 @@ struct CheckFaultTests {
             (.missingEndpoint, "discovery.endpoint-missing"),
             (.acceptPlainPKCE, "hygiene.pkce-plain-accepted"),
             (.sameRefreshToken, "hygiene.refresh-not-rotated"),
+            (.ignoreSessionHeader, "haapi.session-ignored"),
         ]
         for (fault, id) in expected {
             await proxy.set(fault)

@@ -24,6 +24,9 @@ final class FaultProxy: Sendable {
         case acceptPlainPKCE
         /// Answers a refresh with the refresh token that was presented: a server that does not rotate.
         case sameRefreshToken
+        /// Sends the last flow session upstream when a step comes without `Session-Id`: a server that
+        /// continues a flow for a request that does not name it.
+        case ignoreSessionHeader
     }
 
     private let state: State
@@ -46,6 +49,7 @@ final class FaultProxy: Sendable {
         private var upstream: URL?
         private var fault = Fault.none
         private var answers: [String: HaapiDriver.HTTPResponse] = [:]
+        private var lastSession: String?
         private let transport: (any HTTPTransport)?
 
         init() {
@@ -60,6 +64,7 @@ final class FaultProxy: Sendable {
         func set(fault: Fault) {
             self.fault = fault
             answers = [:]
+            lastSession = nil
         }
 
         func handle(_ request: Request) async throws -> Response {
@@ -73,8 +78,14 @@ final class FaultProxy: Sendable {
             guard let target = URL(string: upstream.absoluteString + path) else { return Response(status: .badRequest) }
             let body = try await request.body.collect(upTo: 1 << 20)
             let hopByHop: Set<String> = ["host", "content-length", "connection", "transfer-encoding"]
-            let headers = request.headers.filter { !hopByHop.contains($0.name.canonicalName) }
+            var headers = request.headers.filter { !hopByHop.contains($0.name.canonicalName) }
                 .map { (name: $0.name.rawName, value: $0.value) }
+            // Not on the authorization request: that one starts a flow and rightly carries no session.
+            if fault == .ignoreSessionHeader, let lastSession, !request.uri.path.hasSuffix("/authorize"),
+                !headers.contains(where: { $0.name.lowercased() == "session-id" })
+            {
+                headers.append(("Session-Id", lastSession))
+            }
             let proof = request.headers.first { $0.name.canonicalName == "dpop" }?.value
             if fault == .replayAnswer, let proof, let seen = answers[proof] { return Self.response(seen, fault: fault) }
             var answer = try await transport.send(
@@ -82,6 +93,7 @@ final class FaultProxy: Sendable {
                     method: request.method.rawValue, url: target, headers: headers,
                     body: body.readableBytes > 0 ? Data(body.readableBytesView) : nil))
             if fault == .replayAnswer, let proof, answers.count < 1_000 { answers[proof] = answer }
+            if let session = answer.header("Set-Session-Id") { lastSession = session }
             if fault == .rewriteIssuer, path.contains("/.well-known/") {
                 answer = Self.rewriting(answer) { $0["issuer"] = "https://issuer.example" }
             }

@@ -60,7 +60,7 @@ struct HaapiChecks {
             }
             return
         }
-        guard await steps(manager, add: add) else { return }
+        guard let walked = await steps(manager, add: add) else { return }
         var audit = RepresentationAudit()
         for body in await traffic.representations { audit.read(body, server: client.server) }
         if audit.unknown.isEmpty {
@@ -89,11 +89,40 @@ struct HaapiChecks {
             add(
                 await traffic.sessionReturned ? "haapi.session-header" : "haapi.session-header-unused", .pass,
                 "The flow's session travels in Set-Session-Id / Session-Id headers", reference: "HAAPI: Session-Id")
+            await sessionHonoured(manager, resubmitting: walked.choice, add: add)
         } else {
             add(
                 "haapi.no-session-header", .info,
                 "No Set-Session-Id: the flow's session is kept some other way (a cookie, or the HAAPI token)",
                 reference: "HAAPI: Session-Id")
+        }
+    }
+
+    /// The authenticator choice sent again without `Session-Id`: a server that keeps flows by that header
+    /// refuses it; one that answers the next step anyway keeps the flow some other way (or not at all).
+    private func sessionHonoured(
+        _ manager: HaapiManager, resubmitting selected: FormActionModel?,
+        add: (String, CheckFinding.Severity, String, String, String?) -> Void
+    ) async {
+        guard let selected else {
+            add(
+                "haapi.session-unchecked", .info,
+                "The flow began with a form, so no step could be sent again without Session-Id",
+                "HAAPI: Session-Id", nil)
+            return
+        }
+        await manager.forgetSession()
+        switch await manager.submitForm(selected) {
+        case .representation(let step):
+            add(
+                "haapi.session-ignored", .warning,
+                "The authenticator choice sent again without Session-Id was answered with a \(step.type.rawValue) step",
+                "HAAPI: Session-Id",
+                "continue a flow only for requests that carry its Session-Id (and the DPoP key that started it)")
+        case .problem, .error:
+            add(
+                "haapi.session-honoured", .pass, "A step sent without Session-Id is refused", "HAAPI: Session-Id",
+                nil)
         }
     }
 
@@ -124,20 +153,22 @@ struct HaapiChecks {
         return (request, line, speaks)
     }
 
-    /// The authorize request and the steps up to the first form (choosing the first authenticator); false
-    /// when they did not decode, which is reported here.
+    /// The authorize request and the steps up to the first form (choosing the first authenticator). Nil when
+    /// they did not decode, which is reported here; else the authenticator choice made on the way, if any.
     private func steps(
         _ manager: HaapiManager, add: (String, CheckFinding.Severity, String, String, String?) -> Void
-    ) async -> Bool {
+    ) async -> Walked? {
         let clientID = client.clientID
         let redirectURI = client.redirectURI
         var result = await manager.start()
         var steps: [String] = []
+        var choice: FormActionModel?
         for _ in 0..<4 {
             switch result {
             case .representation(let step):
                 steps.append(step.type.rawValue)
                 if let selector = step as? AuthenticatorSelectorStep, let first = selector.authenticators.first {
+                    choice = choice ?? first.action.model
                     result = await manager.submitForm(first.action.model)
                     continue
                 }
@@ -150,14 +181,14 @@ struct HaapiChecks {
                         "haapi.no-form", .info, "The first steps lead to \(step.type.rawValue), not a form",
                         "HAAPI: representations", nil)
                 }
-                return true
+                return Walked(choice: choice)
             case .problem(let problem):
                 add(
                     "haapi.problem", .error,
                     "The flow answered a problem: \(problem.type.rawValue) \(problem.title?.description ?? "")",
                     "HAAPI: problems",
                     "check client \(clientID)'s redirect URI (\(redirectURI)), scopes and authenticators")
-                return false
+                return nil
             case .error(let error):
                 let words = (error as? HaapiError)?.errorDescription ?? "\(error)"
                 add(
@@ -165,12 +196,17 @@ struct HaapiChecks {
                     "HAAPI: representations",
                     "answer HAAPI requests (Accept: application/vnd.auth+json) with representations on the issuer's origin"
                 )
-                return false
+                return nil
             }
         }
         add(
             "haapi.steps", .pass, "HAAPI steps decode: " + steps.joined(separator: " → "), "HAAPI: representations", nil
         )
-        return true
+        return Walked(choice: choice)
+    }
+
+    /// What the walk to the first form did: the authenticator it chose, when a selector came first.
+    private struct Walked {
+        let choice: FormActionModel?
     }
 }

@@ -145,6 +145,15 @@ public final class HaapiManager: Sendable {
         return await authorize(items)
     }
 
+    /// Forgets the flow's `Session-Id`, so the next request goes without it. For `haapi check`, which sees
+    /// whether the server keeps a flow apart from its session header; apps never need it.
+    package func forgetSession() async {
+        switch await target() {
+        case .success(let manager) where manager !== self: await manager.forgetSession()
+        default: await client.resetSession()
+        }
+    }
+
     private func authorize(_ items: [(name: String, value: String)]) async -> HaapiResult {
         guard var components = URLComponents(url: configuration.authorizationEndpointURL, resolvingAgainstBaseURL: true)
         else {
