@@ -94,6 +94,27 @@ struct CheckCommandTests {
         #expect(findings.contains { $0["id"]?.stringValue == "dpop.replay-refused" })
     }
 
+    @Test(
+        "on a terminal: the budget, a progress line per group as it finishes, then the table",
+        .enabled(if: PseudoTerminal.isAvailable, "needs util-linux script and a built haapi"))
+    func progressOnTerminal() async throws {
+        let (server, base) = try await Self.startServer()
+        defer { server.terminate() }
+        let terminal = try PseudoTerminal(["check", "--server", base])
+        try await terminal.waitFor("\\[exit (\\d+)\\]")
+        let screen = terminal.screen.replacingOccurrences(of: "\r", with: "")
+        #expect(screen.contains("[exit 0]"), "\(screen)")
+        let lines = screen.split(separator: "\n").map(String.init)
+        // Progress lines are indented and come before the table's own (unindented) summary lines.
+        for group in ["discovery", "dpop", "haapi", "hygiene"] {
+            let name = group.padding(toLength: 10, withPad: " ", startingAt: 0) + "  "
+            let progress = try #require(lines.firstIndex { $0.hasPrefix("  " + name) }, "\(screen)")
+            let summary = try #require(lines.firstIndex { $0.hasPrefix(name) }, "\(screen)")
+            #expect(progress < summary && progress > 0)
+        }
+        #expect(lines.first?.contains("at most 120 requests") == true, "\(screen)")
+    }
+
     @Test("a confidential client's opaque token: its binding read from introspection")
     func opaqueTokenBinding() async throws {
         let (server, base) = try await Self.startServer()
