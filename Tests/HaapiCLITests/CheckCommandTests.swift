@@ -16,6 +16,13 @@ struct CheckCommandTests {
         return (process, base)
     }
 
+    /// A file holding `content`, as `--password-file` and `--client-secret-file` read it.
+    static func secretFile(_ content: String) throws -> URL {
+        let file = try CLIRunner.temporaryDirectory().appendingPathComponent("secret")
+        try Data(content.utf8).write(to: file)
+        return file
+    }
+
     static func findings(_ result: CLIRunner.Result) throws -> [JSONValue] {
         try #require(try JSONParser().parse(result.stdout)["findings"]?.arrayValue, "\(result.stdout) \(result.stderr)")
     }
@@ -24,8 +31,7 @@ struct CheckCommandTests {
     func devServer() async throws {
         let (server, base) = try await Self.startServer()
         defer { server.terminate() }
-        let password = try CLIRunner.temporaryDirectory().appendingPathComponent("password")
-        try Data("Password1\n".utf8).write(to: password)
+        let password = try Self.secretFile("Password1\n")
         let result = try await CLIRunner.run([
             "check", "--server", base, "--json", "--username", "demouser", "--password-file", password.path,
         ])
@@ -115,12 +121,29 @@ struct CheckCommandTests {
         #expect(lines.first?.contains("at most 120 requests") == true, "\(screen)")
     }
 
+    @Test("a run cut short by its budget: one warning, no error the cut caused, within the budget")
+    func budget() async throws {
+        let (server, base) = try await Self.startServer()
+        defer { server.terminate() }
+        let password = try Self.secretFile("Password1\n")
+        // 65 stops inside the hygiene group (a whole run takes 74), after its first login.
+        let result = try await CLIRunner.run([
+            "check", "--server", base, "--json", "--username", "demouser", "--password-file", password.path,
+            "--max-requests", "65",
+        ])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let report = try JSONParser().parse(result.stdout)
+        let red = try Self.findings(result).filter { ["error", "warning"].contains($0["severity"]?.stringValue) }
+        #expect(red.compactMap { $0["id"]?.stringValue } == ["check.budget"], "\(result.stdout)")
+        let used = try #require(report["requests"]?.numberValue?.intValue)
+        #expect(used <= 65 && used > 50, "\(used)")
+    }
+
     @Test("a confidential client's opaque token: its binding read from introspection")
     func opaqueTokenBinding() async throws {
         let (server, base) = try await Self.startServer()
         defer { server.terminate() }
-        let secret = try CLIRunner.temporaryDirectory().appendingPathComponent("secret")
-        try Data("authhub-secret-change-me".utf8).write(to: secret)
+        let secret = try Self.secretFile("authhub-secret-change-me")
         let result = try await CLIRunner.run([
             "check", "--server", base, "--client-id", "authhub-app", "--client-secret-file", secret.path, "--scope",
             "urn:iam:myscopes", "--only", "dpop", "--json",

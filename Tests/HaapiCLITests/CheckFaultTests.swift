@@ -18,8 +18,7 @@ struct CheckFaultTests {
     }
 
     static func check(_ server: URL, _ extra: [String] = []) async throws -> CLIRunner.Result {
-        let password = try CLIRunner.temporaryDirectory().appendingPathComponent("password")
-        try Data("Password1\n".utf8).write(to: password)
+        let password = try CheckCommandTests.secretFile("Password1\n")
         return try await CLIRunner.run(
             [
                 "check", "--server", server.absoluteString, "--username", "demouser", "--password-file", password.path,

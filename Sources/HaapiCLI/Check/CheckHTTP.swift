@@ -3,25 +3,47 @@ import HaapiDriver
 import HaapiModel
 
 /// The run's HTTP: every request counts against a budget stated before the run starts, so `haapi check` is
-/// safe to point at a production server (a bounded number of requests, no brute force).
+/// safe to point at a production server (a bounded number of requests, no brute force). The checks stop
+/// `reserve` requests short of it: those are kept for revoking the tokens the run obtained, which it records
+/// here as they are issued.
 actor CheckHTTP {
-    /// Past the budget the run stops.
+    /// Past the checks' share of the budget the run stops.
     struct BudgetExhausted: Error {}
 
     let transport: any HTTPTransport
     let budget: Int
+    let reserve: Int
     private(set) var used = 0
+    /// Whether a check was refused a request: the report must say the run stopped short.
+    private(set) var stopped = false
+    /// The access tokens the run obtained, to revoke at the end (at most one a request).
+    private(set) var issued: [String] = []
 
     init(transport: any HTTPTransport, budget: Int) {
         self.transport = transport
         self.budget = budget
+        reserve = min(10, budget / 4)
     }
 
+    /// A check's request, within the budget less the reserve.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard used < budget - reserve else {
+            stopped = true
+            throw BudgetExhausted()
+        }
+        used += 1
+        return try await transport.send(request)
+    }
+
+    /// A revocation at the end of the run: it may use the reserve, never more than the budget.
+    func sendCleanup(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard used < budget else { throw BudgetExhausted() }
         used += 1
         return try await transport.send(request)
     }
+
+    /// Records an access token the run obtained.
+    func obtained(_ token: String) { issued.append(token) }
 
     /// A request as a report line: the method and the path, never the query's or the body's values.
     nonisolated static func line(_ request: HTTPRequest, _ note: String? = nil) -> String {

@@ -55,8 +55,8 @@ struct DPoPChecks {
     var introspection: URL? = nil
     let key = SoftwareP256SigningKey()
 
-    /// The access tokens obtained, to revoke at the end.
-    private(set) var obtained: [String] = []
+    /// The token the fresh proof obtained, for the hygiene checks that need no login.
+    private(set) var fresh: String?
 
     /// The `cnf.jkt` introspection gives `token`, when the grant has a secret to introspect with.
     private func introspectedThumbprint(_ token: String) async throws -> String? {
@@ -190,7 +190,8 @@ struct DPoPChecks {
                 fix: "check the client's DPoP settings; a correct proof must be accepted")
             return
         }
-        obtained.append(accessToken)
+        fresh = accessToken
+        await http.obtained(accessToken)
         nonce = response.header("DPoP-Nonce") ?? nonce
         add(
             "dpop.fresh-accepted", .pass, "A fresh proof is accepted", reference: "RFC 9449 §4.3", (request, response),
@@ -298,7 +299,7 @@ struct DPoPChecks {
             }
             if exchange.1.statusCode == 200 {
                 if let token = (try? JSONParser().parse(exchange.1.body))?["access_token"]?.stringValue {
-                    obtained.append(token)
+                    await http.obtained(token)
                 }
                 add(
                     "dpop.\(attack.id)-accepted", .error, "A proof with \(attack.note) was accepted",

@@ -18,23 +18,22 @@ struct HygieneChecks {
     /// A live access token from the DPoP group, for the checks that need no login.
     var token: String? = nil
 
-    /// The group's findings, collected by the local `add` (which cannot capture the `inout` report).
-    private final class Findings {
-        var list: [CheckFinding] = []
-    }
+    /// How the helpers report: id, severity, title, reference, sent, received, fix.
+    private typealias Add = (String, CheckFinding.Severity, String, String, String?, String?, String?) -> Void
 
     func run(_ report: inout [CheckFinding]) async {
-        let findings = Findings()
+        // Collected here and added once: a local function cannot capture the `inout` report.
+        var found: [CheckFinding] = []
         func add(
             _ id: String, _ severity: CheckFinding.Severity, _ title: String, reference: String,
             sent: String? = nil, received: String? = nil, fix: String? = nil
         ) {
-            findings.list.append(
+            found.append(
                 CheckFinding(
                     id: id, group: .hygiene, severity: severity, title: title, sent: sent, received: received,
                     reference: reference, fix: fix))
         }
-        defer { report += findings.list }
+        defer { report += found }
         guard let username, let password, loginImpossible == nil else {
             let why = loginImpossible.map { "the logins run through HAAPI (\($0))" } ?? "--username was not given"
             add(
@@ -140,13 +139,13 @@ struct HygieneChecks {
             redeemed = first
         }
         add("hygiene.code-redeemed", .pass, "A code from an S256 login is redeemed", reference: "RFC 7636 §4.6")
-        var revocable = [redeemed.tokens.accessToken]
+        await client.http.obtained(redeemed.tokens.accessToken)
         await introspection(redeemed.tokens.accessToken, add: add)
 
         var live = redeemed.tokens.rawJSON["refresh_token"]?.stringValue
         if let first = live {
             let after = await refreshChecks(
-                first, configuration: configuration, dpop: manager.dpop, add: add, revocable: &revocable)
+                first, configuration: configuration, dpop: manager.dpop, add: add)
             live = after.live
             // A family that reuse detection revoked: revocation is checked on the tokens of a second login.
             if after.familyRevoked,
@@ -154,7 +153,7 @@ struct HygieneChecks {
                     login, configuration: configuration, dpop: manager.dpop)
             {
                 redeemed = second
-                revocable.append(second.tokens.accessToken)
+                await client.http.obtained(second.tokens.accessToken)
                 live = second.tokens.rawJSON["refresh_token"]?.stringValue
             }
         } else {
@@ -167,7 +166,7 @@ struct HygieneChecks {
 
         switch await oauth.fetchAccessToken(with: redeemed.code, dpop: manager.dpop, codeVerifier: redeemed.verifier) {
         case .successfulToken(let again):
-            revocable.append(again.accessToken)
+            await client.http.obtained(again.accessToken)
             add(
                 "hygiene.code-reused-accepted", .error, "The same authorization code was redeemed twice",
                 reference: "RFC 6749 §4.1.2, RFC 9700 §4.5", sent: tokenPath + " (the code again)",
@@ -178,7 +177,6 @@ struct HygieneChecks {
                 "hygiene.code-single-use", .pass, "A code redeemed once is refused the second time",
                 reference: "RFC 6749 §4.1.2", sent: tokenPath + " (the code again)", received: Self.words(answer))
         }
-        for token in revocable { _ = await oauth.revokeAccessToken(token) }
     }
 
     /// A login's code, its PKCE verifier and the tokens it was redeemed for.
@@ -212,7 +210,7 @@ struct HygieneChecks {
     /// RFC 7662 §2.1: the endpoint must require the caller's authorization; an anonymous caller learns nothing.
     private func introspection(
         _ token: String,
-        add: (String, CheckFinding.Severity, String, String, String?, String?, String?) -> Void
+        add: Add
     ) async {
         guard let endpoint = client.discovered.introspectionEndpoint else {
             add(
@@ -243,8 +241,7 @@ struct HygieneChecks {
     /// revocation check, or that reuse detection revoked the family.
     private func refreshChecks(
         _ first: String, configuration: HaapiConfiguration, dpop: Dpop,
-        add: (String, CheckFinding.Severity, String, String, String?, String?, String?) -> Void,
-        revocable: inout [String]
+        add: Add
     ) async -> (live: String?, familyRevoked: Bool) {
         let sent = "POST \(client.discovered.tokenEndpoint.path) (refresh_token"
         // A manager per request: the SDK's own never sends a rotated token again, which is what is tried here.
@@ -258,7 +255,7 @@ struct HygieneChecks {
                 Self.words(answer), "accept the refresh token with a proof of the key it is bound to")
             return (nil, false)
         }
-        revocable.append(refreshed.accessToken)
+        await client.http.obtained(refreshed.accessToken)
         guard let second = refreshed.rawJSON["refresh_token"]?.stringValue, second != first else {
             add(
                 "hygiene.refresh-not-rotated", .warning,
@@ -272,7 +269,7 @@ struct HygieneChecks {
             nil)
         switch await refresh(first) {
         case .successfulToken(let again):
-            revocable.append(again.accessToken)
+            await client.http.obtained(again.accessToken)
             add(
                 "hygiene.refresh-reuse-grace", .info,
                 "The rotated refresh token was accepted once more right after its rotation: a reuse grace period (ours is 30 s); past it a reuse must be refused",
@@ -285,7 +282,7 @@ struct HygieneChecks {
         // After a reuse the server cannot tell the thief from the client: the token issued before it must die too.
         switch await refresh(second) {
         case .successfulToken(let after):
-            revocable.append(after.accessToken)
+            await client.http.obtained(after.accessToken)
             add(
                 "hygiene.refresh-reuse-undetected", .warning,
                 "After a rotated refresh token came back, its replacement still works",
@@ -304,7 +301,7 @@ struct HygieneChecks {
     /// client's secret (to authenticate both requests) and both endpoints.
     private func accessTokenRevocation(
         _ token: String,
-        add: (String, CheckFinding.Severity, String, String, String?, String?, String?) -> Void
+        add: Add
     ) async {
         guard let secret = client.secret, let revocation = client.discovered.revocationEndpoint,
             let introspection = client.discovered.introspectionEndpoint
@@ -346,7 +343,7 @@ struct HygieneChecks {
     /// RFC 7009 §2.1: a revoked refresh token is refused from then on.
     private func revocation(
         _ token: String, configuration: HaapiConfiguration, dpop: Dpop,
-        add: (String, CheckFinding.Severity, String, String, String?, String?, String?) -> Void
+        add: Add
     ) async {
         guard let endpoint = client.discovered.revocationEndpoint else {
             add("hygiene.no-revocation", .info, "No revocation_endpoint is advertised", "RFC 8414 §2", nil, nil, nil)
@@ -364,7 +361,7 @@ struct HygieneChecks {
             with: token, dpop: dpop)
         {
         case .successfulToken(let still):
-            _ = await oauth.revokeAccessToken(still.accessToken)
+            await client.http.obtained(still.accessToken)
             if let next = still.rawJSON["refresh_token"]?.stringValue { _ = await oauth.revokeRefreshToken(next) }
             add(
                 "hygiene.revocation-ineffective", .error, "A revoked refresh token still works",

@@ -92,15 +92,16 @@ struct CheckCommand: AsyncParsableCommand {
                 "haapi check \(server): at most \(maxRequests) requests; tokens it obtains are revoked at the end")
         }
         var findings: [CheckFinding] = []
-        let discovered: DiscoveredServer
+        let secret = try client.resolvedClientSecret
+        var revocationEndpoint: URL?
         do {
             // Discovery runs always: the other groups need its endpoints (its findings only when asked for).
             var discoveryFindings: [CheckFinding] = []
-            discovered = try await DiscoveryChecks(server: base, http: http).run(&discoveryFindings)
+            let discovered = try await DiscoveryChecks(server: base, http: http).run(&discoveryFindings)
+            revocationEndpoint = discovered.revocationEndpoint
             if groups.contains(.discovery) { findings += discoveryFindings }
             progress(.discovery, findings, groups)
-            var obtained: [String] = []
-            let secret = try client.resolvedClientSecret
+            var fresh: String?
             if groups.contains(.dpop) {
                 let grant: CheckGrant =
                     if let secret {
@@ -110,7 +111,7 @@ struct CheckCommand: AsyncParsableCommand {
                     token: discovered.tokenEndpoint, grant: grant, http: http,
                     introspection: discovered.introspectionEndpoint)
                 try await dpop.run(&findings)
-                obtained = dpop.obtained
+                fresh = dpop.fresh
                 progress(.dpop, findings, groups)
             }
             let checkClient = CheckClient(
@@ -118,6 +119,8 @@ struct CheckCommand: AsyncParsableCommand {
                 redirectURI: redirectUri,
                 scope: (scope ?? "openid").split(separator: " ").map(String.init), http: http)
             for group in [CheckGroup.haapi, .hygiene] where groups.contains(group) {
+                guard await !http.stopped else { break }
+                let before = findings.count
                 if let cause = Self.blocker(of: group, in: findings) {
                     findings.append(
                         CheckFinding(
@@ -130,21 +133,33 @@ struct CheckCommand: AsyncParsableCommand {
                     let noHaapi = findings.first { ["haapi.absent", "haapi.token-refused"].contains($0.id) }
                     await HygieneChecks(
                         client: checkClient, username: username, password: password, authenticator: authenticator,
-                        loginImpossible: noHaapi?.id, token: obtained.first
+                        loginImpossible: noHaapi?.id, token: fresh
                     ).run(&findings)
+                }
+                // The SDK meets the budget as a failed request: what failed after it is the budget's doing.
+                if await http.stopped {
+                    let kept = findings[before...].filter { $0.severity == .pass }
+                    findings.removeSubrange(before...)
+                    findings += kept
                 }
                 progress(group, findings, groups)
             }
-            await revoke(obtained, as: checkClient)
         } catch is CheckHTTP.BudgetExhausted {
-            findings.append(
-                CheckFinding(
-                    id: "check.budget", group: .discovery, severity: .warning,
-                    title: "The run stopped at its budget of \(maxRequests) requests", reference: "docs/CHECK.md",
-                    fix: "raise --max-requests, or run fewer groups with --only"))
+            // Reported below: the SDK's requests meet the budget as a transport failure, not this error.
         } catch let error as TransportError {
             throw CLIFailure(
                 ErrorSentence.make("The server could not be reached", error.description), code: ExitCodes.unavailable)
+        }
+        // Also after a run cut short: what was obtained is revoked, within the requests kept for it.
+        await revoke(await http.issued, at: revocationEndpoint, clientID: clientID, secret: secret, http: http)
+        if await http.stopped {
+            findings.append(
+                CheckFinding(
+                    id: "check.budget", group: .discovery, severity: .warning,
+                    title:
+                        "The run stopped at its budget of \(maxRequests) requests (less \(http.reserve) kept for revoking what it obtained); the checks after that did not run",
+                    reference: "docs/CHECK.md",
+                    fix: "raise --max-requests, or run fewer groups with --only"))
         }
         if Self.notOAuth(findings) {
             throw CLIFailure(
@@ -179,17 +194,19 @@ struct CheckCommand: AsyncParsableCommand {
     }
 
     /// RFC 7009: the tokens the run obtained are revoked, as the client that obtained them.
-    private func revoke(_ tokens: [String], as client: CheckClient) async {
-        guard let endpoint = client.discovered.revocationEndpoint else { return }
+    private func revoke(
+        _ tokens: [String], at endpoint: URL?, clientID: String, secret: String?, http: CheckHTTP
+    ) async {
+        guard let endpoint else { return }
         for token in tokens {
             var headers: [(name: String, value: String)] = [("Content-Type", MimeTypes.formURLEncoded)]
             var form = [("token", token), ("token_type_hint", "access_token")]
-            if let secret = client.secret {
-                headers.append(CheckClient.basic(id: client.clientID, secret: secret))
+            if let secret {
+                headers.append(CheckClient.basic(id: clientID, secret: secret))
             } else {
-                form.append(("client_id", client.clientID))
+                form.append(("client_id", clientID))
             }
-            _ = try? await client.http.send(
+            _ = try? await http.sendCleanup(
                 HTTPRequest(
                     method: "POST", url: endpoint, headers: headers, body: Data(FormURLEncoding.encode(form).utf8)))
         }

@@ -58,7 +58,7 @@ extension UserInfoRoutes {
         // address with `email`.
         let scopes = Set(record.scope.split(separator: " ").map(String.init))
         var claims: [(String, JSONValue)] = [("sub", .string(username))]
-        let user = try? store.user(named: username)
+        let user = scopes.isDisjoint(with: ["profile", "email"]) ? nil : try? store.user(named: username)
         if scopes.contains("profile") {
             claims.append(("preferred_username", .string(username)))
             if let name = user?.name { claims.append(("name", .string(name))) }
