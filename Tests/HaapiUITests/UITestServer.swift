@@ -36,7 +36,7 @@ final class UITestServer: Sendable {
     func application(
         clientId: String = "haapi-demo", redirect: String = "app://haapi", polling: TimeInterval = 0.2,
         pollingTimeout: TimeInterval = 30, passkeys: (any WebAuthnAuthenticator)? = nil,
-        selection: AuthenticatorSelectionPresentation = .list
+        selection: AuthenticatorSelectionPresentation = .list, browser: (any ExternalBrowserLauncher)? = nil
     ) throws -> HaapiUIKitApplication {
         var builder = HaapiUIKitConfigurationBuilder(
             clientId: clientId, baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
@@ -50,6 +50,7 @@ final class UITestServer: Sendable {
         .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))
         .setAuthenticationSelectionPresentation(selection)
         if let passkeys { builder = builder.setPasskeyAuthenticator(passkeys) }
+        if let browser { builder = builder.setExternalBrowserLauncher(browser) }
         return HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: builder.build()).build()
     }
 

@@ -117,7 +117,7 @@ private final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable 
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         completionHandler(nil)
     }
@@ -125,7 +125,7 @@ private final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable 
     #if canImport(Security) && canImport(Darwin)
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         guard let tls else { return completionHandler(.performDefaultHandling, nil) }
         let (disposition, credential) = tls.answer(challenge)

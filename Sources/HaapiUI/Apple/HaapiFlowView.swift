@@ -1,5 +1,4 @@
 #if canImport(SwiftUI) && canImport(UIKit)
-import AuthenticationServices
 import SwiftUI
 import UIKit
 
@@ -225,8 +224,8 @@ struct PollingView: View {
     }
 }
 
-/// Runs the operation the step asks for: the external browser (an in-app browser session or the system
-/// browser, as configured), resuming the flow when the app's redirect URI comes back.
+/// Runs the operation the step asks for: the external browser (the configured `ExternalBrowserLauncher`:
+/// an in-app browser session or the system browser), an app to open, or a passkey ceremony.
 struct ClientOperationView: View {
     let operation: ClientOperationUIModel
     @ObservedObject var viewModel: HaapiFlowViewModel
@@ -240,8 +239,9 @@ struct ClientOperationView: View {
                 // The view model opened the app once by itself; this opens it again.
                 Button(strings[.openApp]) { Task { await viewModel.launchExternalApp() } }
                     .buttonStyle(ThemedButtonStyle(theme: theme, style: "ActionableButton.Primary"))
-            } else if let url = operation.launchURL {
-                Button(strings[.continueAction]) { open(url) }
+            } else if operation.launchURL != nil {
+                // The configured ExternalBrowserLauncher shows the page; the app's redirect resumes the flow.
+                Button(strings[.continueAction]) { Task { await viewModel.openExternalBrowser(deepLinks: deepLinks) } }
                     .buttonStyle(ThemedButtonStyle(theme: theme, style: "ActionableButton.Primary"))
             } else if operation.name.hasPrefix("webauthn") {
                 // The configured authenticator (PlatformAuthenticator for system passkeys) runs the ceremony.
@@ -257,24 +257,6 @@ struct ClientOperationView: View {
                     Task { await viewModel.submit(form, values: values) }
                 }
             }
-        }
-    }
-
-    private func open(_ url: URL) {
-        let configuration = viewModel.haapiUIKitApplication.haapiUIKitConfiguration
-        let model = viewModel
-        deepLinks.expect(urlWithPrefix: configuration.appRedirect) { returned in
-            Task { @MainActor in _ = await model.resumeExternalBrowser(with: returned) }
-        }
-        if configuration.useDefaultExternalBrowser {
-            UIApplication.shared.open(url)
-        } else {
-            let scheme = URL(string: configuration.appRedirect)?.scheme
-            let session = ASWebAuthenticationSession(url: url, callbackURLScheme: scheme) { returned, _ in
-                if let returned { _ = HaapiDeepLinkManager.shared.handle(url: returned) }
-            }
-            session.presentationContextProvider = PresentationAnchor.shared
-            session.start()
         }
     }
 }
@@ -304,24 +286,6 @@ struct LinksView: View {
             let data = Data(base64Encoded: String(href[href.index(after: comma)...]))
         else { return nil }
         return UIImage(data: data)
-    }
-}
-
-/// The window the web authentication sheet is shown over.
-///
-/// The class is main-actor isolated (it reads `UIApplication`), and its witness is `nonisolated` so the
-/// conformance compiles whether the SDK's protocol requirement is main-actor isolated (newer SDKs) or not
-/// (Xcode 16.0's): `ASWebAuthenticationSession` calls it on the main thread, which `assumeIsolated` states
-/// and checks at run time instead of hopping.
-@MainActor
-private final class PresentationAnchor: NSObject, ASWebAuthenticationPresentationContextProviding {
-    static let shared = PresentationAnchor()
-
-    nonisolated func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor {
-        MainActor.assumeIsolated {
-            UIApplication.shared.connectedScenes.compactMap { ($0 as? UIWindowScene)?.keyWindow }.first
-                ?? ASPresentationAnchor()
-        }
     }
 }
 #endif

@@ -70,6 +70,9 @@ public struct HaapiUIKitConfiguration: Sendable {
     /// Opens other apps (BankID, Encap) for their client operations. On iOS by default `UIApplication`;
     /// elsewhere none, and the renderer shows the link instead.
     public let externalAppOpener: (any ExternalAppOpener)?
+    /// Shows external-browser steps. On iOS by default an `ASWebAuthenticationSession`, or the system
+    /// browser with `useDefaultExternalBrowser`; elsewhere none, and the renderer shows the link instead.
+    public let externalBrowserLauncher: (any ExternalBrowserLauncher)?
 
     /// The SDK configuration this UI configuration describes; every flow shares the application's DPoP key.
     func haapiConfiguration(name: String, dpopKey: any SigningKey) -> HaapiConfiguration {
@@ -115,6 +118,8 @@ public struct HaapiUIKitConfigurationBuilder: ValueBuilder {
     private var passkeyOrigin: String?
     private var strings = HaapiUIStrings()
     private var externalAppOpener: (any ExternalAppOpener)? = defaultExternalAppOpener()
+    /// `nil`: the platform's, as `useDefaultExternalBrowser` chooses when the configuration is built.
+    private var externalBrowserLauncher: (any ExternalBrowserLauncher)?
 
     /// A builder with the seed's required values; every other setting has the seed's default.
     public init(
@@ -214,6 +219,12 @@ public struct HaapiUIKitConfigurationBuilder: ValueBuilder {
         with { $0.externalAppOpener = opener }
     }
 
+    /// How external-browser steps are shown, in place of the platform's (`useDefaultExternalBrowser` then
+    /// has no effect).
+    public func setExternalBrowserLauncher(_ launcher: any ExternalBrowserLauncher) -> Self {
+        with { $0.externalBrowserLauncher = launcher }
+    }
+
     /// The configuration.
     public func build() -> HaapiUIKitConfiguration {
         HaapiUIKitConfiguration(
@@ -230,6 +241,8 @@ public struct HaapiUIKitConfigurationBuilder: ValueBuilder {
             clientAuthenticationMethod: clientAuthenticationMethod, dcrConfiguration: dcrConfiguration,
             tokenBoundConfiguration: tokenBoundConfiguration, transport: transport,
             passkeyAuthenticator: passkeyAuthenticator,
-            passkeyOrigin: passkeyOrigin, strings: strings, externalAppOpener: externalAppOpener)
+            passkeyOrigin: passkeyOrigin, strings: strings, externalAppOpener: externalAppOpener,
+            externalBrowserLauncher: externalBrowserLauncher
+                ?? defaultExternalBrowserLauncher(systemBrowser: useDefaultExternalBrowser))
     }
 }

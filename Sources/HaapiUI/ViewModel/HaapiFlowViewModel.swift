@@ -155,6 +155,37 @@ public final class HaapiFlowViewModel: ObservableObject {
         return true
     }
 
+    /// Runs the current external-browser step with the configured `ExternalBrowserLauncher`: `deepLinks`
+    /// waits for the app's redirect URI, the launcher shows the page, and the URL that comes back (from
+    /// the launcher, or later through `deepLinks`) resumes the flow. A page closed without a return leaves
+    /// the step as it was and `deepLinks` waiting for nothing.
+    ///
+    /// Returns whether the flow resumed or waits for the app's URL handler; `false` when there is no
+    /// launcher, no page to show, or the page was closed.
+    @discardableResult
+    public func openExternalBrowser(deepLinks: any HaapiDeepLinkManageable) async -> Bool {
+        guard case .clientOperation(let operation)? = uiModel?.content,
+            operation.step is ExternalBrowserClientOperationStep, let url = operation.launchURL,
+            let launcher = configuration.externalBrowserLauncher
+        else { return false }
+        let redirect = configuration.appRedirect
+        deepLinks.expect(urlWithPrefix: redirect) { [weak self] returned in
+            Task { @MainActor in _ = await self?.resumeExternalBrowser(with: returned) }
+        }
+        switch await launcher.launch(url, callbackPrefix: redirect) {
+        case .returned(let returned):
+            deepLinks.cancelExpectation()
+            // A launcher hands back what it caught; only the app's redirect may resume the flow.
+            guard returned.absoluteString.hasPrefix(redirect) else { return false }
+            return await resumeExternalBrowser(with: returned)
+        case .returnsThroughApp:
+            return true
+        case .closed:
+            deepLinks.cancelExpectation()
+            return false
+        }
+    }
+
     /// Runs a passkey step (`webauthn-registration` / `webauthn-authentication`) with the configured
     /// authenticator and posts the credential back. When there is no authenticator or it fails, the
     /// step's fallback action is taken if it has one; otherwise the flow ends with the error.

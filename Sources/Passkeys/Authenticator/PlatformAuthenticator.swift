@@ -6,9 +6,10 @@ import Foundation
 /// protocol as `SoftwareAuthenticator`. The app needs the Associated Domains entitlement
 /// `webcredentials:<rpId>`; the origin is implied by it, so `origin` is only used for the RP ID check.
 ///
-/// Unchecked: an `NSObject` subclass (ASAuthorization's delegates must be) whose members are immutable and
-/// `Sendable`; left unchecked because this file is compiled only on Apple platforms, where a change to it
-/// cannot be verified here (see .github/workflows/apple.yml).
+/// Unchecked: an `NSObject` subclass whose members are immutable and `Sendable`; left unchecked because this
+/// file is compiled only on Apple platforms, where a change to it cannot be verified here (see
+/// .github/workflows/apple.yml). No ASAuthorization object (not `Sendable`) leaves the main actor: requests
+/// are made and credentials read there.
 @available(iOS 16.0, macOS 13.0, *)
 public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unchecked Sendable {
     public enum Kind: Sendable { case platform, securityKey }
@@ -35,53 +36,11 @@ public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unch
         _ options: PublicKeyCredentialCreationOptions, origin: String
     ) async throws(WebAuthnError) -> RegistrationResponse {
         try OriginPolicy.check(rpId: options.rpId, origin: origin)
-        let request: ASAuthorizationRequest
-        switch kind {
-        case .platform:
-            let provider = ASAuthorizationPlatformPublicKeyCredentialProvider(relyingPartyIdentifier: options.rpId)
-            let platform = provider.createCredentialRegistrationRequest(
-                challenge: options.challenge, name: options.userName, userID: options.userID)
-            let preferences = PlatformRequestPreferences(options)
-            if let preference = preferences.userVerification {
-                platform.userVerificationPreference = .init(rawValue: preference)
-            }
-            if let attestation = preferences.attestation {
-                platform.attestationPreference = .init(rawValue: attestation)
-            }
-            request = platform
-        case .securityKey:
-            let provider = ASAuthorizationSecurityKeyPublicKeyCredentialProvider(relyingPartyIdentifier: options.rpId)
-            let key = provider.createCredentialRegistrationRequest(
-                challenge: options.challenge, displayName: options.userDisplayName,
-                name: options.userName, userID: options.userID)
-            key.credentialParameters = options.algorithms.map {
-                ASAuthorizationPublicKeyCredentialParameters(algorithm: ASCOSEAlgorithmIdentifier(rawValue: $0))
-            }
-            let preferences = PlatformRequestPreferences(options)
-            if let preference = preferences.userVerification {
-                key.userVerificationPreference = .init(rawValue: preference)
-            }
-            if let attestation = preferences.attestation {
-                key.attestationPreference = .init(rawValue: attestation)
-            }
-            key.excludedCredentials = options.excludeCredentials.map {
-                ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor(
-                    credentialID: $0,
-                    transports: ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor.Transport.allSupported)
-            }
-            request = key
-        }
-        let credential = try await perform(request)
-        guard let registration = credential as? ASAuthorizationPublicKeyCredentialRegistration,
-            let attestation = registration.rawAttestationObject
-        else {
-            throw .notAllowed("the system returned no attestation")
-        }
-        return RegistrationResponse(
-            credentialID: registration.credentialID, clientDataJSON: registration.rawClientDataJSON,
-            attestationObject: attestation,
-            transports: kind == .platform ? ["internal", "hybrid"] : ["usb", "nfc"],
-            authenticatorAttachment: kind == .platform ? "platform" : "cross-platform")
+        let kind = kind
+        let outcome = await perform(
+            immediatelyAvailableOnly: false, request: { Self.registrationRequest(options, kind: kind) },
+            read: { Self.registration($0, kind: kind) })
+        return try Self.unwrap(outcome, missing: "the system returned no attestation")
     }
 
     public func authenticate(
@@ -89,35 +48,96 @@ public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unch
     ) async throws(WebAuthnError) -> AuthenticationResponse {
         guard let rpId = options.rpId ?? URL(string: origin)?.host else { throw .notAllowed("no RP ID") }
         try OriginPolicy.check(rpId: rpId, origin: origin)
-        let request: ASAuthorizationRequest
+        let kind = kind
+        let outcome = await perform(
+            immediatelyAvailableOnly: immediatelyAvailableOnly,
+            request: { Self.assertionRequest(options, rpId: rpId, kind: kind) },
+            read: { Self.assertion($0, kind: kind) })
+        return try Self.unwrap(outcome, missing: "the system returned no assertion")
+    }
+
+    // MARK: - Requests (made on the main actor) and credentials (read where they arrive)
+
+    @MainActor
+    private static func registrationRequest(
+        _ options: PublicKeyCredentialCreationOptions, kind: Kind
+    ) -> ASAuthorizationRequest {
+        let preferences = PlatformRequestPreferences(options)
         switch kind {
         case .platform:
-            let assertion = ASAuthorizationPlatformPublicKeyCredentialProvider(relyingPartyIdentifier: rpId)
-                .createCredentialAssertionRequest(challenge: options.challenge)
-            assertion.allowedCredentials = options.allowCredentials.map {
-                ASAuthorizationPlatformPublicKeyCredentialDescriptor(credentialID: $0)
+            let provider = ASAuthorizationPlatformPublicKeyCredentialProvider(relyingPartyIdentifier: options.rpId)
+            let request = provider.createCredentialRegistrationRequest(
+                challenge: options.challenge, name: options.userName, userID: options.userID)
+            if let preference = preferences.userVerification {
+                request.userVerificationPreference = .init(rawValue: preference)
             }
-            if let preference = PlatformRequestPreferences(options).userVerification {
-                assertion.userVerificationPreference = .init(rawValue: preference)
+            if let attestation = preferences.attestation {
+                request.attestationPreference = .init(rawValue: attestation)
             }
-            request = assertion
+            return request
         case .securityKey:
-            let assertion = ASAuthorizationSecurityKeyPublicKeyCredentialProvider(relyingPartyIdentifier: rpId)
-                .createCredentialAssertionRequest(challenge: options.challenge)
-            assertion.allowedCredentials = options.allowCredentials.map {
+            let provider = ASAuthorizationSecurityKeyPublicKeyCredentialProvider(relyingPartyIdentifier: options.rpId)
+            let request = provider.createCredentialRegistrationRequest(
+                challenge: options.challenge, displayName: options.userDisplayName,
+                name: options.userName, userID: options.userID)
+            request.credentialParameters = options.algorithms.map {
+                ASAuthorizationPublicKeyCredentialParameters(algorithm: ASCOSEAlgorithmIdentifier(rawValue: $0))
+            }
+            if let preference = preferences.userVerification {
+                request.userVerificationPreference = .init(rawValue: preference)
+            }
+            if let attestation = preferences.attestation {
+                request.attestationPreference = .init(rawValue: attestation)
+            }
+            request.excludedCredentials = options.excludeCredentials.map {
                 ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor(
                     credentialID: $0,
                     transports: ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor.Transport.allSupported)
             }
-            if let preference = PlatformRequestPreferences(options).userVerification {
-                assertion.userVerificationPreference = .init(rawValue: preference)
+            return request
+        }
+    }
+
+    @MainActor
+    private static func assertionRequest(
+        _ options: PublicKeyCredentialRequestOptions, rpId: String, kind: Kind
+    ) -> ASAuthorizationRequest {
+        let userVerification = PlatformRequestPreferences(options).userVerification
+        switch kind {
+        case .platform:
+            let request = ASAuthorizationPlatformPublicKeyCredentialProvider(relyingPartyIdentifier: rpId)
+                .createCredentialAssertionRequest(challenge: options.challenge)
+            request.allowedCredentials = options.allowCredentials.map {
+                ASAuthorizationPlatformPublicKeyCredentialDescriptor(credentialID: $0)
             }
-            request = assertion
+            if let userVerification { request.userVerificationPreference = .init(rawValue: userVerification) }
+            return request
+        case .securityKey:
+            let request = ASAuthorizationSecurityKeyPublicKeyCredentialProvider(relyingPartyIdentifier: rpId)
+                .createCredentialAssertionRequest(challenge: options.challenge)
+            request.allowedCredentials = options.allowCredentials.map {
+                ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor(
+                    credentialID: $0,
+                    transports: ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor.Transport.allSupported)
+            }
+            if let userVerification { request.userVerificationPreference = .init(rawValue: userVerification) }
+            return request
         }
-        let credential = try await perform(request, immediatelyAvailableOnly: immediatelyAvailableOnly)
-        guard let assertion = credential as? ASAuthorizationPublicKeyCredentialAssertion else {
-            throw .notAllowed("the system returned no assertion")
-        }
+    }
+
+    private static func registration(_ credential: any ASAuthorizationCredential, kind: Kind) -> RegistrationResponse? {
+        guard let registration = credential as? ASAuthorizationPublicKeyCredentialRegistration,
+            let attestation = registration.rawAttestationObject
+        else { return nil }
+        return RegistrationResponse(
+            credentialID: registration.credentialID, clientDataJSON: registration.rawClientDataJSON,
+            attestationObject: attestation,
+            transports: kind == .platform ? ["internal", "hybrid"] : ["usb", "nfc"],
+            authenticatorAttachment: kind == .platform ? "platform" : "cross-platform")
+    }
+
+    private static func assertion(_ credential: any ASAuthorizationCredential, kind: Kind) -> AuthenticationResponse? {
+        guard let assertion = credential as? ASAuthorizationPublicKeyCredentialAssertion else { return nil }
         return AuthenticationResponse(
             credentialID: assertion.credentialID, clientDataJSON: assertion.rawClientDataJSON,
             authenticatorData: assertion.rawAuthenticatorData, signature: assertion.signature,
@@ -125,53 +145,80 @@ public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unch
             authenticatorAttachment: kind == .platform ? "platform" : "cross-platform")
     }
 
-    /// Runs one ASAuthorization request and waits for its delegate callback.
-    private func perform(
-        _ request: ASAuthorizationRequest, immediatelyAvailableOnly: Bool = false
-    ) async throws(WebAuthnError) -> ASAuthorizationCredential {
-        let result: Result<ASAuthorizationCredential, Error> = await withCheckedContinuation { continuation in
-            Task { @MainActor in
-                let controller = ASAuthorizationController(authorizationRequests: [request])
-                let delegate = Delegate(continuation: continuation, anchor: anchor())
-                controller.delegate = delegate
-                controller.presentationContextProvider = delegate
-                objc_setAssociatedObject(controller, &Delegate.key, delegate, .OBJC_ASSOCIATION_RETAIN)
-                if immediatelyAvailableOnly {
-                    controller.performRequests(options: .preferImmediatelyAvailableCredentials)
-                } else {
-                    controller.performRequests()
-                }
-            }
-        }
-        switch result {
-        case .success(let credential): return credential
+    private static func unwrap<Response>(
+        _ outcome: Result<Response?, any Error>, missing: String
+    ) throws(WebAuthnError) -> Response {
+        switch outcome {
+        case .success(let response?): return response
+        case .success(nil): throw .notAllowed(missing)
         case .failure(let error): throw .notAllowed("the system refused: \(error.localizedDescription)")
         }
     }
 
+    // MARK: - Running a request
+
+    /// Runs one ASAuthorization request on the main actor: the request is made there, and its credential is
+    /// read where the delegate receives it into our own `Sendable` response, so only that (or the error)
+    /// crosses back.
+    private func perform<Response: Sendable>(
+        immediatelyAvailableOnly: Bool, request: @escaping @MainActor @Sendable () -> ASAuthorizationRequest,
+        read: @escaping @Sendable (any ASAuthorizationCredential) -> Response?
+    ) async -> Result<Response?, any Error> {
+        await Self.run(anchor: anchor, immediatelyAvailableOnly: immediatelyAvailableOnly, request: request, read: read)
+    }
+
+    @MainActor
+    private static func run<Response: Sendable>(
+        anchor: @MainActor @Sendable () -> ASPresentationAnchor, immediatelyAvailableOnly: Bool,
+        request: @MainActor @Sendable () -> ASAuthorizationRequest,
+        read: @escaping @Sendable (any ASAuthorizationCredential) -> Response?
+    ) async -> Result<Response?, any Error> {
+        let controller = ASAuthorizationController(authorizationRequests: [request()])
+        let delegate = Delegate(anchor: anchor())
+        controller.delegate = delegate
+        controller.presentationContextProvider = delegate
+        let outcome: Result<Response?, any Error> = await withCheckedContinuation { continuation in
+            delegate.finish = { result in continuation.resume(returning: result.map(read)) }
+            if immediatelyAvailableOnly {
+                controller.performRequests(options: .preferImmediatelyAvailableCredentials)
+            } else {
+                controller.performRequests()
+            }
+        }
+        // The controller holds its delegate weakly: both live until the answer is in.
+        withExtendedLifetime((controller, delegate)) {}
+        return outcome
+    }
+
+    /// The controller's delegate and presentation provider. Not main-actor isolated itself: where the SDK's
+    /// protocols are, the conformances make it so; where they are not, it still only runs on the main thread
+    /// (ASAuthorizationController calls back there) and hands the credential to `finish` without crossing
+    /// an isolation boundary, as the credential is not `Sendable`.
     private final class Delegate: NSObject, ASAuthorizationControllerDelegate,
         ASAuthorizationControllerPresentationContextProviding
     {
-        nonisolated(unsafe) static var key = 0
-        let continuation: CheckedContinuation<Result<ASAuthorizationCredential, Error>, Never>
         let anchor: ASPresentationAnchor
+        /// Called once, with the credential or the error.
+        var finish: ((Result<any ASAuthorizationCredential, any Error>) -> Void)?
 
-        init(
-            continuation: CheckedContinuation<Result<ASAuthorizationCredential, Error>, Never>,
-            anchor: ASPresentationAnchor
-        ) {
-            self.continuation = continuation
+        init(anchor: ASPresentationAnchor) {
             self.anchor = anchor
+        }
+
+        private func deliver(_ result: Result<any ASAuthorizationCredential, any Error>) {
+            let finish = self.finish
+            self.finish = nil
+            finish?(result)
         }
 
         func authorizationController(
             controller: ASAuthorizationController, didCompleteWithAuthorization authorization: ASAuthorization
         ) {
-            continuation.resume(returning: .success(authorization.credential))
+            deliver(.success(authorization.credential))
         }
 
-        func authorizationController(controller: ASAuthorizationController, didCompleteWithError error: Error) {
-            continuation.resume(returning: .failure(error))
+        func authorizationController(controller: ASAuthorizationController, didCompleteWithError error: any Error) {
+            deliver(.failure(error))
         }
 
         func presentationAnchor(for controller: ASAuthorizationController) -> ASPresentationAnchor { anchor }
