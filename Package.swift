@@ -123,7 +123,8 @@ let package = Package(
                 "AuthHub",
                 "HaapiServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: [linuxTransport]
         ),
         .executableTarget(name: "haapi", dependencies: ["HaapiCLI"]),
         // A hand-built HAAPI client (raw HTTP, explicit DPoP) and a stand-in for Apple's App Attest: the server's

@@ -101,4 +101,34 @@ struct FailureLineTests {
             stdin: Data())
         Self.expectFailureLine(result, code: 66, mentioning: "no such file", "token refresh")
     }
+
+    /// AsyncHTTPClient retries a connection that fails to open until its ten-second connect timeout; the
+    /// commands that talk to a named server turn that off, so a mistyped port is reported at once.
+    @Test("a server that refuses the connection is reported at once, by every command that talks to one")
+    func refusedServer() async throws {
+        let refused = "http://127.0.0.1:9"
+        for (name, arguments) in [
+            ("check", ["check", "--server", refused]),
+            ("approve", ["approve", "--server", refused, "--user", "demouser"]),
+            (
+                "token refresh",
+                [
+                    "token", "refresh", "--token-endpoint", refused + "/oauth/token", "--client-id", "c",
+                    "--refresh-token", "r",
+                ]
+            ),
+        ] {
+            let started = Date()
+            let result = try await CLIRunner.run(arguments, stdin: Data())
+            let seconds = Date().timeIntervalSince(started)
+            // `check` states its request budget first; the failure is the last line in every command.
+            let last = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(result.status == 69, "\(name): exit \(result.status): \(result.stderr)")
+            #expect(
+                last.hasPrefix("error: ") && last.contains("127.0.0.1:9 refused the connection"),
+                "\(name): \(result.stderr)")
+            // Ten seconds before; a process start and one refused connection now.
+            #expect(seconds < 5, "\(name) took \(seconds) s to report a refused connection")
+        }
+    }
 }

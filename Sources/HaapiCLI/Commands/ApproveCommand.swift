@@ -33,7 +33,7 @@ struct ApproveCommand: AsyncParsableCommand {
         else {
             throw ValidationError("--server must be a URL such as http://localhost:8080")
         }
-        let transport = defaultHTTPTransport(timeout: 10)
+        let transport = commandTransport(timeout: 10)
         let approvalID: String
         if let id {
             approvalID = id

@@ -86,7 +86,7 @@ struct CheckCommand: AsyncParsableCommand {
         if username != nil, password == nil {
             throw ValidationError("--username needs a password: --password-file FILE or $HAAPI_PASSWORD")
         }
-        let http = CheckHTTP(transport: defaultHTTPTransport(timeout: 15), budget: maxRequests)
+        let http = CheckHTTP(transport: commandTransport(timeout: 15), budget: maxRequests)
         if !json {
             StandardStreams.printError(
                 "haapi check \(server): at most \(maxRequests) requests; tokens it obtains are revoked at the end")

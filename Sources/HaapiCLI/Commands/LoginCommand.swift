@@ -112,7 +112,7 @@ struct LoginCommand: AsyncParsableCommand {
             throw ValidationError("--server must be an http(s) URL")
         }
         let clientId = client.clientId ?? ""
-        let transport = defaultHTTPTransport()
+        let transport = commandTransport()
         let endpoints = try await ServerEndpoints.discover(base, transport: transport)
         // The session folder keeps its DPoP key in the SDK's key store, so logging in again keeps the binding.
         let key: SoftwareP256SigningKey =

@@ -80,8 +80,8 @@ struct TokenCommand: AsyncParsableCommand {
             let configuration = HaapiConfiguration(
                 name: "haapi-cli-token", clientId: clientId, baseURL: tokenURL, tokenEndpointURL: tokenURL,
                 authorizationEndpointURL: tokenURL,
-                appRedirect: redirectUri ?? saved?.redirectURI ?? "app://haapi", revocationEndpointURL: revocation,
-                introspectionEndpointURL: introspection,
+                appRedirect: redirectUri ?? saved?.redirectURI ?? "app://haapi", transport: commandTransport(),
+                revocationEndpointURL: revocation, introspectionEndpointURL: introspection,
                 tokenBoundConfiguration: dpop == nil
                     ? UnboundedTokenConfiguration() : BoundedTokenConfiguration(keyPairType: .p256),
                 clientAuthenticationMethod: method)

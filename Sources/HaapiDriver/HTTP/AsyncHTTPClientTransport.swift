@@ -17,11 +17,19 @@ public final class AsyncHTTPClientTransport: HTTPTransport, Sendable {
     public let maxResponseBytes: Int
 
     /// A transport with its own HTTP client, following `tls` when given; throws when the TLS settings are unusable.
-    public init(tls: TLSOptions? = nil, timeout: TimeInterval = 30, maxResponseBytes: Int = 4 * 1024 * 1024) throws {
+    ///
+    /// - Parameter retriesFailedConnections: whether a connection that fails to open (refused, unreachable) is
+    ///   tried again until the connect timeout, as AsyncHTTPClient does by default (it rides out a flaky
+    ///   network); `false` reports the first failure at once, which an interactive tool wants.
+    public init(
+        tls: TLSOptions? = nil, timeout: TimeInterval = 30, maxResponseBytes: Int = 4 * 1024 * 1024,
+        retriesFailedConnections: Bool = true
+    ) throws {
         let seconds = HTTPRequest.clampedDeadline(timeout)
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: .seconds(Int64(max(1, min(seconds, 10)))), read: .seconds(Int64(max(1, seconds)))))
+        configuration.connectionPool.retryConnectionEstablishment = retriesFailedConnections
         if let tls { configuration.tlsConfiguration = try tls.makeConfiguration() }
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         ownsClient = true
