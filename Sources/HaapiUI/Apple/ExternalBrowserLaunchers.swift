@@ -11,15 +11,25 @@ import UIKit
 /// by the session from iOS 17.4 on (`Callback.https`, which needs the app's associated domain); before that, and
 /// for a plain `http` redirect, the page opens in the system browser and the redirect comes back through the
 /// app's URL handler.
+///
+/// The default asks the system to share the browser's cookies (single sign-on with Safari, after the
+/// system's "wants to use … to sign in" prompt); `prefersEphemeralWebBrowserSession` keeps nothing and asks
+/// nothing. Pass one to `HaapiUIKitConfigurationBuilder.setExternalBrowserLauncher(_:)` to choose.
 @MainActor
-final class WebAuthenticationSessionLauncher: ExternalBrowserLauncher {
+public final class WebAuthenticationSessionLauncher: ExternalBrowserLauncher {
+    /// Whether the session is private: no cookies shared with Safari or kept afterwards.
+    public nonisolated let prefersEphemeralWebBrowserSession: Bool
     /// The session on screen and the anchor it is shown over: the session must be kept alive until it
     /// calls back (the system drops a released one), and it holds its presentation provider weakly.
     private var running: (session: ASWebAuthenticationSession, anchor: PresentationAnchor)?
 
-    nonisolated init() {}
+    /// A launcher whose sessions share the browser's cookies, or keep none (`prefersEphemeralWebBrowserSession`).
+    public nonisolated init(prefersEphemeralWebBrowserSession: Bool = false) {
+        self.prefersEphemeralWebBrowserSession = prefersEphemeralWebBrowserSession
+    }
 
-    func launch(_ url: URL, callbackPrefix: String) async -> ExternalBrowserOutcome {
+    /// Shows `url` in a web authentication session; see `ExternalBrowserLauncher`.
+    public func launch(_ url: URL, callbackPrefix: String) async -> ExternalBrowserOutcome {
         guard let redirect = URL(string: callbackPrefix), let scheme = redirect.scheme?.lowercased() else {
             return .closed
         }
@@ -48,6 +58,7 @@ final class WebAuthenticationSessionLauncher: ExternalBrowserLauncher {
         running?.session.cancel()
         let anchor = PresentationAnchor()
         session.presentationContextProvider = anchor
+        session.prefersEphemeralWebBrowserSession = prefersEphemeralWebBrowserSession
         running = (session, anchor)
         defer { if running?.session === session { running = nil } }
         guard session.start() else { return .closed }
@@ -58,8 +69,12 @@ final class WebAuthenticationSessionLauncher: ExternalBrowserLauncher {
 
 /// External-browser steps in the system browser (`setUseDefaultExternalBrowser(true)`): the redirect comes
 /// back through the app's URL handler, which hands it to the flow's `HaapiDeepLinkManageable`.
-struct SystemBrowserLauncher: ExternalBrowserLauncher {
-    func launch(_ url: URL, callbackPrefix: String) async -> ExternalBrowserOutcome {
+public struct SystemBrowserLauncher: ExternalBrowserLauncher {
+    /// The system browser's launcher.
+    public init() {}
+
+    /// Opens `url` in the system browser; see `ExternalBrowserLauncher`.
+    public func launch(_ url: URL, callbackPrefix: String) async -> ExternalBrowserOutcome {
         await UIApplicationOpener().open(url) ? .returnsThroughApp : .closed
     }
 }
