@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HaapiDriver
 import HaapiRawClient
+import Passkeys
 import SwiftASN1
 import Testing
 import X509
@@ -262,5 +263,44 @@ struct AppAttestPolicyTests {
             .joined()
         #expect(fingerprint == "1cb9823ba28ba6ad2d33a006941de2ae4f513ef1d4e831b9f7e0fa7b6242c932")
         #expect(root.subject.description.contains("Apple App Attestation Root CA"))
+    }
+
+    /// A real iOS 14.4 device's assertion (examined while writing this, not kept here) has 37 bytes of
+    /// authenticator data whose flags byte is 0x40, the attested-credential flag, with no credential data
+    /// after it. Read as WebAuthn authenticator data that is truncated, and every sign-in after a device's
+    /// first was refused; the simulator now makes assertions that way.
+    @Test(
+        "assertions as devices make them: the attested-credential flag set without credential data verifies; less than 37 bytes does not"
+    )
+    func deviceShapedAssertion() async throws {
+        let simulator = try AppAttestSimulator()
+        let keyID = simulator.generateKey()
+        let clientDataHash = Data(SHA256.hash(data: Data("challenge".utf8)))
+        let trust = AppAttestVerifier.Trust(
+            root: try Certificate(pemEncoded: simulator.rootPEM), appIDs: [Self.appID], environment: .development)
+        let attested = await AppAttestVerifier.verifyAttestation(
+            try simulator.attestationObject(keyID: keyID, clientDataHash: clientDataHash, appID: Self.appID),
+            keyID: keyID, clientDataHash: clientDataHash, trust: trust)
+        guard case .success(let key) = attested else {
+            Issue.record("the simulator's attestation was refused: \(attested)")
+            return
+        }
+        let assertion = try simulator.assertion(keyID: keyID, clientDataHash: clientDataHash, appID: Self.appID)
+        let authData = try #require(CBORDecoder().decode(assertion)["authenticatorData"]?.bytesValue)
+        #expect(authData.count == 37 && authData[authData.startIndex + 32] == 0x40)
+        #expect(AppAttestVerifier.verifyAssertion(assertion, clientDataHash: clientDataHash, key: key) == .success(1))
+
+        // The same signed over 36 bytes of authenticator data: refused as malformed, not read past the end.
+        let short = Data(authData.prefix(36))
+        let signature = try #require(CBORDecoder().decode(assertion)["signature"]?.bytesValue)
+        let truncated = CBOREncoder.encode(
+            .map([CBORMapEntry("signature", .bytes(signature)), CBORMapEntry("authenticatorData", .bytes(short))]))
+        guard
+            case .failure(.malformed) = AppAttestVerifier.verifyAssertion(
+                truncated, clientDataHash: clientDataHash, key: key)
+        else {
+            Issue.record("36 bytes of authenticator data were accepted")
+            return
+        }
     }
 }

@@ -97,6 +97,10 @@ enum AppAttestVerifier {
     /// Verifies an assertion by `key` over `clientDataHash`: the signature over
     /// SHA-256(authenticatorData ‖ clientDataHash) (signed as an ES256 message, so hashed once more), the
     /// key's app id, and a counter above the stored one. Returns the new counter.
+    ///
+    /// The authenticator data is read as Apple lays it out for assertions (RP ID hash, flags, counter), not as
+    /// WebAuthn's: a device sets the attested-credential flag there without the credential data (seen in a
+    /// real iOS 14.4 assertion), which a WebAuthn parser refuses as truncated.
     static func verifyAssertion(
         _ assertion: Data, clientDataHash: Data, key: AppAttestKey
     ) -> Result<UInt32, AppAttestFailure> {
@@ -107,9 +111,8 @@ enum AppAttestVerifier {
         guard let signatureDER = decoded["signature"]?.bytesValue,
             let authDataBytes = decoded["authenticatorData"]?.bytesValue
         else { return .failure(.malformed("the assertion needs signature and authenticatorData")) }
-        let authData: AuthenticatorData
-        do { authData = try AuthenticatorData(parsing: authDataBytes) } catch {
-            return .failure(.malformed("authenticatorData: \(error)"))
+        guard let authData = AssertionAuthenticatorData(authDataBytes) else {
+            return .failure(.malformed("authenticatorData is shorter than the RP ID hash, flags and counter"))
         }
         guard let publicKey = try? P256.Signing.PublicKey(x963Representation: key.publicKey),
             let signature = try? P256.Signing.ECDSASignature(derRepresentation: signatureDER)
