@@ -194,6 +194,9 @@ let package = Package(
                 // The fault-injecting proxy in front of the dev server (its own HTTP client and server).
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
+                // A listener that counts the connections a command opens and drops each at once.
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ], swiftSettings: [linuxTransport]),
         // The seeds' sample call shapes, compiled in Swift 6 mode here and in Swift 5 mode below (the Swift 5
         // target's files are links to these).
