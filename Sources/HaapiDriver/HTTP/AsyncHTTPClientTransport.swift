@@ -18,9 +18,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport, Sendable {
 
     /// A transport with its own HTTP client, following `tls` when given; throws when the TLS settings are unusable.
     ///
-    /// - Parameter retriesFailedConnections: whether a connection that fails to open (refused, unreachable) is
-    ///   tried again until the connect timeout, as AsyncHTTPClient does by default (it rides out a flaky
-    ///   network); `false` reports the first failure at once, which an interactive tool wants.
+    /// - Parameters:
+    ///   - tls: pins, trusted roots, hostname checking and a client identity; `nil` for the system's trust.
+    ///   - timeout: the deadline of an exchange that sets none, in seconds (the connect timeout is at most 10).
+    ///   - maxResponseBytes: the largest body accepted.
+    ///   - retriesFailedConnections: whether a connection that fails to open (refused, unreachable, a TLS
+    ///     handshake cut short) is tried again until the connect timeout, as AsyncHTTPClient does by default (it
+    ///     rides out a flaky network); `false` reports the first failure at once, which an interactive tool wants.
     public init(
         tls: TLSOptions? = nil, timeout: TimeInterval = 30, maxResponseBytes: Int = 4 * 1024 * 1024,
         retriesFailedConnections: Bool = true
