@@ -7,7 +7,8 @@ public protocol HaapiDeepLinkManageable: AnyObject, Sendable {
     /// Call from the app's URL handler (`onOpenURL`, `application(_:open:options:)`). Returns whether a flow took it.
     @discardableResult
     func handle(url: URL) -> Bool
-    /// Registers the flow that waits for a URL starting with `prefix`; a later registration replaces it.
+    /// Registers the flow that waits for a URL starting with `prefix` (followed by nothing, a query, a fragment
+    /// or a path below it); a later registration replaces it.
     func expect(urlWithPrefix prefix: String, handler: @escaping @Sendable (URL) -> Void)
     /// Stops waiting for a URL.
     func cancelExpectation()
@@ -26,7 +27,7 @@ public final class HaapiDeepLinkManager: HaapiDeepLinkManageable, Sendable {
     @discardableResult
     public func handle(url: URL) -> Bool {
         let handler: (@Sendable (URL) -> Void)? = waiting.withLock { waiting in
-            guard let expected = waiting, url.absoluteString.hasPrefix(expected.prefix) else { return nil }
+            guard let expected = waiting, RedirectPrefix.matches(url, prefix: expected.prefix) else { return nil }
             waiting = nil
             return expected.handler
         }

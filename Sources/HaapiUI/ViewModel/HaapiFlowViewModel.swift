@@ -176,7 +176,7 @@ public final class HaapiFlowViewModel: ObservableObject {
         case .returned(let returned):
             deepLinks.cancelExpectation()
             // A launcher hands back what it caught; only the app's redirect may resume the flow.
-            guard returned.absoluteString.hasPrefix(redirect) else { return false }
+            guard RedirectPrefix.matches(returned, prefix: redirect) else { return false }
             return await resumeExternalBrowser(with: returned)
         case .returnsThroughApp:
             return true
