@@ -137,11 +137,15 @@ public final class PlatformAuthenticator: NSObject, WebAuthnAuthenticator, @unch
     }
 
     private static func assertion(_ credential: any ASAuthorizationCredential, kind: Kind) -> AuthenticationResponse? {
-        guard let assertion = credential as? ASAuthorizationPublicKeyCredentialAssertion else { return nil }
+        // `rawAuthenticatorData`, `signature` and `userID` are implicitly unwrapped in the SDK: read as optionals,
+        // so a missing one is "no assertion", not a crash.
+        guard let assertion = credential as? ASAuthorizationPublicKeyCredentialAssertion,
+            let authenticatorData = assertion.rawAuthenticatorData as Data?,
+            let signature = assertion.signature as Data?
+        else { return nil }
         return AuthenticationResponse(
             credentialID: assertion.credentialID, clientDataJSON: assertion.rawClientDataJSON,
-            authenticatorData: assertion.rawAuthenticatorData, signature: assertion.signature,
-            userHandle: assertion.userID,
+            authenticatorData: authenticatorData, signature: signature, userHandle: assertion.userID as Data?,
             authenticatorAttachment: kind == .platform ? "platform" : "cross-platform")
     }
 
