@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Apple-only adapters compiled on Linux with Swift 6's full checks (-emit-sil runs region-based isolation,
 # which -typecheck does not), against stand-in declarations of the Apple frameworks they call
-# (scripts/apple-shadow/*.swift, written from Apple's documentation), with the real sources of the module each
+# (scripts/apple-shadow/*.swift, written from Apple's documentation; CryptoKit's Secure Enclave keys not
+# Sendable, as in Xcode 16.0), with the real sources of the module each
 # adapter lives in. It runs two variants of what an SDK may declare: an older one (delegate protocols not
 # isolated, completion handlers not @Sendable) and a newer one (main-actor protocols, @Sendable handlers).
 #
@@ -49,6 +50,12 @@ unwrap() {
         grep -v -E '^import (AuthenticationServices|UIKit|DeviceCheck|Security)$'
 }
 
+# The first branch of an adapter written as `#if <Apple> … #else <elsewhere> … #endif`.
+first_branch() {
+    awk '/^#if / && !started { started = 1; next } /^#else/ && started == 1 { exit } started { print }' "$1" |
+        grep -v -E '^import (CryptoKit)$'
+}
+
 # stand_ins FILE ISOLATED SENDABLE: the stand-in file with the variant's markers filled in.
 stand_ins() {
     sed -e "s/^ISOLATED /$2 /" -e "s/= SENDABLE (/= $3 (/" "scripts/apple-shadow/$1"
@@ -62,13 +69,18 @@ check() {
     local dir="$work/$name-${isolated:-plain}"
     mkdir -p "$dir"
     local files=()
-    for stand_in in AuthenticationServices.swift DeviceCheck.swift Security.swift; do
+    for stand_in in AuthenticationServices.swift DeviceCheck.swift Security.swift CryptoKit.swift; do
         stand_ins "$stand_in" "$isolated" "$sendable" > "$dir/stand-in-$stand_in"
         files+=("$dir/stand-in-$stand_in")
     done
     local adapter
     for adapter in "$@"; do
         case "$adapter" in
+            first-branch:*)
+                adapter="${adapter#first-branch:}"
+                { echo "import Crypto"; echo "import Foundation"; first_branch "$adapter"; } > "$dir/$(basename "$adapter")"
+                files+=("$dir/$(basename "$adapter")")
+                ;;
             adapter:*)
                 adapter="${adapter#adapter:}"
                 { echo "import Foundation"; unwrap "$adapter"; } > "$dir/$(basename "$adapter")"
@@ -97,7 +109,8 @@ ui_sources() {
     find Sources/HaapiUI -name '*.swift' ! -path '*/Apple/*' | sort
 }
 driver_sources() {
-    find Sources/HaapiDriver -name '*.swift' ! -name AppAttestAttester.swift ! -name KeychainStorage.swift | sort
+    find Sources/HaapiDriver -name '*.swift' ! -name AppAttestAttester.swift ! -name KeychainStorage.swift \
+        ! -name SecureEnclaveSigningKey.swift | sort
 }
 
 for variant in "|" "@MainActor|@Sendable"; do
@@ -112,5 +125,5 @@ for variant in "|" "@MainActor|@Sendable"; do
 done
 mapfile -t driver < <(driver_sources)
 check HaapiDriver HaapiDriver "" "" "${driver[@]}" adapter:Sources/HaapiDriver/Attestation/AppAttestAttester.swift \
-    adapter:Sources/HaapiDriver/Storage/KeychainStorage.swift
+    adapter:Sources/HaapiDriver/Storage/KeychainStorage.swift first-branch:Sources/HaapiDriver/Keys/SecureEnclaveSigningKey.swift
 exit $status
