@@ -122,4 +122,46 @@ struct ExternalBrowserLauncherTests {
         #expect(operation.launchURL != nil)
         await viewModel.close()
     }
+
+    /// The page opened twice: the first launch is still open when the second begins, and is closed by it.
+    actor ReopenedBrowser: ExternalBrowserLauncher {
+        private var firstOpen: CheckedContinuation<Void, Never>?
+        private(set) var launches = 0
+        private(set) var redirect: URL?
+
+        func launch(_ url: URL, callbackPrefix: String) async -> ExternalBrowserOutcome {
+            launches += 1
+            if launches == 1 {
+                await withCheckedContinuation { firstOpen = $0 }
+                return .closed
+            }
+            guard let page = try? await SignInPage.load(url.absoluteString),
+                let signedIn = try? await page.post(userName: "demouser", password: "Password1"),
+                let location = signedIn.header("Location").flatMap(URL.init(string:))
+            else { return .closed }
+            redirect = location
+            // Opening the page again closes the first one, which reports it closed after this launch began.
+            firstOpen?.resume()
+            firstOpen = nil
+            return .returnsThroughApp
+        }
+    }
+
+    @Test("a page opened again: the first one's close leaves the second's wait for the redirect in place")
+    func reopened() async throws {
+        let browser = ReopenedBrowser()
+        let server = try await UITestServer.shared.get()
+        let viewModel = HaapiFlowViewModel(haapiUIKitApplication: try server.application(browser: browser))
+        await viewModel.start()
+        try await viewModel.selectAuthenticator("browser")
+        let deepLinks = HaapiDeepLinkManager()
+        let first = Task { await viewModel.openExternalBrowser(deepLinks: deepLinks) }
+        for _ in 0..<200 where await browser.launches == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(await viewModel.openExternalBrowser(deepLinks: deepLinks))
+        #expect(!(await first.value))
+        let redirect = try #require(await browser.redirect)
+        #expect(deepLinks.handle(url: redirect), "the first page's close cancelled the second's wait")
+        try await viewModel.wait { viewModel.oAuthModel is OAuthTokenModel }
+        await viewModel.close()
+    }
 }

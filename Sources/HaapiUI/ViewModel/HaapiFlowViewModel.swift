@@ -41,6 +41,9 @@ public final class HaapiFlowViewModel: ObservableObject {
     /// Whether the app was opened for the current wait (a launch step, then its polling steps): each poll
     /// answer is a new polling step, and the app is opened once.
     private var openedAppWhilePolling = false
+    /// Counts external-browser launches, so a page closed after another was opened leaves the newer one's
+    /// wait for the redirect alone.
+    private var browserLaunches = 0
 
     /// A view model for one flow; `flowResult` hears how it ends, and `clock` dates polling deadlines.
     public init(
@@ -169,19 +172,24 @@ public final class HaapiFlowViewModel: ObservableObject {
             let launcher = configuration.externalBrowserLauncher
         else { return false }
         let redirect = configuration.appRedirect
+        browserLaunches += 1
+        let launch = browserLaunches
         deepLinks.expect(urlWithPrefix: redirect) { [weak self] returned in
             Task { @MainActor in _ = await self?.resumeExternalBrowser(with: returned) }
         }
-        switch await launcher.launch(url, callbackPrefix: redirect) {
+        let outcome = await launcher.launch(url, callbackPrefix: redirect)
+        // Only the latest launch owns the wait for the redirect (opening the page again closes the first).
+        let latest = launch == browserLaunches
+        switch outcome {
         case .returned(let returned):
-            deepLinks.cancelExpectation()
+            if latest { deepLinks.cancelExpectation() }
             // A launcher hands back what it caught; only the app's redirect may resume the flow.
             guard RedirectPrefix.matches(returned, prefix: redirect) else { return false }
             return await resumeExternalBrowser(with: returned)
         case .returnsThroughApp:
             return true
         case .closed:
-            deepLinks.cancelExpectation()
+            if latest { deepLinks.cancelExpectation() }
             return false
         }
     }
