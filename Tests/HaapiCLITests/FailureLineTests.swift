@@ -111,6 +111,7 @@ struct FailureLineTests {
         for (name, arguments) in [
             ("check", ["check", "--server", server]),
             ("approve", ["approve", "--server", server, "--user", "demouser"]),
+            ("passkey signin", ["passkey", "signin", "--rp", server, "--store", Self.store]),
             (
                 "token refresh",
                 [

@@ -109,7 +109,7 @@ struct AuthHubCommand: AsyncParsableCommand {
                 method: "POST", url: url, body: Data("grant_type=client_credentials&scope=urn%3Aiam%3Amyscopes".utf8))
             request.setHeader("Content-Type", "application/x-www-form-urlencoded")
             request.setHeader("Authorization", "Basic " + credentials)
-            let response = try await defaultHTTPTransport().send(request)
+            let response = try await commandTransport().send(request)
             let body = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
             guard response.statusCode == 200, let token = body?["access_token"] as? String else {
                 throw ValidationError(

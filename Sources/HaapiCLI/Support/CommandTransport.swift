@@ -1,7 +1,8 @@
 import Foundation
 import HaapiSdk
 
-/// The transport of the commands that talk to a server someone named (`check`, `login`, `token`, `approve`):
+/// The transport of the commands that talk to a server someone named (`check`, `login`, `token`, `approve`,
+/// `passkey signup`/`signin`, the `authhub` client-credentials call):
 /// a server that refuses the connection is reported at once, not after AsyncHTTPClient's ten seconds of
 /// retrying, since a mistyped port is the usual reason. On Apple platforms URLSession already fails at once.
 func commandTransport(timeout: TimeInterval = 30) -> any HTTPTransport {
