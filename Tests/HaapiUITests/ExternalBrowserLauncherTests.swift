@@ -94,7 +94,7 @@ struct ExternalBrowserLauncherTests {
         await viewModel.close()
     }
 
-    @Test("a returned URL that is not the app's redirect resumes nothing, even with a valid nonce")
+    @Test("a URL that is not the app's redirect resumes nothing, even with a valid nonce, from a launcher or directly")
     func foreignReturn() async throws {
         let browser = PlayedBrowser([.returnsForeign])
         let viewModel = try await externalBrowserStep(browser)
@@ -103,6 +103,15 @@ struct ExternalBrowserLauncherTests {
         #expect(viewModel.revision == step)
         #expect(viewModel.oAuthModel == nil)
         #expect(viewModel.error == nil)
+        // The public entry point refuses it too; the same nonce behind the app's redirect URI then resumes.
+        let redirect = try #require(await browser.redirect)
+        let query = redirect.query ?? ""
+        for foreign in ["evil://haapi?", "app://haapievil?", "https://attacker.example/app://haapi?"] {
+            #expect(!(await viewModel.resumeExternalBrowser(with: try #require(URL(string: foreign + query)))))
+        }
+        #expect(viewModel.revision == step)
+        #expect(await viewModel.resumeExternalBrowser(with: redirect))
+        #expect(viewModel.oAuthModel is OAuthTokenModel, "\(String(describing: viewModel.error))")
         await viewModel.close()
     }
 

@@ -470,7 +470,9 @@ final class TerminalFlow {
             {
                 return
             }
-            io.say(io.paint("  That address does not carry the flow's resume nonce; try again.", .yellow))
+            io.say(
+                io.paint(
+                    "  That address is not the app's redirect URI with the flow's resume nonce; try again.", .yellow))
         }
     }
 }

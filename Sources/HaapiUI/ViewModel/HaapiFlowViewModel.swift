@@ -148,9 +148,11 @@ public final class HaapiFlowViewModel: ObservableObject {
         await send { await $0.submitForm(form, parameters: parameters) }
     }
 
-    /// Continues an external-browser operation with the URL the browser came back to.
+    /// Continues an external-browser operation with the URL the browser came back to: the app's redirect URI
+    /// (`appRedirect`, followed by its query) carrying the resume nonce. Any other URL resumes nothing.
     public func resumeExternalBrowser(with url: URL) async -> Bool {
-        guard case .clientOperation(let operation)? = uiModel?.content,
+        guard RedirectPrefix.matches(url, prefix: configuration.appRedirect),
+            case .clientOperation(let operation)? = uiModel?.content,
             let browser = operation.step as? ExternalBrowserClientOperationStep,
             let parameters = browser.formattedParametersFromURL(url)
         else { return false }
@@ -183,8 +185,7 @@ public final class HaapiFlowViewModel: ObservableObject {
         switch outcome {
         case .returned(let returned):
             if latest { deepLinks.cancelExpectation() }
-            // A launcher hands back what it caught; only the app's redirect may resume the flow.
-            guard RedirectPrefix.matches(returned, prefix: redirect) else { return false }
+            // A launcher hands back what it caught; only the app's redirect resumes the flow (checked there).
             return await resumeExternalBrowser(with: returned)
         case .returnsThroughApp:
             return true
