@@ -104,7 +104,8 @@ public final class AppAttestSimulator: @unchecked Sendable {
             return (current.key, next)
         }
         guard let entry else { throw SimulatorError("unknown key \(keyID)") }
-        let authData = Self.assertionAuthenticatorData(appID: appID, counter: entry.counter)
+        // As a device makes it: the attested-credential flag (0x40) set, although no credential data follows.
+        let authData = AuthenticatorData(rpId: appID, flags: .attestedCredentialData, signCount: entry.counter).raw
         let nonce = Data(SHA256.hash(data: authData + clientDataHash))
         // The Secure Enclave signs the nonce as an ES256 message: SHA-256 of the nonce is what is signed.
         let signature = try entry.key.signature(for: nonce).derRepresentation
@@ -112,15 +113,6 @@ public final class AppAttestSimulator: @unchecked Sendable {
             .map([
                 CBORMapEntry("signature", .bytes(signature)), CBORMapEntry("authenticatorData", .bytes(authData)),
             ]))
-    }
-
-    /// An assertion's authenticator data as a device makes it: SHA-256 of the app id, the flags byte 0x40 (the
-    /// attested-credential flag, set by real devices although no credential data follows) and the counter.
-    public static func assertionAuthenticatorData(appID: String, counter: UInt32) -> Data {
-        var data = Data(SHA256.hash(data: Data(appID.utf8)))
-        data.append(AuthenticatorData.Flags.attestedCredentialData.rawValue)
-        data.append(contentsOf: withUnsafeBytes(of: counter.bigEndian, Array.init))
-        return data
     }
 
     /// `SEQUENCE { [1] EXPLICIT OCTET STRING nonce }` under OID 1.2.840.113635.100.8.2.

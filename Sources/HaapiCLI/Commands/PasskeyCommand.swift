@@ -24,11 +24,7 @@ struct PasskeyCommand: AsyncParsableCommand {
         @Option(name: .long, help: "The credential store: a folder, created 0700 with 0600 sealed files.")
         var store: String
 
-        /// The RP's transport: the RP client reports a failed exchange as "not allowed", so the command looks
-        /// here to report an unreachable RP as such (exit 69, as every command does).
-        var transport: FailureRecordingTransport { FailureRecordingTransport(commandTransport()) }
-
-        func manager(_ transport: FailureRecordingTransport) throws -> AccountManager {
+        func manager() throws -> AccountManager {
             guard let base = URL(string: rp), base.scheme == "http" || base.scheme == "https" else {
                 throw ValidationError("--rp must be an http(s) URL")
             }
@@ -37,21 +33,8 @@ struct PasskeyCommand: AsyncParsableCommand {
                 throw ValidationError("cannot open the store \(store): \(error)")
             }
             return AccountManager(
-                client: RelyingPartyClient(baseURL: base, transport: transport),
+                client: RelyingPartyClient(baseURL: base, transport: commandTransport()),
                 authenticator: SoftwareAuthenticator(storage: storage))
-        }
-
-        /// Runs `operation` with a fresh manager; a failure caused by an unreachable RP is thrown as that.
-        func run(
-            _ operation: (AccountManager) async throws -> RelyingPartyClient.Account
-        ) async throws -> RelyingPartyClient.Account {
-            let transport = self.transport
-            do {
-                return try await operation(try manager(transport))
-            } catch {
-                if let unreachable = transport.lastFailure { throw unreachable }
-                throw error
-            }
         }
 
         static func report(_ account: RelyingPartyClient.Account, _ verb: String) {
@@ -68,7 +51,7 @@ struct PasskeyCommand: AsyncParsableCommand {
         @Option(name: .long, help: "The account name.") var user: String
 
         func run() async throws {
-            Account.report(try await account.run { try await $0.signUp(userName: user) }, "Signed up")
+            Account.report(try await account.manager().signUp(userName: user), "Signed up")
         }
     }
 
@@ -80,7 +63,7 @@ struct PasskeyCommand: AsyncParsableCommand {
         @OptionGroup var account: Account
 
         func run() async throws {
-            Account.report(try await account.run { try await $0.signIn() }, "Signed in as")
+            Account.report(try await account.manager().signIn(), "Signed in as")
         }
     }
 

@@ -23,7 +23,7 @@ struct CLIFailure: Error, CustomStringConvertible {
             return failure
         case let error as HaapiError:
             return haapi(error)
-        case let error as TransportError:
+        case let error as TransportError, WebAuthnError.unreachable(let error):
             return CLIFailure(error.localizedDescription, code: ExitCodes.unavailable)
         case let error as HaapiUIError:
             switch error {

@@ -112,6 +112,8 @@ public enum WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible {
     case verificationFailed(String)
     /// The credential store could not be read or written.
     case storage(String)
+    /// The relying party could not be reached (no connection, no answer in time).
+    case unreachable(TransportError)
 
     public var description: String {
         switch self {
@@ -121,6 +123,7 @@ public enum WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notAllowed(let detail): "not allowed: \(detail)"
         case .verificationFailed(let detail): "verification failed: \(detail)"
         case .storage(let detail): "credential store: \(detail)"
+        case .unreachable(let error): "the RP cannot be reached: \(error)"
         }
     }
 }

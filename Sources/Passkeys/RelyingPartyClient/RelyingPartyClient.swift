@@ -75,7 +75,7 @@ public struct RelyingPartyClient: Sendable {
         outgoing.setHeader("Accept", "application/json")
         let response: HTTPResponse
         do { response = try await transport.send(outgoing) } catch {
-            throw .notAllowed("the RP cannot be reached: \(error)")
+            throw .unreachable(error)
         }
         let json = try? JSONParser(limits: .init(maxBytes: 256 * 1024, maxDepth: 16)).parse(response.body)
         guard response.statusCode == 200, let json else {
