@@ -114,11 +114,12 @@ public final class DevServer: Sendable {
     }
 
     private func seedUsers() throws {
-        for user in configuration.users where try store.user(named: user.username) == nil {
+        for user in configuration.users {
             // validate() has made sure each user has exactly one of the two.
-            let hash = try user.passwordHash ?? passwords.hash(user.password ?? "")
-            let stored = StoredUser(username: user.username, passwordHash: hash, email: user.email, name: user.name)
-            if case .failure(let conflict) = try store.insertUser(stored, now: clock()) {
+            let conflict = try store.seedUser(
+                username: user.username, email: user.email, name: user.name, now: clock(),
+                passwordHash: { try user.passwordHash ?? passwords.hash(user.password ?? "") })
+            if let conflict {
                 throw ConfigurationError.invalid(
                     "user \(user.username): its \(conflict == .usernameTaken ? "username" : "e-mail address") is another user's username or e-mail address"
                 )
@@ -155,7 +156,7 @@ public final class DevServer: Sendable {
             // If the server stops before it ever ran (the port is taken), end the wait below too.
             defer { portContinuation.finish() }
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await Self.onEventLoops { try await application.run() } }
+                group.addTask { try await application.run() }
                 group.addTask { await self.sweepPeriodically() }
                 // Whichever ends first (the server, normally) ends the other.
                 defer { group.cancelAll() }
@@ -177,18 +178,6 @@ public final class DevServer: Sendable {
             ? loopbackName ?? host : host.contains(":") ? "[\(host)]" : (host == "0.0.0.0" ? "127.0.0.1" : host)
         address.set(issuer: publicURL ?? "\(address.scheme)://\(displayHost):\(boundPort)", boundPort: boundPort)
         return RunningDevServer(baseURL: URL(string: issuer) ?? URL(fileURLWithPath: "/"), port: boundPort, task: task)
-    }
-}
-
-extension DevServer {
-    /// Runs `operation` with its tasks on SwiftNIO's event loops (``EventLoopTaskExecutor``), where the
-    /// platform has task executors.
-    static func onEventLoops(_ operation: () async throws -> Void) async throws {
-        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
-            try await withTaskExecutorPreference(EventLoopTaskExecutor(), operation: operation)
-        } else {
-            try await operation()
-        }
     }
 }
 

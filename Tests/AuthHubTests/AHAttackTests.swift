@@ -35,7 +35,7 @@ struct AHAttackTests {
             Issue.record("a passkey was registered without the password")
         } catch {}
         #expect(try await attacker.credentials().isEmpty)
-        #expect(try hub.server.store.passkeys(username: "demouser").isEmpty)
+        #expect(try await hub.server.store.passkeys(username: "demouser").isEmpty)
     }
 
     @Test("an unknown subject gets the same steps and the same errors as a real one, lockout included")

@@ -3,6 +3,8 @@ import Foundation
 import Testing
 import _CryptoExtras
 
+@testable import HaapiServer
+
 /// The field encryption of docs/AUTHHUB-ENCRYPTION.md: round trips, tampering, replay, expiry, wrong keys.
 @Suite("AuthHub field encryption")
 struct FieldEncryptionTests {

@@ -27,6 +27,40 @@ struct CheckFaultTests {
                 + extra)
     }
 
+    @Test("endpoints on another origin: reported, their groups skipped, and that origin sees no request")
+    func endpointsElsewhere() async throws {
+        let proxy = try await FaultProxy()
+        let elsewhere = try await FaultProxy()
+        defer {
+            proxy.stop()
+            elsewhere.stop()
+        }
+        let server = try DevServer(
+            configuration: try ServerConfiguration.embeddedDefault, store: ServerStore(path: nil))
+        let running = try await server.start(publicURL: proxy.url.absoluteString, logLevel: .critical)
+        defer { Task { await running.stop() } }
+        let upstream = try #require(URL(string: "http://127.0.0.1:\(running.port)"))
+        await proxy.forward(to: upstream)
+        // The other origin is a working copy of the server: a check that used it would get answers.
+        await elsewhere.forward(to: upstream)
+        await proxy.moveEndpoints(from: proxy.url, to: elsewhere.url)
+
+        let secret = try CheckCommandTests.secretFile("authhub-secret-change-me")
+        for extra in [[], ["--client-id", "authhub-app", "--client-secret-file", secret.path]] {
+            let result = try await Self.check(proxy.url, extra)
+            #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+            let findings = try CheckCommandTests.findings(result)
+            let ids = Set(findings.compactMap { $0["id"]?.stringValue })
+            #expect(
+                ids.isSuperset(of: [
+                    "discovery.endpoints-off-origin", "dpop.skipped", "haapi.skipped", "hygiene.skipped",
+                ]),
+                "\(ids.sorted())")
+            #expect(!result.stdout.contains("authhub-secret-change-me") && !result.stdout.contains("Password1"))
+        }
+        #expect(await elsewhere.received() == 0, "the other origin was sent requests")
+    }
+
     @Test("each proxy fault: its own finding id, and no other error or warning than without a fault")
     func proxyFaults() async throws {
         let proxy = try await FaultProxy()

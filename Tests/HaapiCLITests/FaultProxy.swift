@@ -43,6 +43,10 @@ final class FaultProxy: Sendable {
 
     func forward(to upstream: URL) async { await state.set(upstream: upstream) }
     func set(_ fault: Fault) async { await state.set(fault: fault) }
+    /// Names `other` in place of `own` in every endpoint of the discovery document (the issuer stays).
+    func moveEndpoints(from own: URL, to other: URL) async { await state.set(moved: (own, other)) }
+    /// The requests this proxy has received.
+    func received() async -> Int { await state.received }
     func stop() { server.stop() }
 
     private actor State {
@@ -50,6 +54,8 @@ final class FaultProxy: Sendable {
         private var fault = Fault.none
         private var answers: [String: HaapiDriver.HTTPResponse] = [:]
         private var lastSession: String?
+        private var moved: (from: URL, to: URL)?
+        private(set) var received = 0
         private let transport: (any HTTPTransport)?
 
         init() {
@@ -61,6 +67,7 @@ final class FaultProxy: Sendable {
         }
 
         func set(upstream: URL) { self.upstream = upstream }
+        func set(moved: (URL, URL)) { self.moved = moved }
         func set(fault: Fault) {
             self.fault = fault
             answers = [:]
@@ -68,6 +75,7 @@ final class FaultProxy: Sendable {
         }
 
         func handle(_ request: Request) async throws -> Response {
+            received += 1
             guard let upstream, let transport else { return Response(status: .badGateway) }
             var path = request.uri.path
             var query = request.uri.query
@@ -96,6 +104,15 @@ final class FaultProxy: Sendable {
             if let session = answer.header("Set-Session-Id") { lastSession = session }
             if fault == .rewriteIssuer, path.contains("/.well-known/") {
                 answer = Self.rewriting(answer) { $0["issuer"] = "https://issuer.example" }
+            }
+            if let moved, path.contains("/.well-known/") {
+                answer = Self.rewriting(answer) { document in
+                    let own = moved.from.absoluteString
+                    for (name, value) in document where name.hasSuffix("_endpoint") || name == "jwks_uri" {
+                        guard let url = value.stringValue, url.hasPrefix(own) else { continue }
+                        document[name] = .string(moved.to.absoluteString + url.dropFirst(own.count))
+                    }
+                }
             }
             if fault == .missingEndpoint, path.contains("/.well-known/") {
                 answer = Self.rewriting(answer) { document in

@@ -80,4 +80,50 @@ struct StoragePermissionTests {
         }
         #expect(try FileStorage(directory: directory).read(key: "k") == Data("secret".utf8))
     }
+
+    @Test("a symbolic link in the storage's place: followed only when it and a private target are this user's")
+    func plantedLink() throws {
+        let base = StorageTests.directory()
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        let target = base.appendingPathComponent("target")
+        let link = base.appendingPathComponent("store")
+        #expect(mkdir(target.path, 0o700) == 0 && symlink(target.path, link.path) == 0)
+        func written() -> Bool {
+            FileManager.default.fileExists(atPath: target.appendingPathComponent("storage.key").path)
+        }
+
+        // A target other users can open: refused, nothing written through the link.
+        #expect(chmod(target.path, 0o755) == 0)
+        let open = Self.message { _ = try FileStorage(directory: link) }
+        #expect(open?.contains("symbolic link to a folder other users can open") == true, "\(open ?? "accepted")")
+        #expect(!written())
+
+        // A link another user planted (to a folder of theirs, or to one of ours): refused, nothing written.
+        // Only root can hand a file to another user; elsewhere this part cannot run.
+        if geteuid() == 0 {
+            #expect(chmod(target.path, 0o700) == 0)
+            #expect(lchown(link.path, 65_534, 65_534) == 0)
+            let planted = Self.message { _ = try FileStorage(directory: link) }
+            #expect(planted?.contains("symbolic link of another user") == true, "\(planted ?? "accepted")")
+            #expect(!written())
+            #expect(lchown(link.path, 0, 0) == 0 && chown(target.path, 65_534, 65_534) == 0)
+            let foreignTarget = Self.message { _ = try FileStorage(directory: link) }
+            #expect(foreignTarget?.contains("belongs to another user") == true, "\(foreignTarget ?? "accepted")")
+            #expect(!written())
+            #expect(chown(target.path, 0, 0) == 0)
+        }
+
+        // A link of ours to a private folder of ours is a choice of the user's: followed.
+        #expect(chmod(target.path, 0o700) == 0)
+        let storage = try FileStorage(directory: link)
+        try storage.write(Data("value".utf8), key: "k")
+        #expect(written())
+        #expect(try FileStorage(directory: link).read(key: "k") == Data("value".utf8))
+
+        // A dangling link (its folder gone): refused, and no folder is made at its target.
+        let dangling = base.appendingPathComponent("dangling")
+        #expect(symlink(base.appendingPathComponent("nowhere").path, dangling.path) == 0)
+        #expect(Self.message { _ = try FileStorage(directory: dangling) } != nil)
+        #expect(!FileManager.default.fileExists(atPath: base.appendingPathComponent("nowhere").path))
+    }
 }

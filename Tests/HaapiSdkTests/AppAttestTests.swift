@@ -106,7 +106,7 @@ struct AppAttestTests {
                 configuration.clients.append(
                     ClientConfiguration(
                         id: "sdk-ios", attestation: .appAttest, dpopNonce: true, redirectURIs: ["app://ios"],
-                        scopes: ["openid", "profile"]))
+                        scopes: ["openid", "profile"], appIds: [Self.appID]))
             }
         }
         let service = FakeAppAttest(simulator: simulator)

@@ -17,15 +17,20 @@ struct AppAttestPolicyTests {
     static let appID = "ABCDE12345.io.swift-haapi.tests"
 
     /// A server with an `appAttest` client trusting `simulator`'s root.
+    /// Another app the server trusts, which the `ios` client does not name.
+    static let otherAppID = "ABCDE12345.io.swift-haapi.other"
+
     static func server(
-        _ simulator: AppAttestSimulator, environment: AppAttestSettings.Environment = .development
+        _ simulator: AppAttestSimulator, environment: AppAttestSettings.Environment = .development,
+        databasePath: String? = nil
     ) async throws -> TestServer {
         var configuration = try TestConfiguration.make()
         configuration.appAttest = AppAttestSettings(
-            appIDs: [appID], rootCertificate: simulator.rootPEM, environment: environment)
+            appIDs: [appID, otherAppID], rootCertificate: simulator.rootPEM, environment: environment)
         configuration.clients.append(
-            ClientConfiguration(id: "ios", attestation: .appAttest, redirectURIs: ["app://ios"], scopes: ["openid"]))
-        return try await TestServer(configuration: configuration)
+            ClientConfiguration(
+                id: "ios", attestation: .appAttest, redirectURIs: ["app://ios"], scopes: ["openid"], appIds: [appID]))
+        return try await TestServer(configuration: configuration, databasePath: databasePath)
     }
 
     /// One CAT request: a fresh challenge, the response `make` builds for it, a DPoP proof of `device`'s key.
@@ -238,7 +243,7 @@ struct AppAttestPolicyTests {
     )
     func configuration() throws {
         var configuration = try TestConfiguration.make()
-        configuration.clients.append(ClientConfiguration(id: "ios", attestation: .appAttest))
+        configuration.clients.append(ClientConfiguration(id: "ios", attestation: .appAttest, appIds: [Self.appID]))
         #expect(throws: ConfigurationError.self) { try configuration.validate() }
         configuration.appAttest = AppAttestSettings(appIDs: ["not-an-app-id"])
         #expect(throws: ConfigurationError.self) { try configuration.validate() }
@@ -247,11 +252,87 @@ struct AppAttestPolicyTests {
         #expect(throws: ConfigurationError.self) { try configuration.validate() }
         configuration.appAttest = AppAttestSettings(appIDs: [Self.appID])
         try configuration.validate()
+        // The client must name its apps, each one the server trusts.
+        configuration.clients[configuration.clients.count - 1].appIds = []
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        configuration.clients[configuration.clients.count - 1].appIds = [Self.otherAppID]
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
         let decoded = try ServerConfiguration.load(
             json: Data(
                 #"{"clients":[],"authenticators":[{"id":"p","type":"username-password","title":"P"}],"appAttest":{"appIDs":["ABCDE12345.a.b"],"environment":"production"}}"#
                     .utf8))
         #expect(decoded.appAttest?.environment == .production && decoded.appAttest?.rootCertificate == nil)
+    }
+
+    @Test("a key of another trusted app is refused for this client, and stays unknown; keyId has one spelling")
+    func otherAppAndKeySpelling() async throws {
+        let simulator = try AppAttestSimulator()
+        let server = try await Self.server(simulator)
+        defer { Task { await server.stop() } }
+        let device = HaapiDevice(base: server.base, clientID: "ios")
+        let keyID = simulator.generateKey()
+        let other = try await Self.cat(server, device: device) { _, hash, jkt in
+            Self.response(
+                keyID: keyID, "attestation",
+                try simulator.attestationObject(keyID: keyID, clientDataHash: hash, appID: Self.otherAppID), jkt: jkt)
+        }
+        Self.expectRefused(other, "not an app of client ios")
+        // Nothing was stored: the key is unknown to assertions, and can still be attested for the right app.
+        let unknown = try await Self.cat(server, device: device) { _, hash, jkt in
+            Self.response(
+                keyID: keyID, "assertion",
+                try simulator.assertion(keyID: keyID, clientDataHash: hash, appID: Self.appID), jkt: jkt)
+        }
+        Self.expectRefused(unknown, "unknown App Attest key")
+        #expect(
+            try await Self.cat(server, device: device) { _, hash, jkt in
+                Self.response(
+                    keyID: keyID, "attestation",
+                    try simulator.attestationObject(keyID: keyID, clientDataHash: hash, appID: Self.appID), jkt: jkt)
+            }.json["cat"] != nil)
+        // The same key id in the other base64 spellings (url-safe, unpadded) is not another key: refused.
+        let bytes = try #require(Data(base64Encoded: keyID))
+        let urlSafe = Base64URL.encode(bytes)
+        for spelling in [urlSafe, urlSafe + "=", String(keyID.dropLast())] where spelling != keyID {
+            let response = try await Self.cat(server, device: device) { _, hash, jkt in
+                Self.response(
+                    keyID: spelling, "assertion",
+                    try simulator.assertion(keyID: keyID, clientDataHash: hash, appID: Self.appID), jkt: jkt)
+            }
+            Self.expectRefused(response, "keyId")
+        }
+    }
+
+    @Test("a key attested in development is refused once the server accepts production keys")
+    func environmentSwitch() async throws {
+        let simulator = try AppAttestSimulator()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("appattest-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("server.sqlite").path
+        let keyID = simulator.generateKey()
+        func assertion(_ server: TestServer, _ device: HaapiDevice) async throws -> RawResponse {
+            try await Self.cat(server, device: device) { _, hash, jkt in
+                Self.response(
+                    keyID: keyID, "assertion",
+                    try simulator.assertion(keyID: keyID, clientDataHash: hash, appID: Self.appID), jkt: jkt)
+            }
+        }
+        let development = try await Self.server(simulator, databasePath: path)
+        let device = HaapiDevice(base: development.base, clientID: "ios")
+        let attested = try await Self.cat(development, device: device) { _, hash, jkt in
+            Self.response(
+                keyID: keyID, "attestation",
+                try simulator.attestationObject(keyID: keyID, clientDataHash: hash, appID: Self.appID), jkt: jkt)
+        }
+        #expect(attested.json["cat"] != nil, "\(attested.text)")
+        #expect(try await assertion(development, device).json["cat"] != nil)
+        await development.stop()
+
+        let production = try await Self.server(simulator, environment: .production, databasePath: path)
+        defer { Task { await production.stop() } }
+        let moved = HaapiDevice(base: production.base, clientID: "ios")
+        Self.expectRefused(try await assertion(production, moved), "attested in the development environment")
     }
 
     @Test("the default root is Apple's App Attestation Root CA (SHA-256 of its DER as Apple publishes it)")

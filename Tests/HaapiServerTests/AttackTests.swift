@@ -114,7 +114,7 @@ struct AttackTests {
         let otherCase = try #require(
             try A.problem(try await register("DemoUser", email: "mallory@example.com")) as? InvalidInputProblem)
         #expect(otherCase.invalidFields.map(\.name) == ["userName"])
-        #expect(try server.server.store.user(named: "demouser@example.com") == nil)
+        #expect(try await server.server.store.user(named: "demouser@example.com") == nil)
 
         // The legitimate path still works, and "username or e-mail" finds exactly that account.
         let created = try await register("mallory", email: "mallory@example.com")
@@ -353,8 +353,8 @@ struct AttackTests {
         // The password check costs one hash for every name: unknown names and passkey-only accounts too.
         let hasher = server.server.passwords
         let before = server.server.passwordPool.completedJobs
-        _ = await server.server.authenticatorService.checkPassword(username: "approver", password: "wrong")
-        _ = await server.server.authenticatorService.checkPassword(username: "not-an-account", password: "wrong")
+        _ = try await server.server.authenticatorService.checkPassword(username: "approver", password: "wrong")
+        _ = try await server.server.authenticatorService.checkPassword(username: "not-an-account", password: "wrong")
         #expect(server.server.passwordPool.completedJobs == before + 2)
         #expect(hasher.unmatchableHash().hasPrefix("pbkdf2-sha256$\(hasher.iterations)$"))
     }

@@ -163,7 +163,10 @@ struct FloodTests {
         // Recorded again at `later`, "a" under k1 lives until later + 60, past b's second.
         let end = now.addingTimeInterval(62)
         #expect(await cache.record(jti: "a", jkt: "k1", until: end.addingTimeInterval(60), now: end) == .replayed)
-        #expect(await cache.count == 1)
+        // b and a-under-k2 have expired: no longer replays, recorded anew.
+        #expect(await cache.record(jti: "b", jkt: "k1", until: end.addingTimeInterval(60), now: end) == .accepted)
+        #expect(await cache.record(jti: "a", jkt: "k2", until: end.addingTimeInterval(60), now: end) == .accepted)
+        #expect(await cache.count == 3)
     }
 
     @Test("what one request can make the server keep is bounded in size: state, nonce, user names")

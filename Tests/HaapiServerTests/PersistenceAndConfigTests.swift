@@ -31,12 +31,12 @@ struct PersistenceTests {
         let clientID = try #require(registered["client_id"]?.stringValue)
         let secret = try #require(registered["client_secret"]?.stringValue)
         for _ in 0..<5 {
-            _ = await first.server.authenticatorService.checkPassword(username: "lockme", password: "wrong")
+            _ = try await first.server.authenticatorService.checkPassword(username: "lockme", password: "wrong")
         }
         await first.stop()
 
         let store = try ServerStore(path: path)
-        #expect(try store.tableNames().contains("passkey_credentials"))
+        #expect(try await store.tableNames().contains("passkey_credentials"))
         let mode = (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
         #expect(mode == 0o600, "the database holds password hashes and the signing key")
         let hashed = TokenHash.of(refresh)
@@ -86,7 +86,7 @@ struct PersistenceTests {
             headers: [RawHTTP.basic(clientID, secret)])
         #expect(dynamic.status == 200, "\(dynamic.text)")
         guard
-            case .locked = await second.server.authenticatorService.checkPassword(
+            case .locked = try await second.server.authenticatorService.checkPassword(
                 username: "lockme", password: "Password1")
         else {
             Issue.record("the lockout did not survive the restart")

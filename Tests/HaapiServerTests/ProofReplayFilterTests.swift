@@ -101,6 +101,31 @@ struct ProofReplayFilterTests {
         #expect(await filter.sliceCount == 1)
     }
 
+    @Test("a replay is refused whatever order requests reach the filter in and however the clock steps")
+    func highWaterMark() async {
+        let filter = ProofReplayFilter(window: 60)
+        let expiry = now.addingTimeInterval(61)
+        #expect(await filter.record(jti: "p", jkt: "key", until: expiry, now: now) == .accepted)
+        // A request whose `now` was read long after (or a clock stepped forward) drops the proof's slice.
+        let later = now.addingTimeInterval(200)
+        #expect(await filter.record(jti: "q", jkt: "key", until: later.addingTimeInterval(61), now: later) == .accepted)
+        // The replay's `now` was read before that request's (it waited for the actor), or the clock stepped
+        // back: its proof still looks fresh to the verifier, and the filter must not take it.
+        let replay = await filter.record(jti: "p", jkt: "key", until: expiry, now: now.addingTimeInterval(10))
+        #expect(replay != .accepted)
+        // Out of order inside the window: the replay with an earlier `now` than the first use is a replay.
+        #expect(
+            await filter.record(
+                jti: "q", jkt: "key", until: later.addingTimeInterval(61), now: later.addingTimeInterval(-5))
+                == .replayed)
+        // Every second in between, in shuffled order: none of the replays is accepted.
+        let seconds = Array(0..<300).shuffled()
+        for second in seconds {
+            let time = now.addingTimeInterval(TimeInterval(second))
+            #expect(await filter.record(jti: "p", jkt: "key", until: expiry, now: time) != .accepted)
+        }
+    }
+
     @Test("from many tasks at once, each (jkt, jti) pair is accepted exactly once")
     func concurrent() async {
         let filter = ProofReplayFilter(window: 60)

@@ -81,10 +81,10 @@ struct SealedAccessTokenTests {
     }
 }
 
-@Suite("DPoP header cache (issue 15, item 4: header, key, verifier and thumbprint once per header)")
-struct DPoPHeaderCacheTests {
-    @Test("a header is resolved once; a cached header still needs a valid signature; a private jwk is never cached")
-    func cachedHeadersStillVerify() async throws {
+@Suite("DPoP proofs and single-use ids")
+struct ProofAndSingleUseTests {
+    @Test("a proof's header with claims signed by another key is refused; a private jwk is refused")
+    func headerAndSignature() async throws {
         let now = Date()
         let verifier = DPoPVerifier(
             algorithms: [.es256], iatWindow: 60, nonces: DPoPNonceService(rotationInterval: 300, now: now),
@@ -100,9 +100,8 @@ struct DPoPHeaderCacheTests {
                 headerValues: [proof], method: "POST", requestURL: url, requireNonce: false, now: now)
             #expect(verified.thumbprint == key.thumbprint)
         }
-        #expect(verifier.headers.count == 1)
 
-        // The very header the cache holds, with claims signed by another key: refused.
+        // The very header the client sends, with claims signed by another key: refused.
         let impostor = SoftwareP256SigningKey()
         let claims: JSONObject = [
             "jti": "forged", "htm": "POST", "htu": .string(url),
@@ -119,67 +118,24 @@ struct DPoPHeaderCacheTests {
             encodedHeader: header, payload: Data(JSONValue.object(claims).serialized().utf8), signer: key)
         _ = try await verifier.verify(
             headerValues: [genuine], method: "POST", requestURL: url, requireNonce: false, now: now)
-        // A private key in the header is refused and leaves nothing behind.
+        // A private key in the header is refused.
         let leaky = try JWS.sign(
             claims: claims, header: ["typ": "dpop+jwt", "jwk": impostor.privateJWK.json], signer: impostor)
         await #expect(throws: DPoPFailure.self) {
             _ = try await verifier.verify(
                 headerValues: [leaky], method: "POST", requestURL: url, requireNonce: false, now: now)
         }
-        #expect(verifier.headers.count == 1)
     }
 
-    /// The base64url segment of a DPoP header carrying `jwk`.
-    private static func segment(jwk: JSONValue, alg: String = "ES256") -> Substring {
-        let header: JSONObject = ["typ": "dpop+jwt", "alg": .string(alg), "jwk": jwk]
-        return Substring(Base64URL.encode(Data(JSONValue.object(header).serialized().utf8)))
-    }
-
-    @Test("a padded header is resolved but never kept")
-    func paddedHeadersAreNotKept() throws {
-        let cache = DPoPHeaderCache()
-        guard case .object(var members) = SoftwareP256SigningKey().publicJWK.json else {
-            Issue.record("not an object")
-            return
-        }
-        members["x-padding"] = .string(String(repeating: "p", count: 4000))
-        let paddedSegment = Self.segment(jwk: .object(members))
-        let padded = try cache.resolve(paddedSegment, allowedAlgorithms: [.es256])
-        #expect(padded.header.algorithm == .es256)
-        cache.remember(paddedSegment, padded.header)
-        #expect(cache.count == 0)
-        let plain = Self.segment(jwk: SoftwareP256SigningKey().publicJWK.json)
-        cache.remember(plain, try cache.resolve(plain, allowedAlgorithms: [.es256]).header)
-        #expect(cache.count == 1)
-    }
-
-    @Test("a cached header is checked against the caller's algorithms again")
-    func hitsFollowTheAllowedAlgorithms() throws {
-        let cache = DPoPHeaderCache()
-        let segment = Self.segment(jwk: SoftwareP256SigningKey().publicJWK.json)
-        let resolved = try cache.resolve(segment, allowedAlgorithms: [.es256])
-        #expect(resolved.header.algorithm == .es256)
-        cache.remember(segment, resolved.header)
-        #expect(try cache.resolve(segment, allowedAlgorithms: [.es256]).cached)
-        #expect(throws: JOSEError.algorithmNotAllowed("ES256")) {
-            _ = try cache.resolve(segment, allowedAlgorithms: [.rs256])
-        }
-        // A refused header is not remembered; a header whose alg does not fit its key is refused.
-        let mismatched = Self.segment(jwk: SoftwareP256SigningKey().publicJWK.json, alg: "ES384")
-        #expect(throws: (any Error).self) { _ = try cache.resolve(mismatched, allowedAlgorithms: [.es384]) }
-        #expect(cache.count == 1)
-    }
-
-    @Test("the replay cache takes any date without trapping; what it cannot keep long enough it refuses")
+    @Test("the single-use cache takes any date without trapping; an id it may have forgotten is refused")
     func replayCacheDates() async {
         let cache = SingleUseCache()
         let now = Date()
-        // A past expiry is kept for the next second; one more than six days ahead cannot be kept that long,
-        // so it is refused (the callers' expiries are at most two days ahead: ServerConfiguration.validate).
+        // An expiry not after the cache's latest second may have been swept: refused as a replay.
         for (expiry, outcome) in [
-            (Date.distantFuture, SingleUseCache.Outcome.full), (Date.distantPast, .accepted),
-            (Date(timeIntervalSince1970: 9.3e18), .full), (Date(timeIntervalSince1970: -9.3e18), .accepted),
-            (now.addingTimeInterval(86_400), .accepted),
+            (Date.distantFuture, SingleUseCache.Outcome.accepted), (Date.distantPast, .replayed),
+            (Date(timeIntervalSince1970: 9.3e18), .accepted), (Date(timeIntervalSince1970: -9.3e18), .replayed),
+            (now.addingTimeInterval(86_400), .accepted), (now, .replayed),
         ] {
             #expect(
                 await cache.record(jti: "j\(expiry.timeIntervalSince1970)", jkt: "k", until: expiry, now: now)
@@ -187,35 +143,26 @@ struct DPoPHeaderCacheTests {
         }
         #expect(
             await cache.record(jti: "late", jkt: "k", until: now, now: Date(timeIntervalSince1970: .infinity))
-                == .full)
+                == .replayed)
     }
 
-    @Test("headers of the same length from two clients, in turn: each resolves to its own key")
-    func alternatingClients() throws {
-        let cache = DPoPHeaderCache()
-        let keys = [SoftwareP256SigningKey(), SoftwareP256SigningKey()]
-        let segments = keys.map { Self.segment(jwk: $0.publicJWK.json) }
-        #expect(segments[0].utf8.count == segments[1].utf8.count && segments[0] != segments[1])
-        for round in 0..<6 {
-            let which = round % 2
-            let first = try cache.resolve(segments[which], allowedAlgorithms: [.es256])
-            #expect(first.header.thumbprint == keys[which].thumbprint && first.cached == (round >= 2))
-            cache.remember(segments[which], first.header)
-            // The same header twice in a row (the last one) and then the other: still each its own.
-            let again = try cache.resolve(segments[which], allowedAlgorithms: [.es256])
-            #expect(again.header.thumbprint == keys[which].thumbprint && again.cached)
-        }
-        #expect(cache.count == 2)
-    }
-
-    @Test("the cache is bounded: at capacity it starts over")
-    func bounded() throws {
-        let cache = DPoPHeaderCache(capacity: 4)
-        for _ in 0..<10 {
-            let segment = Self.segment(jwk: SoftwareP256SigningKey().publicJWK.json)
-            cache.remember(segment, try cache.resolve(segment, allowedAlgorithms: [.es256]).header)
-        }
-        #expect(cache.count <= 4)
+    @Test("used ids are kept until they expire, whatever order requests come in; a full cache refuses")
+    func singleUseOrder() async {
+        let cache = SingleUseCache(capacity: 2)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let expiry = now.addingTimeInterval(120)
+        #expect(await cache.record(jti: "a", jkt: "k", until: expiry, now: now) == .accepted)
+        #expect(await cache.record(jti: "b", jkt: "k", until: expiry, now: now) == .accepted)
+        #expect(await cache.record(jti: "c", jkt: "k", until: expiry, now: now) == .full)
+        // Later than a's expiry the cache sweeps; a replay of a whose now was read earlier is still refused.
+        let later = now.addingTimeInterval(500)
+        #expect(await cache.record(jti: "c", jkt: "k", until: later.addingTimeInterval(120), now: later) == .accepted)
+        #expect(await cache.record(jti: "a", jkt: "k", until: expiry, now: now.addingTimeInterval(5)) == .replayed)
+        // The pair does not run together: ("ab", "cdef") is not ("abc", "def").
+        let pairs = SingleUseCache(capacity: 10)
+        #expect(await pairs.record(jti: "cdef", jkt: "ab", until: expiry, now: now) == .accepted)
+        #expect(await pairs.record(jti: "def", jkt: "abc", until: expiry, now: now) == .accepted)
+        #expect(await pairs.record(jti: "def", jkt: "abc", until: expiry, now: now) == .replayed)
     }
 }
 
@@ -277,7 +224,7 @@ struct HeaderHelperTests {
     }
 }
 
-@Suite("The DPoP replay cache under concurrent requests, and its keyed hash")
+@Suite("The single-use cache under concurrent requests")
 struct ReplayCacheConcurrencyTests {
     @Test("from many tasks at once, each (jkt, jti) pair is accepted exactly once")
     func eachPairOnce() async {
@@ -301,20 +248,5 @@ struct ReplayCacheConcurrencyTests {
         }
         #expect(accepted == 1_000)
         #expect(await cache.count == 1_000)
-    }
-
-    @Test(
-        "the key of a pair is the cache's own: stable in one cache, different in another, and pairs do not run together"
-    )
-    func keyedHash() async {
-        let first = SingleUseCache(capacity: 10)
-        let second = SingleUseCache(capacity: 10)
-        #expect(first.key(jkt: "abc", jti: "def") == first.key(jkt: "abc", jti: "def"))
-        #expect(first.key(jkt: "abc", jti: "def") != second.key(jkt: "abc", jti: "def"))
-        #expect(first.key(jkt: "abc", jti: "def") != first.key(jkt: "ab", jti: "cdef"))
-        let now = Date()
-        #expect(await first.record(jti: "cdef", jkt: "ab", until: now.addingTimeInterval(60), now: now) == .accepted)
-        #expect(await first.record(jti: "def", jkt: "abc", until: now.addingTimeInterval(60), now: now) == .accepted)
-        #expect(await first.record(jti: "def", jkt: "abc", until: now.addingTimeInterval(60), now: now) == .replayed)
     }
 }

@@ -47,15 +47,29 @@ struct SitePagesTests {
                     packageName: "com.example.shiny",
                     sha256CertFingerprints: [Array(repeating: "ab", count: 32).joined(separator: ":")])
             ])
+        // Two clients, each with its own app; a third with no app: its paths are published for nobody.
         configuration.clients.append(
-            ClientConfiguration(id: "universal", attestation: .software, redirectURIs: ["https://127.0.0.1/app/cb"]))
+            ClientConfiguration(
+                id: "universal", attestation: .software, redirectURIs: ["https://127.0.0.1/app/cb"],
+                appIds: ["1ABC23DEF4.com.example.shiny"]))
+        configuration.clients.append(
+            ClientConfiguration(
+                id: "other", attestation: .software, redirectURIs: ["https://127.0.0.1/other/%2A"],
+                appIds: ["1ABC23DEF4.com.example.other"]))
+        configuration.clients.append(
+            ClientConfiguration(id: "appless", attestation: .software, redirectURIs: ["https://127.0.0.1/appless"]))
         let server = try await TestServer(configuration: configuration)
         let apple = try await RawHTTP.send("GET", server.base + "/.well-known/apple-app-site-association")
         #expect(apple.status == 200 && apple.contentType == "application/json")
         #expect(apple.json["webcredentials"]?["apps"]?[0]?.stringValue == "1ABC23DEF4.com.example.shiny")
-        let details = apple.json["applinks"]?["details"]?[0]
-        #expect(details?["appIDs"]?[0]?.stringValue == "1ABC23DEF4.com.example.shiny")
-        #expect(details?["components"]?[0]?["/"]?.stringValue == "/app/cb")
+        let details = apple.json["applinks"]?["details"]?.arrayValue ?? []
+        #expect(details.count == 2, "\(details)")
+        #expect(details.first?["appIDs"]?.arrayValue == ["1ABC23DEF4.com.example.shiny"])
+        #expect(details.first?["components"]?.arrayValue == [["/": "/app/cb"]])
+        // The encoded %2A stays encoded: not a wildcard that would give the other app every path below.
+        #expect(details.last?["appIDs"]?.arrayValue == ["1ABC23DEF4.com.example.other"])
+        #expect(details.last?["components"]?.arrayValue == [["/": "/other/%2A"]])
+        #expect(!apple.text.contains("/appless"))
         let android = try await RawHTTP.send("GET", server.base + "/.well-known/assetlinks.json")
         #expect(android.status == 200 && android.contentType == "application/json")
         #expect(android.json[0]?["target"]?["package_name"]?.stringValue == "com.example.shiny")
@@ -96,6 +110,23 @@ struct SitePagesTests {
                     rpId: "example.com", origins: ["https://login.example.com", "https://example.com/"],
                     authenticatorAttachment: "cross-platform")
             } == "accepted")
+        // Redirect URIs that would run or read in the browser, carry a fragment, or publish a wildcard.
+        for (uri, words) in [
+            ("javascript:alert(1)", "javascript: scheme"), ("JavaScript:alert(1)", "javascript: scheme"),
+            ("data:text/html,hi", "data: scheme"), ("vbscript:msgbox", "vbscript: scheme"),
+            ("file:///etc/passwd", "file: scheme"), ("app://cb#frag", "fragment"), ("relative/cb", "not absolute"),
+            ("https://127.0.0.1/a/*", "wildcard"),
+        ] {
+            let message = try refused {
+                $0.clients.append(ClientConfiguration(id: "bad", redirectURIs: [uri]))
+            }
+            #expect(message.contains(words), "\(uri): \(message)")
+        }
+        #expect(
+            try refused { $0.clients.append(ClientConfiguration(id: "c", redirectURIs: ["https://127.0.0.1/a/%2A"])) }
+                == "accepted")
+        #expect(
+            try refused { $0.clients.append(ClientConfiguration(id: "c", appIds: ["shiny"])) }.contains("appIds"))
         let parsed = try ServerConfiguration.load(
             json: Data(
                 #"{"clients":[],"authenticators":[{"id":"p","type":"passkeys","title":"P"}],"passkeys":{"rpId":"localhost","authenticatorAttachment":"platform"}}"#

@@ -39,7 +39,7 @@ struct PasskeyTakeoverTests {
                 #expect("\(error)".contains("already registered"), "\(error)")
             }
         }
-        #expect(try server.server.store.passkeys(username: "demouser").isEmpty)
+        #expect(try await server.server.store.passkeys(username: "demouser").isEmpty)
         // Whatever the attacker's authenticator holds, it signs in to no one: not at the RP, not through HAAPI.
         await #expect(throws: WebAuthnError.self) { try await attacker.signIn() }
         #expect(try await Self.haapiPasskeySignIn(server, with: attackerKeys) == nil)
@@ -54,7 +54,7 @@ struct PasskeyTakeoverTests {
         let options = try await rp.registrationInitialize(userName: "future-victim")
         let registration = try await attackerKeys.register(options, origin: Self.origin(server))
         // ...the real person creates that account (with a password) meanwhile...
-        let created = try server.server.store.insertUser(
+        let created = try await server.server.store.insertUser(
             StoredUser(
                 username: "future-victim", passwordHash: try server.server.passwords.hash("Password12"),
                 email: "fv@example.com", name: nil),
@@ -65,7 +65,7 @@ struct PasskeyTakeoverTests {
         }
         // ...so the attacker's finalize must not add its credential to the new account.
         await #expect(throws: WebAuthnError.self) { try await rp.registrationFinalize(registration) }
-        #expect(try server.server.store.passkeys(username: "future-victim").isEmpty)
+        #expect(try await server.server.store.passkeys(username: "future-victim").isEmpty)
         #expect(try await Self.haapiPasskeySignIn(server, with: attackerKeys) == nil)
     }
 
@@ -77,7 +77,7 @@ struct PasskeyTakeoverTests {
         let attackerKeys = SoftwareAuthenticator(storage: InMemoryStorage())
         // A sign-up under a fresh name works and is the attacker's own account.
         _ = try await AccountManager(client: rp, authenticator: attackerKeys).signUp(userName: "squatter")
-        let credential = try #require(try server.server.store.passkeys(username: "squatter").first)
+        let credential = try #require(try await server.server.store.passkeys(username: "squatter").first)
         // Simulate a database from before sign-ups created accounts: the credential names an account that
         // did not exist when it was stored, and that account is created later by someone else.
         try await server.server.store.database.write { db in
@@ -86,7 +86,7 @@ struct PasskeyTakeoverTests {
                 sql: "UPDATE passkey_credentials SET username = 'later' WHERE credential_id = ?",
                 arguments: [credential.credentialID])
         }
-        _ = try server.server.store.insertUser(
+        _ = try await server.server.store.insertUser(
             StoredUser(
                 username: "later", passwordHash: try server.server.passwords.hash("Password12"),
                 email: "later@example.com", name: nil),
@@ -107,7 +107,7 @@ struct PasskeyTakeoverTests {
         let manager = AccountManager(client: rp, authenticator: keys)
         let account = try await manager.signUp(userName: "carla")
         #expect(account.userName == "carla")
-        #expect(try server.server.store.user(named: "carla") != nil)
+        #expect(try await server.server.store.user(named: "carla") != nil)
         let signedIn = try await manager.signIn()
         let session = try #require(signedIn.session)
 
@@ -117,7 +117,7 @@ struct PasskeyTakeoverTests {
             client: rp, authenticator: SoftwareAuthenticator(storage: InMemoryStorage())
         ).addPasskey(to: signedIn)
         #expect(second.userName == "carla" && second.userID == account.userID)
-        #expect(try server.server.store.passkeys(username: "carla").count == 2)
+        #expect(try await server.server.store.passkeys(username: "carla").count == 2)
 
         // The session is carla's: it does not open demouser's account.
         await #expect(throws: WebAuthnError.self) {
@@ -130,7 +130,9 @@ struct PasskeyTakeoverTests {
         let tokens = try #require(try await Self.haapiPasskeySignIn(server, with: keys))
         #expect(tokens.idTokenClaims?["sub"]?.stringValue == "carla")
         // It has no password that could be guessed.
-        guard case .incorrect = await server.server.authenticatorService.checkPassword(username: "carla", password: "")
+        guard
+            case .incorrect = try await server.server.authenticatorService.checkPassword(
+                username: "carla", password: "")
         else {
             Issue.record("a passkey-only account accepted a password")
             return
@@ -150,7 +152,7 @@ struct PasskeyTakeoverTests {
         #expect(viewModel.uiModel?.problemMessages.isEmpty == false)
         #expect(!(await viewModel.performPasskeyOperation()) || viewModel.oAuthModel == nil)
         #expect(try await keys.credentials().isEmpty)
-        #expect(try server.server.store.passkeys(username: "demouser").isEmpty)
+        #expect(try await server.server.store.passkeys(username: "demouser").isEmpty)
         await viewModel.close()
     }
 

@@ -5,10 +5,10 @@ import Foundation
 public struct AHNonceExchange: Sendable {
     /// The hub's id of the exchange, sent in `authContext` as `nonceId`.
     public let nonceId: String
-    let clientNonce: Data
-    let serverNonce: Data
+    package let clientNonce: Data
+    package let serverNonce: Data
 
-    init(nonceId: String, clientNonce: Data, serverNonce: Data) {
+    package init(nonceId: String, clientNonce: Data, serverNonce: Data) {
         self.nonceId = nonceId
         self.clientNonce = clientNonce
         self.serverNonce = serverNonce
@@ -18,13 +18,13 @@ public struct AHNonceExchange: Sendable {
     static let sessionInfo = Data("swift-haapi authhub v1 session".utf8)
 
     /// The key that seals the server nonce for the client: only the holder of `clientNonce` can open it.
-    static func serverNonceKey(clientNonce: Data) -> SymmetricKey {
+    package static func serverNonceKey(clientNonce: Data) -> SymmetricKey {
         HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: clientNonce), salt: Data(), info: serverNonceInfo, outputByteCount: 32)
     }
 
     /// The session key for `encryptDataWithSymmetricKey`.
-    var sessionKey: SymmetricKey {
+    package var sessionKey: SymmetricKey {
         HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: clientNonce + serverNonce), salt: Data(nonceId.utf8),
             info: Self.sessionInfo,

@@ -6,11 +6,24 @@ import HaapiModel
 /// safe to point at a production server (a bounded number of requests, no brute force). The checks stop
 /// `reserve` requests short of it: those are kept for revoking the tokens the run obtained, which it records
 /// here as they are issued.
+///
+/// It also sends nothing to another origin than the server's (the issuer's): the checks carry the client's
+/// secret, the test user's password and tokens, and a discovery document, or a representation's link, may
+/// name any host. Such a request is refused here, before it leaves.
 actor CheckHTTP {
     /// Past the checks' share of the budget the run stops.
     struct BudgetExhausted: Error {}
+    /// A request to another origin than the server's, refused unsent.
+    struct OffOrigin: Error, CustomStringConvertible {
+        let url: URL
+        var description: String {
+            "haapi check sends nothing to \(DiscoveryChecks.origin(url)), another origin than the server's"
+        }
+    }
 
     let transport: any HTTPTransport
+    /// The server's origin (`scheme://host[:port]`): the only one requests go to.
+    let origin: String
     let budget: Int
     let reserve: Int
     private(set) var used = 0
@@ -19,14 +32,16 @@ actor CheckHTTP {
     /// The access tokens the run obtained, to revoke at the end (at most one a request).
     private(set) var issued: [String] = []
 
-    init(transport: any HTTPTransport, budget: Int) {
+    init(transport: any HTTPTransport, server: URL, budget: Int) {
         self.transport = transport
+        origin = DiscoveryChecks.origin(server)
         self.budget = budget
         reserve = min(10, budget / 4)
     }
 
     /// A check's request, within the budget less the reserve.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard DiscoveryChecks.origin(request.url) == origin else { throw OffOrigin(url: request.url) }
         guard used < budget - reserve else {
             stopped = true
             throw BudgetExhausted()
@@ -37,6 +52,7 @@ actor CheckHTTP {
 
     /// A revocation at the end of the run: it may use the reserve, never more than the budget.
     func sendCleanup(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard DiscoveryChecks.origin(request.url) == origin else { throw OffOrigin(url: request.url) }
         guard used < budget else { throw BudgetExhausted() }
         used += 1
         return try await transport.send(request)
@@ -77,7 +93,11 @@ struct BudgetedTransport: HTTPTransport {
             let response = try await http.send(request)
             await traffic?.record(request, response)
             return response
-        } catch let error as TransportError { throw error } catch {
+        } catch let error as TransportError {
+            throw error
+        } catch let error as CheckHTTP.OffOrigin {
+            throw .connectionFailed(error.description)
+        } catch {
             throw .connectionFailed("haapi check: the request budget is used up")
         }
     }

@@ -9,10 +9,25 @@ struct DiscoveredServer: Sendable {
     let authorizationEndpoint: URL
     let revocationEndpoint: URL?
     let introspectionEndpoint: URL?
+    /// The members naming an endpoint on another origin than the issuer's: never used, since the checks
+    /// would send the client's credentials, the test user's password or tokens there.
+    var offOrigin: [String] = []
+
+    /// Whether `group` needs an endpoint the document puts on another origin (the group is then not run).
+    func blocks(_ group: CheckGroup) -> Bool {
+        let needed: Set<String> =
+            switch group {
+            case .discovery: []
+            case .dpop: ["token_endpoint"]
+            case .haapi, .hygiene: ["token_endpoint", "authorization_endpoint"]
+            }
+        return !needed.isDisjoint(with: offOrigin)
+    }
 }
 
 /// The discovery group: the document is found, names this issuer, keeps its endpoints on the server's
-/// origin, advertises DPoP and S256, and publishes a JWKS with public keys only.
+/// origin, advertises DPoP and S256, and publishes a JWKS with public keys only. An endpoint on another
+/// origin is reported and never asked: the run sends nothing to a host the user did not name.
 struct DiscoveryChecks {
     let server: URL
     let http: CheckHTTP
@@ -73,26 +88,31 @@ struct DiscoveryChecks {
                 sent: CheckHTTP.line(found.request), received: "issuer: \(named)",
                 fix: "set the issuer to the exact base URL clients use (scheme, host, port, path)")
         }
-        func endpoint(_ member: String) -> URL? { document[member]?.stringValue.flatMap(URL.init(string:)) }
         let origin = Self.origin(server)
+        func advertised(_ member: String) -> URL? { document[member]?.stringValue.flatMap(URL.init(string:)) }
         let offOrigin = [
             "authorization_endpoint", "token_endpoint", "revocation_endpoint", "introspection_endpoint",
             "userinfo_endpoint", "registration_endpoint", "jwks_uri",
         ]
-        .filter { endpoint($0).map { Self.origin($0) != origin } ?? false }
+        .filter { advertised($0).map { Self.origin($0) != origin } ?? false }
+        /// An endpoint the checks may use: advertised, and on the issuer's origin.
+        func endpoint(_ member: String) -> URL? { offOrigin.contains(member) ? nil : advertised(member) }
         if offOrigin.isEmpty {
             add("discovery.endpoints-origin", .pass, "Every endpoint is on \(origin)", reference: "RFC 8414 §2")
         } else {
             add(
-                "discovery.endpoints-off-origin", .warning,
-                "Endpoints on another origin: " + offOrigin.joined(separator: ", "),
+                "discovery.endpoints-off-origin", .error,
+                "Endpoints on another origin than the issuer's, not used by this run: "
+                    + offOrigin.map { "\($0) (\(advertised($0).map(Self.origin) ?? "?"))" }.joined(separator: ", "),
                 reference: "RFC 8414 §2",
-                fix: "serve the endpoints from the issuer's origin, or check the document is this server's")
+                fix:
+                    "serve the endpoints from the issuer's origin; a client that followed this document would send its credentials and tokens to another host"
+            )
         }
         // Served: each endpoint asked the way it is used (GET for authorization and userinfo, an empty POST
         // form for the others): any answer but 404 will do (an error for the missing parameters is expected);
         // a 404, or a connection that fails, is what a client would meet too. The JWKS is fetched below.
-        if offOrigin.isEmpty {
+        do {
             var missing: [String] = []
             for (member, method) in Self.servedMembers {
                 guard let url = endpoint(member) else { continue }
@@ -170,17 +190,21 @@ struct DiscoveryChecks {
             document: document, tokenEndpoint: endpoint("token_endpoint") ?? fallback.tokenEndpoint,
             authorizationEndpoint: endpoint("authorization_endpoint") ?? fallback.authorizationEndpoint,
             revocationEndpoint: endpoint("revocation_endpoint"),
-            introspectionEndpoint: endpoint("introspection_endpoint"))
+            introspectionEndpoint: endpoint("introspection_endpoint"), offOrigin: offOrigin)
     }
 
-    /// The endpoints checked for being served, with the method each is used with (only when all are on the
-    /// issuer's origin: the check sends no request to other hosts a document names).
+    /// The endpoints checked for being served, with the method each is used with (those on the issuer's
+    /// origin: the check sends no request to other hosts a document names).
     static let servedMembers = [
         ("authorization_endpoint", "GET"), ("token_endpoint", "POST"), ("revocation_endpoint", "POST"),
         ("introspection_endpoint", "POST"), ("userinfo_endpoint", "GET"),
     ]
 
+    /// `scheme://host[:port]`, lower-cased, the scheme's default port left out (RFC 6454 §4).
     static func origin(_ url: URL) -> String {
-        "\(url.scheme ?? "")://\(url.host ?? "")" + (url.port.map { ":\($0)" } ?? "")
+        let scheme = (url.scheme ?? "").lowercased()
+        let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
+        let port = url.port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? ""
+        return "\(scheme)://\((url.host ?? "").lowercased())\(port)"
     }
 }

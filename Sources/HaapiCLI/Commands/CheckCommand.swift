@@ -86,7 +86,7 @@ struct CheckCommand: AsyncParsableCommand {
         if username != nil, password == nil {
             throw ValidationError("--username needs a password: --password-file FILE or $HAAPI_PASSWORD")
         }
-        let http = CheckHTTP(transport: commandTransport(timeout: 15), budget: maxRequests)
+        let http = CheckHTTP(transport: commandTransport(timeout: 15), server: base, budget: maxRequests)
         if !json {
             StandardStreams.printError(
                 "haapi check \(server): at most \(maxRequests) requests; tokens it obtains are revoked at the end")
@@ -102,7 +102,9 @@ struct CheckCommand: AsyncParsableCommand {
             if groups.contains(.discovery) { findings += discoveryFindings }
             progress(.discovery, findings, groups)
             var fresh: String?
-            if groups.contains(.dpop) {
+            if groups.contains(.dpop), discovered.blocks(.dpop) {
+                findings.append(Self.offOriginSkip(.dpop))
+            } else if groups.contains(.dpop) {
                 let grant: CheckGrant =
                     if let secret {
                         .clientSecret(clientID: clientID, secret: secret, scope: scope)
@@ -121,7 +123,9 @@ struct CheckCommand: AsyncParsableCommand {
             for group in [CheckGroup.haapi, .hygiene] where groups.contains(group) {
                 guard await !http.stopped else { break }
                 let before = findings.count
-                if let cause = Self.blocker(of: group, in: findings) {
+                if discovered.blocks(group) {
+                    findings.append(Self.offOriginSkip(group))
+                } else if let cause = Self.blocker(of: group, in: findings) {
                     findings.append(
                         CheckFinding(
                             id: "\(group.rawValue).skipped", group: group, severity: .info,
@@ -175,6 +179,14 @@ struct CheckCommand: AsyncParsableCommand {
     /// Reported once, as its cause, rather than as a cascade of errors.
     static func blocker(of group: CheckGroup, in findings: [CheckFinding]) -> CheckFinding? {
         findings.first { $0.id == "dpop.nonce-header-missing" || (group == .hygiene && $0.id == "haapi.configuration") }
+    }
+
+    /// A group not run because an endpoint it needs is on another origin than the issuer's.
+    static func offOriginSkip(_ group: CheckGroup) -> CheckFinding {
+        CheckFinding(
+            id: "\(group.rawValue).skipped", group: group, severity: .info,
+            title: "Not run: an endpoint it needs is on another origin (discovery.endpoints-off-origin)",
+            reference: "RFC 8414 §2")
     }
 
     /// No discovery document, and nothing else that answered as OAuth: not an OAuth server (or the wrong URL).

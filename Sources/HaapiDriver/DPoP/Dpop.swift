@@ -100,63 +100,20 @@ public struct DPoPProof: Sendable {
     public init(
         parsing compact: String, allowedAlgorithms: Set<JWSAlgorithm> = [.es256, .es384, .es512, .rs256, .ps256]
     ) throws {
-        try self.init(parsing: compact) { segment in
-            try Self.resolveHeader(segment, allowedAlgorithms: allowedAlgorithms)
-        }
-    }
-
-    /// What a proof's protected header yields once checked: the header, its algorithm, its key, a verifier
-    /// for the algorithm and the key's RFC 7638 thumbprint. The dev server keeps it per header text.
-    package struct ResolvedHeader: Sendable {
-        /// The protected header.
-        package let header: JSONObject
-        /// The header's `alg`: allowed, and asymmetric.
-        package let algorithm: JWSAlgorithm
-        /// The header's `jwk`: a public key (no private members).
-        package let jwk: JWK
-        /// Verifies signatures of `algorithm` with `jwk`.
-        package let verifier: any JWSVerifier
-        /// `jwk`'s RFC 7638 thumbprint.
-        package let thumbprint: String
-    }
-
-    /// Checks a proof's protected header segment (its base64url text): a JWS header
-    /// (`CompactJWS.parseHeader`) with `typ` `dpop+jwt`, an allowed asymmetric `alg` and a public `jwk`
-    /// that fits it. A function of the segment and `allowedAlgorithms` alone, so a server that sees the
-    /// same header again and again can keep the result (see `init(parsing:resolveHeader:)`).
-    package static func resolveHeader(
-        _ segment: Substring, allowedAlgorithms: Set<JWSAlgorithm>
-    ) throws -> ResolvedHeader {
-        let header = try CompactJWS.parseHeader(segment)
-        guard header["typ"]?.stringValue == Dpop.proofType else {
+        let jws = try CompactJWS(parsing: compact)
+        guard jws.header["typ"]?.stringValue == Dpop.proofType else {
             throw JOSEError.malformedJWS("typ must be \(Dpop.proofType)")
         }
-        let declared = header["alg"]?.stringValue ?? ""
+        let declared = jws.header["alg"]?.stringValue ?? ""
         guard let algorithm = JWSAlgorithm(rawValue: declared), algorithm.isAsymmetric else {
             throw JOSEError.algorithmNotAllowed(declared)
         }
         guard allowedAlgorithms.contains(algorithm) else { throw JOSEError.algorithmNotAllowed(algorithm.rawValue) }
-        guard let jwkValue = header["jwk"] else { throw JOSEError.malformedJWS("no jwk header") }
+        guard let jwkValue = jws.header["jwk"] else { throw JOSEError.malformedJWS("no jwk header") }
         let jwk = try JWK(json: jwkValue)
         guard !jwk.hasPrivateMembers else { throw JOSEError.malformedJWS("the jwk header contains a private key") }
         let verifier = try jwk.verifier(algorithm: algorithm)
-        guard verifier.algorithm == algorithm else { throw JOSEError.invalidSignature }
-        return ResolvedHeader(
-            header: header, algorithm: algorithm, jwk: jwk, verifier: verifier, thumbprint: jwk.thumbprint())
-    }
-
-    /// Parses a proof like `init(parsing:allowedAlgorithms:)`, with `resolveHeader` checking its protected
-    /// header segment. It must do what `DPoPProof.resolveHeader` does for the algorithms the caller
-    /// allows, and may remember the result per segment. The signature and the claims are checked on
-    /// every call.
-    package init(parsing compact: String, resolveHeader: (Substring) throws -> ResolvedHeader) throws {
-        var resolved: ResolvedHeader?
-        let jws = try CompactJWS(parsing: compact) { segment in
-            let header = try resolveHeader(segment)
-            resolved = header
-            return header.header
-        }
-        guard let key = resolved, key.verifier.isValidSignature(jws.signature, for: jws.signingInput) else {
+        guard verifier.algorithm == algorithm, verifier.isValidSignature(jws.signature, for: jws.signingInput) else {
             throw JOSEError.invalidSignature
         }
         let claims = try jws.payloadObject()
@@ -165,9 +122,9 @@ public struct DPoPProof: Sendable {
         }
         guard claims["iat"]?.numberValue?.intValue != nil else { throw JOSEError.malformedJWS("missing claim \"iat\"") }
         self.jws = jws
-        self.jwk = key.jwk
+        self.jwk = jwk
         self.claims = claims
-        thumbprint = key.thumbprint
+        thumbprint = jwk.thumbprint()
     }
 
     /// The proof's unique id.

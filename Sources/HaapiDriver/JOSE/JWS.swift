@@ -18,44 +18,20 @@ public struct CompactJWS: Sendable, Hashable {
 
     /// Parses a compact JWS without checking its signature.
     public init(parsing compact: String) throws {
-        try self.init(parsing: compact, parseHeader: Self.parseHeader)
-    }
-
-    /// Parses like ``init(parsing:)``, with `parseHeader` turning the protected header's segment (its
-    /// base64url text, as received) into the header. It must do what ``parseHeader(_:)`` does, and may
-    /// remember the result for a segment it has seen: a DPoP client sends the same header with every proof.
-    public init(parsing compact: String, parseHeader: (Substring) throws -> JSONObject) throws {
-        // Split and decode on the UTF-8 buffer: proofs are parsed on every request, and the string's views
-        // (character by character, or byte by byte) are far slower.
-        var text = compact
-        let segments = try text.withUTF8 {
-            utf8 throws -> (headerLength: Int, payload: [UInt8], signature: [UInt8], signed: Data) in
-            let dot = UInt8(ascii: ".")
-            // The dots found with memchr rather than a loop over the bytes.
-            func dotOffset(from start: Int) -> Int? {
-                guard let base = utf8.baseAddress, start < utf8.count,
-                    let found = memchr(base + start, Int32(dot), utf8.count - start)
-                else { return nil }
-                return UnsafeRawPointer(found) - UnsafeRawPointer(base)
-            }
-            guard let first = dotOffset(from: 0), let second = dotOffset(from: first + 1),
-                dotOffset(from: second + 1) == nil
-            else {
-                throw JOSEError.malformedJWS("expected 3 segments, found \(utf8.count { $0 == dot } + 1)")
-            }
-            guard let payload = Base64URL.decode(utf8: UnsafeBufferPointer(rebasing: utf8[(first + 1)..<second])) else {
-                throw JOSEError.malformedJWS("payload is not base64url")
-            }
-            guard let signature = Base64URL.decode(utf8: UnsafeBufferPointer(rebasing: utf8[(second + 1)...])) else {
-                throw JOSEError.malformedJWS("signature is not base64url")
-            }
-            return (first, payload, signature, Data(UnsafeBufferPointer(rebasing: utf8[..<second])))
+        let segments = compact.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count == 3 else {
+            throw JOSEError.malformedJWS("expected 3 segments, found \(segments.count)")
         }
-        // The first dot is ASCII, so the header's bytes end on a character boundary.
-        header = try parseHeader(Substring(compact.utf8.prefix(segments.headerLength)))
-        payload = Data(segments.payload)
-        signature = Data(segments.signature)
-        signingInput = segments.signed
+        guard let payload = Base64URL.decode(segments[1]) else {
+            throw JOSEError.malformedJWS("payload is not base64url")
+        }
+        guard let signature = Base64URL.decode(segments[2]) else {
+            throw JOSEError.malformedJWS("signature is not base64url")
+        }
+        header = try Self.parseHeader(segments[0])
+        self.payload = Data(payload)
+        self.signature = Data(signature)
+        signingInput = Data(compact.utf8[..<segments[1].endIndex])
         self.compact = compact
     }
 

@@ -10,8 +10,9 @@ import Darwin
 /// Values in files, each sealed with AES-256-GCM under a key kept in its own file.
 ///
 /// - The directory is created with mode 0700, every file with mode 0600, in one call each (no window
-///   in which another user could read them). An existing directory must be this user's and writable by
-///   no one else, and the sealing key file this user's own regular file with mode 0600, opened without
+///   in which another user could read them). An existing directory (or one another process created first)
+///   must be this user's and writable by no one else; a symbolic link in its place must be this user's and
+///   lead to a private folder of this user's, and the sealing key file this user's own regular file with mode 0600, opened without
 ///   following a symbolic link: otherwise another user could swap in a key of their choosing.
 /// - A write goes to a temporary file that is synced and then renamed over the old one, so a process
 ///   killed at any point leaves the old value or the new one, never half of either; the sealing key is
@@ -95,9 +96,8 @@ public final class FileStorage: Storage, Sendable {
     }
 
     private static func createDirectory(_ directory: URL) throws(StorageError) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw .unavailable("\(directory.path) is not a directory") }
+        var entry = stat()
+        if lstat(directory.path, &entry) == 0 {
             try checkDirectory(directory.path)
             return
         }
@@ -107,8 +107,13 @@ public final class FileStorage: Storage, Sendable {
         } catch {
             throw .unavailable("cannot create \(parent.path): \(error.localizedDescription)")
         }
-        guard mkdir(directory.path, 0o700) == 0 || errno == EEXIST else {
-            throw .unavailable("cannot create \(directory.path): \(String(cString: strerror(errno)))")
+        guard mkdir(directory.path, 0o700) == 0 else {
+            // Another process (or another user) made it first: it gets the same checks as one found.
+            guard errno == EEXIST else {
+                throw .unavailable("cannot create \(directory.path): \(String(cString: strerror(errno)))")
+            }
+            try checkDirectory(directory.path)
+            return
         }
     }
 
@@ -132,18 +137,35 @@ public final class FileStorage: Storage, Sendable {
     }
 
     /// Refuses a directory another user owns or may write to: they could replace the key or the values.
+    /// The path itself is looked at first (`lstat`): a symbolic link is followed only when it is this user's
+    /// and leads to a private folder of this user's (mode 0700 or stricter), since a link planted in a shared
+    /// folder by another user would otherwise send the values wherever that user chose.
     private static func checkDirectory(_ path: String) throws(StorageError) {
+        var entry = stat()
+        guard lstat(path, &entry) == 0 else {
+            throw .unavailable("cannot inspect \(path): \(String(cString: strerror(errno)))")
+        }
+        let isLink = entry.st_mode & S_IFMT == S_IFLNK
+        if isLink, entry.st_uid != geteuid() {
+            throw .unavailable(
+                "\(path) is a symbolic link of another user (uid \(entry.st_uid)); use a folder of your own")
+        }
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw .unavailable("cannot inspect \(path): \(String(cString: strerror(errno)))")
         }
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw .unavailable("\(path) is not a directory") }
         guard info.st_uid == geteuid() else {
             throw .unavailable("\(path) belongs to another user (uid \(info.st_uid)); use a folder of your own")
         }
-        guard info.st_mode & 0o022 == 0 else {
+        let mode = String(info.st_mode & 0o777, radix: 8)
+        if isLink, info.st_mode & 0o077 != 0 {
             throw .unavailable(
-                "\(path) is writable by other users (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 700 on it"
+                "\(path) is a symbolic link to a folder other users can open (mode \(mode)); run chmod 700 on the folder"
             )
+        }
+        guard info.st_mode & 0o022 == 0 else {
+            throw .unavailable("\(path) is writable by other users (mode \(mode)); run chmod 700 on it")
         }
     }
 

@@ -58,7 +58,7 @@ extension JSONValue {
         }
         func write(_ bytes: UnsafeBufferPointer<UInt8>) {
             // Most strings (ids, tokens, URLs) need no escaping: copy them whole.
-            guard containsEscapable(bytes) else {
+            guard bytes.contains(where: needsEscape) else {
                 output.append(contentsOf: bytes)
                 return
             }
@@ -90,31 +90,4 @@ extension JSONValue {
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// Whether `bytes` hold a byte that a JSON string escapes (below 0x20, `"` or `\`), looked for eight bytes
-    /// at a time, since an access token's few hundred bytes are written into every token response. Each word test is exact as a whole (a flag can be raised
-    /// wrongly only next to a byte that truly matches, by the borrow it causes), the usual "has a byte less
-    /// than n" and "has a zero byte" identities.
-    static func containsEscapable(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return false }
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let raw = UnsafeRawPointer(base)
-        var index = 0
-        while bytes.count - index >= 8 {
-            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            let control = (word &- ones &* 0x20) & ~word
-            let zero = (quote &- ones) & ~quote | (backslash &- ones) & ~backslash
-            if (control | zero) & highs != 0 { return true }
-            index += 8
-        }
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
-            index += 1
-        }
-        return false
-    }
 }

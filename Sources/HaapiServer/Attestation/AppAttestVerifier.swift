@@ -15,6 +15,8 @@ struct AppAttestKey: Sendable, Equatable {
     let appID: String
     /// The last counter the server accepted.
     let signCount: UInt32
+    /// The environment the key was attested in; nil for keys stored before it was recorded.
+    var environment: AppAttestSettings.Environment?
 }
 
 /// Apple App Attest, verified as Apple documents it ("Validating apps that connect to your server"). Pure
@@ -91,7 +93,10 @@ enum AppAttestVerifier {
         guard credential.credentialID == keyIDBytes else {
             return .failure(.mismatch("the credential id is not the key id"))
         }
-        return .success(AppAttestKey(keyID: keyID, publicKey: publicKey, appID: appID, signCount: 0))
+        return .success(
+            AppAttestKey(
+                keyID: keyIDBytes.base64EncodedString(), publicKey: publicKey, appID: appID, signCount: 0,
+                environment: trust.environment))
     }
 
     /// Verifies an assertion by `key` over `clientDataHash`: the signature over

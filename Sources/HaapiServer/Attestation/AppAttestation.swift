@@ -36,12 +36,13 @@ struct AppAttestation: Sendable {
         guard response.utf8.count <= maxResponseBytes, let json = Base64URL.decode(response),
             let object = try? JSONParser(limits: .init(maxBytes: maxResponseBytes, maxDepth: 4)).parse(Data(json))
                 .objectValue,
-            let keyID = object["keyId"]?.stringValue, let jkt = object["jkt"]?.stringValue,
+            let keyID = object["keyId"]?.stringValue.flatMap(canonicalKeyID), let jkt = object["jkt"]?.stringValue,
             jkt.utf8.count == 43, Base64URL.decode(jkt)?.count == 32
         else {
             return .failure(
                 .malformed(
-                    "the challenge response must be base64url JSON with keyId, jkt and an attestation or assertion"))
+                    "the challenge response must be base64url JSON with keyId (standard base64 of 32 bytes, as DCAppAttestService gives it), jkt and an attestation or assertion"
+                ))
         }
         let attestation = object["attestation"]?.stringValue.flatMap { Base64URL.decode($0) }
         let assertion = object["assertion"]?.stringValue.flatMap { Base64URL.decode($0) }
@@ -56,7 +57,21 @@ struct AppAttestation: Sendable {
         }
     }
 
-    func verify(_ text: String, challenge: String, clientID: String, now: Date) async -> AttestationVerdict {
+    /// A key id as the device gives it: the standard, padded base64 of 32 bytes, in that one spelling, so
+    /// one key cannot be stored (or its counter kept) under several names.
+    static func canonicalKeyID(_ text: String) -> String? {
+        guard let bytes = Data(base64Encoded: text), bytes.count == 32, bytes.base64EncodedString() == text else {
+            return nil
+        }
+        return text
+    }
+
+    /// Verifies a challenge response for `client`: its key must be attested for one of the client's apps
+    /// (`appIds`), in the environment the server is configured for.
+    func verify(
+        _ text: String, challenge: String, client: ClientConfiguration, now: Date
+    ) async -> AttestationVerdict {
+        let clientID = client.id
         let response: Response
         switch Self.parse(text) {
         case .failure(let failure): return .refused(failure.description)
@@ -66,14 +81,16 @@ struct AppAttestation: Sendable {
         switch response.proof {
         case .attestation(let object):
             return await attest(
-                object, keyID: response.keyID, jkt: response.jkt, clientDataHash: clientDataHash, now: now)
+                object, keyID: response.keyID, jkt: response.jkt, clientDataHash: clientDataHash, client: client,
+                now: now)
         case .assertion(let assertion):
-            return assert(assertion, keyID: response.keyID, jkt: response.jkt, clientDataHash: clientDataHash)
+            return await assert(
+                assertion, keyID: response.keyID, jkt: response.jkt, clientDataHash: clientDataHash, client: client)
         }
     }
 
     private func attest(
-        _ object: Data, keyID: String, jkt: String, clientDataHash: Data, now: Date
+        _ object: Data, keyID: String, jkt: String, clientDataHash: Data, client: ClientConfiguration, now: Date
     ) async
         -> AttestationVerdict
     {
@@ -83,8 +100,13 @@ struct AppAttestation: Sendable {
         case .failure(let failure):
             return .refused("App Attest attestation refused: \(failure)")
         case .success(let key):
+            // Checked before the key is stored: a key of another app stays unknown here.
+            guard client.appIds.contains(key.appID) else {
+                return .refused(
+                    "App Attest attestation refused: the key is \(key.appID)'s, not an app of client \(client.id)")
+            }
             do {
-                guard try store.insertAppAttestKey(key, now: now) else {
+                guard try await store.insertAppAttestKey(key, now: now) else {
                     return .refused("this App Attest key is already attested; send an assertion")
                 }
             } catch {
@@ -94,15 +116,30 @@ struct AppAttestation: Sendable {
         }
     }
 
-    private func assert(_ assertion: Data, keyID: String, jkt: String, clientDataHash: Data) -> AttestationVerdict {
-        guard let key = try? store.appAttestKey(keyID) else {
-            return .refused("unknown App Attest key; attest it first")
+    private func assert(
+        _ assertion: Data, keyID: String, jkt: String, clientDataHash: Data, client: ClientConfiguration
+    ) async -> AttestationVerdict {
+        let stored: AppAttestKey?
+        do { stored = try await store.appAttestKey(keyID) } catch { return .refused("the key store could not be read") }
+        guard let key = stored else { return .refused("unknown App Attest key; attest it first") }
+        guard key.environment == trust.environment else {
+            return .refused(
+                "App Attest assertion refused: the key was attested in the \(key.environment?.rawValue ?? "unrecorded") environment, and this server accepts \(trust.environment.rawValue) keys; the app must make a new key"
+            )
+        }
+        guard client.appIds.contains(key.appID) else {
+            return .refused(
+                "App Attest assertion refused: the key is \(key.appID)'s, not an app of client \(client.id)")
         }
         switch AppAttestVerifier.verifyAssertion(assertion, clientDataHash: clientDataHash, key: key) {
         case .failure(let failure):
             return .refused("App Attest assertion refused: \(failure)")
         case .success(let counter):
-            guard (try? store.advanceAppAttestCounter(keyID, to: counter)) == true else {
+            let advanced: Bool
+            do { advanced = try await store.advanceAppAttestCounter(keyID, to: counter) } catch {
+                return .refused("the key store could not be written")
+            }
+            guard advanced else {
                 return .refused("App Attest assertion refused: its counter was already used")
             }
             return .attested(thumbprint: jkt, data: Self.data(key, counter: counter, first: false, trust: trust))

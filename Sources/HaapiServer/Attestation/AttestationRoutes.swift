@@ -108,9 +108,10 @@ extension AttestationRoutes {
         }
     }
 
-    private func attestedClient(_ id: String?) throws(Rejection) -> ResolvedClient {
+    private func attestedClient(_ id: String?) async throws(Rejection) -> ResolvedClient {
         guard let id, !id.isEmpty else { throw Rejection(HTTP.oauthError("invalid_request", "client_id is required")) }
-        guard let client = clients.client(id: id), !client.isDynamic, client.configuration.attestation != nil else {
+        guard let client = try await clients.client(id: id), !client.isDynamic, client.configuration.attestation != nil
+        else {
             throw Rejection(
                 HTTP.oauthError(
                     "invalid_client", "unknown client or a client without attestation", status: .unauthorized))
@@ -119,7 +120,7 @@ extension AttestationRoutes {
     }
 
     func challenge(_ request: Request) async throws(Rejection) -> Response {
-        let client: ResolvedClient = try attestedClient(HTTP.query(request)["client_id"])
+        let client: ResolvedClient = try await attestedClient(HTTP.query(request)["client_id"])
         let challenge = await challenges.issue(
             for: client.id, lifetime: TimeInterval(configuration.lifetimes.attestationChallenge), now: clock())
         return HTTP.json(["challenge": .string(challenge)], headers: await nonceHeaders(for: client))
@@ -128,7 +129,7 @@ extension AttestationRoutes {
     func clientAttestationToken(_ incoming: Request) async throws(Rejection) -> Response {
         var request = incoming
         let form: [String: String] = try await readForm(&request)
-        let client: ResolvedClient = try attestedClient(form["client_id"] ?? HTTP.query(request)["client_id"])
+        let client: ResolvedClient = try await attestedClient(form["client_id"] ?? HTTP.query(request)["client_id"])
         let headers = await nonceHeaders(for: client)
         guard let challenge = form["challenge"], let response = form["challenge_response"] else {
             return HTTP.oauthError("invalid_request", "challenge and challenge_response are required", headers: headers)
@@ -157,7 +158,7 @@ extension AttestationRoutes {
                 window: TimeInterval(configuration.dpop.iatWindowSeconds))
         case .appAttest?:
             verdict =
-                await appAttest?.verify(response, challenge: challenge, clientID: client.id, now: now)
+                await appAttest?.verify(response, challenge: challenge, client: client.configuration, now: now)
                 ?? .refused("the server has no appAttest settings")
         case .disabled?, nil:
             verdict = nil

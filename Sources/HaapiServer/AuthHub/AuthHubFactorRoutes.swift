@@ -16,7 +16,7 @@ extension AuthHubRoutes {
             case .success(let opened): password = opened
             case .failure(let refusal): return .fail(code: "0000012", message: refusal.message)
             }
-            switch await checkPassword(username: flow.username ?? flow.subject, password: password) {
+            switch try await checkPassword(username: flow.username ?? flow.subject, password: password) {
             case .success:
                 flow.methods.append("pwd")
                 return afterPassword(call.tenant)
@@ -34,7 +34,7 @@ extension AuthHubRoutes {
     func otpGenerator(_ call: AuthHubCall) async -> Response {
         await withAuthHubFlow(call, allowed: ["EMAIL_OTP_SELECTION", "EMAIL_OTP_AUTH"]) { flow in
             guard let credId = flow.emailCredential, call.string("credId") == credId, let username = flow.username,
-                let email = (try? store.user(named: username))?.flatMap(\.email)
+                let email = try await store.user(named: username)?.email
             else { return .retry(code: "3001036", message: "Invalid request: unknown credId") }
             // Int.random uses the system CSPRNG.
             let code = String(format: "%06d", Int.random(in: 0..<1_000_000))

@@ -22,7 +22,7 @@ extension AuthHubRoutes {
             guard let username = flow.username, flow.methods.contains("pwd") else {
                 return .fail(code: "0000011", message: "Not an intended action")
             }
-            let existing = (try? store.passkeys(username: username)) ?? []
+            let existing = try await store.passkeys(username: username)
             let userHandle = existing.first?.userHandle ?? Data(SecureRandom.bytes(16))
             let challenge = Data(SecureRandom.bytes(32))
             var options = PublicKeyCredentialCreationOptions(
@@ -52,7 +52,7 @@ extension AuthHubRoutes {
             }
             do throws(WebAuthnError) {
                 // Only after this flow proved the password (checked when the challenge was made) is the account's owner known.
-                let stored = try registerPasskey(
+                let stored = try await registerPasskey(
                     try RegistrationResponse(json: call.body), challenge: challenge, owner: .existingAccount(username),
                     userHandle: userHandle)
                 return .next(
@@ -67,7 +67,8 @@ extension AuthHubRoutes {
     func fidoAuthenticationChallenge(_ call: AuthHubCall) async -> Response {
         await withAuthHubFlow(call, allowed: ["FIDO_AUTH_GENERATE_CHALLENGE"]) { flow in
             if let problem = checkDocumentDomain(call, flow) { return .retry(code: "3001036", message: problem) }
-            let existing = flow.username.flatMap { try? store.passkeys(username: $0) } ?? []
+            var existing: [StoredPasskey] = []
+            if let username = flow.username { existing = try await store.passkeys(username: username) }
             guard !existing.isEmpty else {
                 return flow.methods.contains("pwd")
                     ? .next("FIDO_REGISTER_GENERATE_CHALLENGE")
@@ -103,7 +104,7 @@ extension AuthHubRoutes {
                         signature: parsed.signature, userHandle: nil,
                         authenticatorAttachment: parsed.authenticatorAttachment)
                     : parsed
-                let stored = try verifyPasskeyAssertion(response, challenge: challenge)
+                let stored = try await verifyPasskeyAssertion(response, challenge: challenge)
                 guard stored.username == flow.username else {
                     return .retry(code: "3001033", message: "Invalid credentials: another user's passkey", nested: true)
                 }

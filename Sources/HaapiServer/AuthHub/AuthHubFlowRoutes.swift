@@ -56,7 +56,8 @@ extension AuthHubRoutes {
                 (try? decryptor.decrypt(signature, exchange: exchange)) != nil
             else { return Self.authHubError("0000012", "encrypted field devicesignature cannot be read") }
         }
-        let username = (try? store.user(named: subject))?.map(\.username)
+        let username: String?
+        do { username = try await store.user(named: subject)?.username } catch { return Self.storeFailure(error) }
         let flow = AuthHubFlow(
             id: UUID().uuidString, tenant: call.tenant.name, clientID: call.clientID, subject: subject,
             username: username,
@@ -78,7 +79,7 @@ extension AuthHubRoutes {
             }
             switch factor {
             case "EMAILOTP":
-                guard let user = try? store.user(named: username), let email = user.email else {
+                guard let user = try await store.user(named: username), let email = user.email else {
                     return .retry(
                         code: "8800246", message: "Invalid factor selection: no e-mail address on the account")
                 }
@@ -92,7 +93,7 @@ extension AuthHubRoutes {
                 ]
                 return .next("EMAIL_OTP_SELECTION", ["credentials": .array([.object(credential)])])
             default:
-                let registered = !((try? store.passkeys(username: username)) ?? []).isEmpty
+                let registered = try await !store.passkeys(username: username).isEmpty
                 return registered
                     ? .next("FIDO_AUTH_GENERATE_CHALLENGE")
                     : .next("FIDO_REGISTER_GENERATE_CHALLENGE", ["inline_registration": true])

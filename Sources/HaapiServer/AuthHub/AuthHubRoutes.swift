@@ -4,6 +4,7 @@ import HTTPTypes
 import HaapiDriver
 import HaapiModel
 import Hummingbird
+import Logging
 
 /// A checked Authentication Hub request: its tenant, the client its bearer token belongs to, its JSON body.
 struct AuthHubCall: Sendable {
@@ -88,12 +89,14 @@ extension AuthHubRoutes {
 
     /// Resolves the tenant, checks the bearer token (client credentials with the hub scope), reads the body.
     private func authHubCall(
-        _ incoming: Request, _ context: ServerRequestContext, _ handler: (AuthHubCall) async -> Response
+        _ incoming: Request, _ context: ServerRequestContext, _ handler: (AuthHubCall) async throws -> Response
     ) async -> Response {
         guard let settings = configuration.authHub, let tenant = authHubTenant(context) else {
             return Self.authHubError("8000014", "Unknown tenant", status: .notFound)
         }
-        guard let clientID = bearerClient(incoming, scope: settings.scope) else {
+        let caller: String?
+        do { caller = try await bearerClient(incoming, scope: settings.scope) } catch { return error.response }
+        guard let clientID = caller else {
             return Self.authHubError("8910004", "Invalid token", status: .unauthorized)
         }
         var request = incoming
@@ -104,16 +107,28 @@ extension AuthHubRoutes {
             else { return Self.authHubError("3001036", "Invalid request: the body must be a JSON object") }
             body = parsed
         }
-        return await handler(AuthHubCall(tenant: tenant, clientID: clientID, body: body, request: request))
+        do {
+            return try await handler(AuthHubCall(tenant: tenant, clientID: clientID, body: body, request: request))
+        } catch {
+            return Self.storeFailure(error)
+        }
+    }
+
+    /// A database failure: logged, and answered as the hub answers a failure of its own (500), never as
+    /// "unknown user" or "no credential".
+    static func storeFailure(_ error: any Error) -> Response {
+        Logger(label: "haapi.devserver").error("database call failed: \(error)")
+        return authHubError("8000014", "Failed to process request", status: .internalServerError)
     }
 
     /// The client of a live, unbound access token that carries `scope`.
-    private func bearerClient(_ request: Request, scope: String) -> String? {
+    private func bearerClient(_ request: Request, scope: String) async throws(Rejection) -> String? {
         guard let value = HTTP.header(request, .authorization), value.lowercased().hasPrefix("bearer ") else {
             return nil
         }
         let token = String(HTTP.trimmingOWS(value.dropFirst(7)))
-        guard let record = accessTokenRecord(token), !record.revoked, record.expiresAt > clock(), record.jkt == nil,
+        guard let record = try await accessTokenRecord(token), !record.revoked, record.expiresAt > clock(),
+            record.jkt == nil,
             record.scope.split(separator: " ").contains(Substring(scope))
         else { return nil }
         return record.clientID
@@ -138,7 +153,7 @@ extension AuthHubRoutes {
     /// Runs one step of a flow: spends the presented `X-Flow-State`, lets `step` change the flow, and answers
     /// with the next state, or ends the flow.
     func withAuthHubFlow(
-        _ call: AuthHubCall, allowed: Set<String>, _ step: (inout AuthHubFlow) async -> AuthHubStep
+        _ call: AuthHubCall, allowed: Set<String>, _ step: (inout AuthHubFlow) async throws -> AuthHubStep
     ) async -> Response {
         guard let state = call.header("X-Flow-State"), !state.isEmpty else {
             return Self.authHubError("0000011", "Not an intended action, proper x-flow-state header must be used")
@@ -153,7 +168,12 @@ extension AuthHubRoutes {
                 return Self.authHubError("0000011", "Not an intended action, proper x-flow-state header must be used")
             }
         }
-        switch await step(&flow) {
+        let decided: AuthHubStep
+        do { decided = try await step(&flow) } catch {
+            await authHubFlows.finish(flow.id)
+            return Self.storeFailure(error)
+        }
+        switch decided {
         case .next(let action, let extra):
             flow.nextAction = action
             var body = extra

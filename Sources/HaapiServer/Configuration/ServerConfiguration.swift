@@ -173,6 +173,10 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
     /// DPoP proofs must carry a server nonce (`use-legacy-dpop=false`).
     public var dpopNonce: Bool
     public var redirectURIs: [String]
+    /// The iOS apps (`<Team ID>.<Bundle ID>`) that are this client: an `appAttest` client accepts keys
+    /// attested for these apps only (each must be in `appAttest.appIDs`), and the universal-link paths of
+    /// its https redirect URIs are published in apple-app-site-association for these apps only.
+    public var appIds: [String]
     public var scopes: [String]
     public var requirePKCE: Bool
     public var consent: Bool
@@ -198,9 +202,10 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
         dpopNonce: Bool = false, redirectURIs: [String] = [], scopes: [String] = [], requirePKCE: Bool = false,
         consent: Bool = false, authenticators: [String] = [], dcrTemplate: DCRTemplate? = nil,
         accessTokenLifetime: Int? = nil, refreshTokenLifetime: Int? = nil, displayName: String? = nil,
-        reuseRefreshTokens: Bool = false
+        reuseRefreshTokens: Bool = false, appIds: [String] = []
     ) {
         self.reuseRefreshTokens = reuseRefreshTokens
+        self.appIds = appIds
         self.id = id
         self.displayName = displayName
         self.secret = secret
@@ -234,6 +239,7 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
         tokenBoundCodes = try c.decodeIfPresent(Bool.self, forKey: .tokenBoundCodes) ?? false
         dpopNonce = try c.decodeIfPresent(Bool.self, forKey: .dpopNonce) ?? false
         redirectURIs = try c.decodeIfPresent([String].self, forKey: .redirectURIs) ?? []
+        appIds = try c.decodeIfPresent([String].self, forKey: .appIds) ?? []
         scopes = try c.decodeIfPresent([String].self, forKey: .scopes) ?? []
         requirePKCE = try c.decodeIfPresent(Bool.self, forKey: .requirePKCE) ?? false
         consent = try c.decodeIfPresent(Bool.self, forKey: .consent) ?? false
@@ -391,8 +397,23 @@ extension ServerConfiguration {
             where lifetime < 1 {
                 throw ConfigurationError.invalid("client \"\(client.id)\": lifetimes must be positive, not \(lifetime)")
             }
-            for uri in client.redirectURIs where URL(string: uri)?.scheme == nil {
-                throw ConfigurationError.invalid("client \"\(client.id)\": redirect URI \"\(uri)\" is not absolute")
+            for uri in client.redirectURIs { try Self.validateRedirectURI(uri, of: client.id) }
+            for id in client.appIds where !AppleAppID.isValid(id) {
+                throw ConfigurationError.invalid(
+                    "client \"\(client.id)\": appIds: \"\(id)\" must be <Team ID>.<Bundle Identifier>, e.g. 1ABC23DEF4.com.example.app"
+                )
+            }
+            if client.attestation == .appAttest, let appAttest {
+                guard !client.appIds.isEmpty else {
+                    throw ConfigurationError.invalid(
+                        "client \"\(client.id)\" uses the appAttest policy: name its apps in \"appIds\" (a key attested for another app is refused)"
+                    )
+                }
+                if let other = client.appIds.first(where: { !appAttest.appIDs.contains($0) }) {
+                    throw ConfigurationError.invalid(
+                        "client \"\(client.id)\": appIds: \"\(other)\" is not in appAttest.appIDs, so no key of it can be attested"
+                    )
+                }
             }
         }
         guard (0...300).contains(lifetimes.refreshTokenReuseGrace) else {
@@ -412,8 +433,8 @@ extension ServerConfiguration {
                 "security and dpop limits must be positive (maxRequestBytes at least 1024, dpop.maxProofsPerSecond at most 10000000)"
             )
         }
-        // The replay caches keep a proof or a single-use token until it could no longer pass, and can keep
-        // one for at most six days (ExpiringKeyTable.horizon); a day is far more than either should live.
+        // The replay caches keep a proof or a single-use token until it could no longer pass: a day is far
+        // more than either should live.
         guard dpop.iatWindowSeconds <= 86_400, lifetimes.clientAttestationToken <= 86_400 else {
             throw ConfigurationError.invalid(
                 "dpop.iatWindowSeconds and lifetimes.clientAttestationToken must be at most 86400 seconds")
@@ -430,6 +451,32 @@ extension ServerConfiguration {
         if security.passwordHashIterations < 600_000 {
             throw ConfigurationError.invalid(
                 "security.passwordHashIterations must be at least 600000 (OWASP 2023 for PBKDF2-HMAC-SHA256)")
+        }
+    }
+
+    /// Schemes a redirect would run or read locally in a browser: never a place to send a code to.
+    static let refusedRedirectSchemes: Set<String> = ["javascript", "data", "vbscript", "file"]
+
+    /// A redirect URI must be absolute, of a scheme that names a place (not code or local data), without a
+    /// fragment (RFC 6749 §3.1.2); an https one on this server is published for universal links, where a
+    /// `*` in its path would be a wildcard.
+    static func validateRedirectURI(_ uri: String, of client: String) throws {
+        guard let url = URLComponents(string: uri), let scheme = url.scheme?.lowercased() else {
+            throw ConfigurationError.invalid("client \"\(client)\": redirect URI \"\(uri)\" is not absolute")
+        }
+        if refusedRedirectSchemes.contains(scheme) {
+            throw ConfigurationError.invalid(
+                "client \"\(client)\": redirect URI \"\(uri)\": the \(scheme): scheme runs or reads in the browser; use the app's own scheme or an https URL"
+            )
+        }
+        if url.fragment != nil {
+            throw ConfigurationError.invalid(
+                "client \"\(client)\": redirect URI \"\(uri)\" has a fragment (RFC 6749 §3.1.2)")
+        }
+        if scheme == "https", url.percentEncodedPath.contains("*") {
+            throw ConfigurationError.invalid(
+                "client \"\(client)\": redirect URI \"\(uri)\": a * in the path would be a wildcard in apple-app-site-association; write it %2A"
+            )
         }
     }
 }

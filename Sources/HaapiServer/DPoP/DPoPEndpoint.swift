@@ -1,6 +1,8 @@
 /// The endpoints that take a DPoP proof, each with its policy: one table, read by ``DPoPGated/checkProof``.
 enum DPoPEndpoint: CaseIterable, Sendable {
-    /// `/oauth/token` (every grant), `/oauth/revoke`, `/oauth/introspect`.
+    /// `/oauth/token` (every grant) and `/oauth/introspect` (where a public client proves the token's key).
+    /// `/oauth/revoke` takes no proof: RFC 9449 defines none for revocation (RFC 7009), and revoking a token
+    /// only ends what its holder could do with it.
     case token
     /// `/oauth/token/cat`: the proof names the key the attestation token will be bound to.
     case clientAttestation

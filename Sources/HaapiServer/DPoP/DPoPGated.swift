@@ -56,16 +56,18 @@ extension DPoPGated {
         case .authorizationServer:
             return HTTP.oauthError(failure.errorCode, description, headers: headers)
         case .protectedResource:
-            return Self.resourceChallenge(failure.errorCode, description, headers: headers)
+            return resourceChallenge(failure.errorCode, description, headers: headers)
         }
     }
 
-    /// A protected resource's `401` with `WWW-Authenticate: DPoP error=…` (RFC 9449 §7.1, §9).
-    static func resourceChallenge(_ error: String, _ description: String, headers: HTTPFields = [:]) -> Response {
+    /// A protected resource's `401` with `WWW-Authenticate: DPoP error=…` (RFC 9449 §7.1, §9); `algs` lists
+    /// the algorithms the server is configured to accept (`dpop.algorithms`), as its metadata does.
+    func resourceChallenge(_ error: String, _ description: String, headers: HTTPFields = [:]) -> Response {
         var fields = headers
         let escaped = description.replacingOccurrences(of: "\"", with: "'")
+        let algorithms = dpop.algorithms.map(\.rawValue).sorted().joined(separator: " ")
         fields[.wwwAuthenticate] =
-            "DPoP error=\"\(error)\", error_description=\"\(escaped)\", algs=\"ES256 ES384 ES512 PS256 RS256\""
+            "DPoP error=\"\(error)\", error_description=\"\(escaped)\", algs=\"\(algorithms)\""
         return HTTP.oauthError(error, description, status: .unauthorized, headers: fields)
     }
 }

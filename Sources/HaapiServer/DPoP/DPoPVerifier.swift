@@ -44,7 +44,6 @@ struct DPoPVerifier: Sendable {
     let iatWindow: TimeInterval
     let nonces: DPoPNonceService
     let replayCache: ProofReplayFilter
-    let headers = DPoPHeaderCache()
 
     /// - Parameters:
     ///   - headerValues: every `DPoP` header of the request (exactly one is allowed).
@@ -58,13 +57,8 @@ struct DPoPVerifier: Sendable {
         guard let header = headerValues.first else { throw .missing }
         guard headerValues.count == 1 else { throw .multipleHeaders }
         let proof: DPoPProof
-        var resolved: (segment: Substring, lookup: DPoPHeaderCache.Lookup)?
         do {
-            proof = try DPoPProof(parsing: HTTP.trimmingOWS(header)) { segment in
-                let lookup = try headers.resolve(segment, allowedAlgorithms: algorithms)
-                resolved = (segment, lookup)
-                return lookup.header
-            }
+            proof = try DPoPProof(parsing: String(HTTP.trimmingOWS(header)), allowedAlgorithms: algorithms)
         } catch {
             throw .malformed("\(error)")
         }
@@ -85,9 +79,9 @@ struct DPoPVerifier: Sendable {
         {
         case .accepted: break
         case .replayed: throw .replayed
+        case .expired: throw .iatOutOfWindow
         case .full(let retryAfter): throw .overloaded(retryAfter: retryAfter)
         }
-        if let resolved, !resolved.lookup.cached { headers.remember(resolved.segment, resolved.lookup.header) }
         return proof
     }
 
@@ -101,10 +95,12 @@ struct DPoPVerifier: Sendable {
     }
 
     /// RFC 3986 §6.2.2–6.2.3 normalisation: lower-case scheme and host, default port dropped,
-    /// empty path as `/`, query and fragment removed.
+    /// empty path as `/`, query and fragment removed. A URL with userinfo names no request this server
+    /// answers (and `https://server@evil.example` is a classic look-alike): nil, so it never matches.
     static func normalized(_ url: String) -> String? {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            let host = components.host?.lowercased(), !host.isEmpty
+            let host = components.host?.lowercased(), !host.isEmpty,
+            components.percentEncodedUser == nil, components.percentEncodedPassword == nil
         else { return nil }
         var port = ""
         if let value = components.port, !(scheme == "http" && value == 80), !(scheme == "https" && value == 443) {

@@ -21,6 +21,11 @@ import Foundation  // calloc and free
 /// a second, 4 s slices) a slice is 250 KiB and clients whose clocks agree with the server's fill about 16
 /// of them: 3.9 MiB (7.8 MiB with every slice in use). Slices are `calloc`ed, so a page is resident once a
 /// proof has landed on it.
+/// The filter keeps its own clock: the latest second any request has brought (a high-water mark). Slices are
+/// dropped by that second only, and a proof whose expiry is not after it is refused, since its slice may be
+/// gone already. So a request that reaches the filter late (its `now` read before the signature check and
+/// the wait to enter the actor), or a system clock stepping back, can never find a replay's slice dropped.
+///
 /// Proofs are identified by a SipHash (the standard library's `Hasher`) of the key thumbprint and the
 /// `jti` under random keys of this filter's, so no client can aim its proofs at another's bits.
 actor ProofReplayFilter {
@@ -29,6 +34,9 @@ actor ProofReplayFilter {
         /// The slice this proof falls in has taken all it can; a proof made `retryAfter` seconds from now
         /// falls in the next one.
         case full(retryAfter: Int)
+        /// The proof expires at or before the latest second the filter has seen: too old to be told from a
+        /// replay, so refused (the client makes a new proof).
+        case expired
     }
 
     static let sliceSeconds: UInt32 = 4
@@ -44,6 +52,8 @@ actor ProofReplayFilter {
     private nonisolated let horizon: UInt32
     private var slices: [UInt32: Slice] = [:]
     private var sweptAt: UInt32 = 0
+    /// The latest second any request has brought: the filter's clock, which never goes back.
+    private var latestSecond: UInt32 = 0
     private let blockHash = KeyedPairHash()
     private let bitsHash = KeyedPairHash()
 
@@ -68,9 +78,12 @@ actor ProofReplayFilter {
     /// Records the proof `jti` of key `jkt`, which must be remembered until `expiry`.
     func record(jti: String, jkt: String, until expiry: Date, now: Date) -> Outcome {
         guard jti.utf8.count <= Self.maxIDLength, jkt.utf8.count <= Self.maxIDLength else { return .replayed }
-        let second = Self.second(now)
+        latestSecond = max(latestSecond, Self.second(now))
+        let second = latestSecond
         sweep(now: second)
-        let due = max(Self.second(expiry), second == .max ? .max : second + 1)
+        let due = Self.second(expiry)
+        // Its slice may have been dropped already: the filter could not tell a replay from a first use.
+        guard due > second else { return .expired }
         guard due - second <= horizon else { return .full(retryAfter: Int(Self.sliceSeconds)) }
         let index = due / Self.sliceSeconds
         let slice: Slice

@@ -1,6 +1,7 @@
 import Foundation
 import HaapiModel
 import Hummingbird
+import Logging
 
 /// The HAAPI authenticators (password, e-mail code, approval, browser, passkeys) and the browser page.
 struct AuthenticatorRoutes: ServerService, FlowCompleting, PasswordChecking, PasskeyStoring {
@@ -87,23 +88,31 @@ extension AuthenticatorRoutes {
         let input = AuthenticatorRequest(
             caller: caller, method: request.method.rawValue, action: action, form: form, query: HTTP.query(request),
             json: json)
-        switch authenticator.type {
-        case .usernamePassword: return await passwordAuthenticator(authenticator, input)
-        case .emailOTP: return await emailAuthenticator(authenticator, input)
-        case .approval: return await approvalAuthenticator(authenticator, input)
-        case .externalBrowser: return await browserAuthenticator(authenticator, input)
-        case .passkeys: return await passkeysAuthenticator(authenticator, input)
-        }
+        return await run(authenticator, input)
     }
 
     func startAuthenticator(_ authenticator: AuthenticatorConfiguration, caller: HaapiCaller) async -> Response {
-        let input = AuthenticatorRequest(caller: caller, method: "GET", action: nil, form: [:], query: [:])
-        switch authenticator.type {
-        case .usernamePassword: return await passwordAuthenticator(authenticator, input)
-        case .emailOTP: return await emailAuthenticator(authenticator, input)
-        case .approval: return await approvalAuthenticator(authenticator, input)
-        case .externalBrowser: return await browserAuthenticator(authenticator, input)
-        case .passkeys: return await passkeysAuthenticator(authenticator, input)
+        await run(
+            authenticator, AuthenticatorRequest(caller: caller, method: "GET", action: nil, form: [:], query: [:]))
+    }
+
+    /// Runs the authenticator's handler. A failure of the database is logged and answered as the server's
+    /// own problem (500), never as a wrong password or an unknown account.
+    private func run(_ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest) async -> Response {
+        do {
+            switch authenticator.type {
+            case .usernamePassword: return try await passwordAuthenticator(authenticator, input)
+            case .emailOTP: return try await emailAuthenticator(authenticator, input)
+            case .approval: return try await approvalAuthenticator(authenticator, input)
+            case .externalBrowser: return try await browserAuthenticator(authenticator, input)
+            case .passkeys: return try await passkeysAuthenticator(authenticator, input)
+            }
+        } catch {
+            Logger(label: "haapi.devserver").error("authenticator \(authenticator.id) failed: \(error)")
+            return problem(
+                input.caller,
+                Representation.problem(.unexpectedProblem, title: "The server could not complete this step"),
+                status: .internalServerError)
         }
     }
 

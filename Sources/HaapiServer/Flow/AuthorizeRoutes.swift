@@ -193,7 +193,7 @@ extension AuthorizeRoutes {
         let now = clock()
         let code = SecureRandom.token(byteCount: 32)
         do {
-            try store.storeCode(
+            try await store.storeCode(
                 code,
                 AuthorizationCodeRecord(
                     clientID: session.clientID, username: username, redirectURI: session.redirectURI,

@@ -36,15 +36,15 @@ extension HaapiGuarding {
         }
         guard let authorization = HTTP.header(request, .authorization), HTTP.hasAuthScheme(authorization, "dpop") else {
             throw Rejection(
-                Self.resourceChallenge("invalid_token", "a HAAPI access token with the DPoP scheme is required"))
+                resourceChallenge("invalid_token", "a HAAPI access token with the DPoP scheme is required"))
         }
         let token = String(HTTP.trimmingOWS(authorization.dropFirst(5)))
-        guard let record = accessTokenRecord(token), !record.revoked, record.expiresAt > now,
+        guard let record = try await accessTokenRecord(token), !record.revoked, record.expiresAt > now,
             record.scope == Scopes.haapi,
-            let jkt = record.jkt, let client = clients.client(id: record.clientID)
+            let jkt = record.jkt, let client = try await clients.client(id: record.clientID)
         else {
             throw Rejection(
-                Self.resourceChallenge("invalid_token", "the HAAPI access token is invalid, expired or revoked"))
+                resourceChallenge("invalid_token", "the HAAPI access token is invalid, expired or revoked"))
         }
         _ = try await checkProof(request, at: .haapi, client: client, accessToken: token, boundJKT: jkt, required: true)
         let headers = await nonceHeaders(for: client)

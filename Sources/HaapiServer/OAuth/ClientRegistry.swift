@@ -20,11 +20,15 @@ struct ClientRegistry: Sendable {
         self.store = store
     }
 
-    func client(id: String) -> ResolvedClient? {
+    /// The configured or dynamically registered client `id`; nil when there is none. A failure of the
+    /// database is a 500, never "unknown client".
+    func client(id: String) async throws(Rejection) -> ResolvedClient? {
         if let configuration = staticClients[id] {
             return ResolvedClient(configuration: configuration, dynamicSecretHash: nil)
         }
-        guard let dynamic = try? store.dynamicClient(id: id), var template = staticClients[dynamic.templateID] else {
+        guard let dynamic = try await Rejection.unlessStoreFails({ try await store.dynamicClient(id: id) }),
+            var template = staticClients[dynamic.templateID]
+        else {
             return nil
         }
         template.id = dynamic.id
@@ -36,9 +40,11 @@ struct ClientRegistry: Sendable {
     }
 }
 
-/// Why client authentication failed; always `invalid_client` on the wire (RFC 6749 §5.2).
+/// Why client authentication failed; `invalid_client` on the wire (RFC 6749 §5.2), unless the database
+/// failed while looking the client up (`storeFailure`: a 500).
 struct ClientAuthenticationFailure: Error {
     let description: String
+    var storeFailure: Rejection? = nil
 }
 
 /// Authenticates the caller of the token, revocation and introspection endpoints:
@@ -53,12 +59,12 @@ struct ClientAuthenticator: Sendable {
         authorization: String?, form: [String: String], audiences: () -> Set<String>, now: Date
     ) async throws(ClientAuthenticationFailure) -> ResolvedClient {
         if let authorization, HTTP.hasAuthScheme(authorization, "basic") {
-            return try basic(String(authorization.dropFirst(6)), form: form)
+            return try await basic(String(authorization.dropFirst(6)), form: form)
         }
         if let assertionType = form["client_assertion_type"], assertionType == AssertionTypes.jwtBearer {
             return try await assertion(form, audiences: audiences(), now: now)
         }
-        guard let clientID = form["client_id"], let client = registry.client(id: clientID) else {
+        guard let clientID = form["client_id"], let client = try await lookUp(clientID) else {
             throw ClientAuthenticationFailure(description: "unknown client")
         }
         if let secret = form["client_secret"] {
@@ -76,8 +82,18 @@ struct ClientAuthenticator: Sendable {
         return client
     }
 
-    private func basic(_ encoded: String, form: [String: String]) throws(ClientAuthenticationFailure) -> ResolvedClient
-    {
+    /// The client `id` from the registry, a database failure carried in the failure.
+    private func lookUp(_ id: String) async throws(ClientAuthenticationFailure) -> ResolvedClient? {
+        do throws(Rejection) {
+            return try await registry.client(id: id)
+        } catch {
+            throw ClientAuthenticationFailure(description: "the client could not be looked up", storeFailure: error)
+        }
+    }
+
+    private func basic(
+        _ encoded: String, form: [String: String]
+    ) async throws(ClientAuthenticationFailure) -> ResolvedClient {
         // The colon found among the bytes: a search by `Character` would segment graphemes on every request.
         guard let text = Self.basicCredentials(HTTP.trimmingOWS(encoded)),
             let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")),
@@ -87,7 +103,7 @@ struct ClientAuthenticator: Sendable {
         if let formID = form["client_id"], formID != clientID {
             throw ClientAuthenticationFailure(description: "client_id does not match the Basic credentials")
         }
-        guard let client = registry.client(id: clientID), client.configuration.isConfidential,
+        guard let client = try await lookUp(clientID), client.configuration.isConfidential,
             verifySecret(secret, of: client)
         else {
             throw ClientAuthenticationFailure(description: "wrong client credentials")
@@ -137,7 +153,7 @@ struct ClientAuthenticator: Sendable {
         if let formID = form["client_id"], formID != issuer {
             throw ClientAuthenticationFailure(description: "client_id does not match the assertion")
         }
-        guard let client = registry.client(id: issuer), !client.isDynamic else {
+        guard let client = try await lookUp(issuer), !client.isDynamic else {
             throw ClientAuthenticationFailure(description: "unknown client")
         }
         let key: JWK

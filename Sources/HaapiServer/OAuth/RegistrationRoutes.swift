@@ -16,12 +16,12 @@ struct RegistrationRoutes: ServerService, DPoPGated, AccessTokenReading {
 
 extension RegistrationRoutes {
     func addRoutes(to router: Router<ServerRequestContext>) {
-        router.post(RouterPath(stringLiteral: Paths.register)) { request, _ in await self.register(request) }
+        router.post(RouterPath(stringLiteral: Paths.register)) { request, _ in try await self.register(request) }
     }
 
     /// Templatized dynamic client registration (RFC 7591): the caller presents a `dcr`-scoped token of the
     /// template's main client and names the template in `software_id`; the new client gets its own secret.
-    func register(_ incoming: Request) async -> Response {
+    func register(_ incoming: Request) async throws(Rejection) -> Response {
         var request = incoming
         let now = clock()
         guard let authorization = HTTP.header(request, .authorization), let space = authorization.firstIndex(of: " ")
@@ -32,7 +32,7 @@ extension RegistrationRoutes {
         }
         let scheme = authorization[..<space].lowercased()
         let token = String(HTTP.trimmingOWS(authorization[authorization.index(after: space)...]))
-        guard scheme == "bearer" || scheme == "dpop", let record = accessTokenRecord(token), !record.revoked,
+        guard scheme == "bearer" || scheme == "dpop", let record = try await accessTokenRecord(token), !record.revoked,
             record.expiresAt > now, record.scope.split(separator: " ").contains(Substring(Scopes.dcr))
         else {
             return HTTP.oauthError(
@@ -40,7 +40,7 @@ extension RegistrationRoutes {
                 headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
         }
         if let jkt = record.jkt {
-            guard scheme == "dpop", let caller = clients.client(id: record.clientID) else {
+            guard scheme == "dpop", let caller = try await clients.client(id: record.clientID) else {
                 return HTTP.oauthError(
                     "invalid_token", "a DPoP-bound token must be sent with the DPoP scheme", status: .unauthorized)
             }
@@ -77,7 +77,7 @@ extension RegistrationRoutes {
         let clientID = "dyn-" + SecureRandom.token(byteCount: 12)
         let secret = SecureRandom.token(byteCount: 32)
         do {
-            try store.insertDynamicClient(
+            try await store.insertDynamicClient(
                 DynamicClient(id: clientID, secretHash: TokenHash.of(secret), templateID: templateID), now: now)
         } catch {
             return HTTP.oauthError("server_error", "could not store the client", status: .internalServerError)

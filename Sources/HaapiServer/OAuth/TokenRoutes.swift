@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HaapiDriver
 import Hummingbird
+import Logging
 
 /// The token endpoint (HAAPI tokens from attestation, client credentials, codes, refreshes), revocation and
 /// introspection. It owns the single-use record of client attestation tokens.
@@ -82,6 +83,7 @@ extension TokenRoutes {
                 authorization: HTTP.header(request, .authorization), form: form, audiences: { assertionAudiences },
                 now: clock())
         } catch {
+            if let failure = error.storeFailure { throw failure }
             var headers: HTTPFields = [:]
             if HTTP.header(request, .authorization)?.lowercased().hasPrefix("basic ") == true {
                 headers[.wwwAuthenticate] = "Basic realm=\"token\""
@@ -111,7 +113,7 @@ extension TokenRoutes {
         guard let cat = form["client_assertion"],
             let claims = keys.verify(cat, type: AttestationRoutes.catType, now: now),
             claims["purpose"]?.stringValue == "cat", claims["aud"]?.stringValue == url(Paths.token),
-            let clientID = claims["sub"]?.stringValue, let client = clients.client(id: clientID),
+            let clientID = claims["sub"]?.stringValue, let client = try await clients.client(id: clientID),
             let jti = claims["jti"]?.stringValue
         else {
             return HTTP.oauthError(
@@ -165,7 +167,7 @@ extension TokenRoutes {
         }
         do {
             let token = try keys.sign(claims: claims, type: Self.haapiTokenType)
-            try store.storeAccessToken(
+            try await store.storeAccessToken(
                 token,
                 AccessTokenRecord(
                     familyID: nil, clientID: client.id, username: nil, scope: Scopes.haapi, jkt: jkt, issuedAt: now,
@@ -209,12 +211,15 @@ extension TokenRoutes {
     private func authorizationCode(_ request: Request, _ form: [String: String]) async throws(Rejection) -> Response {
         let client: ResolvedClient = try await authenticateClient(request, form)
         let now = clock()
-        guard let code = form["code"], let peeked = try? store.peekCode(code) else {
+        guard let code = form["code"],
+            let peeked = try await Rejection.unlessStoreFails({ try await store.peekCode(code) })
+        else {
             return HTTP.oauthError("invalid_grant", "unknown authorization code")
         }
         let (record, used) = peeked
         guard !used else {
-            _ = try? store.redeemCode(code, family: "")  // revokes what the first redemption issued
+            // Revokes what the first redemption issued.
+            _ = try await Rejection.unlessStoreFails { try await store.redeemCode(code, family: "") }
             return HTTP.oauthError(
                 "invalid_grant", "the authorization code was already used; the tokens issued for it are revoked")
         }
@@ -243,7 +248,8 @@ extension TokenRoutes {
             request, client: client, boundJKT: record.jkt, required: false,
             bindingFailure: "the DPoP key differs from the key the code is bound to")
         let family = SecureRandom.token(byteCount: 16)
-        guard case .fresh? = try? store.redeemCode(code, family: family) else {
+        guard case .fresh = try await Rejection.unlessStoreFails({ try await store.redeemCode(code, family: family) })
+        else {
             return HTTP.oauthError(
                 "invalid_grant", "the authorization code was already used; the tokens issued for it are revoked")
         }
@@ -254,7 +260,8 @@ extension TokenRoutes {
 
     private func refresh(_ request: Request, _ form: [String: String]) async throws(Rejection) -> Response {
         let client: ResolvedClient = try await authenticateClient(request, form)
-        guard let token = form["refresh_token"], let record = try? store.refreshToken(token),
+        guard let token = form["refresh_token"],
+            let record = try await Rejection.unlessStoreFails({ try await store.refreshToken(token) }),
             record.clientID == client.id
         else {
             return HTTP.oauthError("invalid_grant", "unknown refresh token")
@@ -277,10 +284,11 @@ extension TokenRoutes {
             TimeInterval(client.configuration.refreshTokenLifetime ?? configuration.lifetimes.refreshToken))
         let rotation: ServerStore.Rotation
         do {
-            rotation = try store.rotateRefreshToken(
+            rotation = try await store.rotateRefreshToken(
                 token, replacement: replacement, expiresAt: expiry,
                 reuseGrace: TimeInterval(configuration.lifetimes.refreshTokenReuseGrace), now: now)
         } catch {
+            Logger(label: "haapi.devserver").error("a refresh token could not be rotated: \(error)")
             return HTTP.oauthError("server_error", "could not rotate the refresh token", status: .internalServerError)
         }
         switch rotation {
@@ -320,7 +328,7 @@ extension TokenRoutes {
                 break
             case .newFamily(let family):
                 let token = SecureRandom.token(byteCount: 32)
-                try store.storeRefreshToken(
+                try await store.storeRefreshToken(
                     token,
                     RefreshTokenRecord(
                         familyID: family, clientID: client.id, username: username, scope: scope.joined(separator: " "),
@@ -342,11 +350,12 @@ extension TokenRoutes {
                     jti: SecureRandom.token(byteCount: 16)))
             if let idToken, let username, scope.contains("openid") {
                 body["id_token"] = .string(
-                    try makeIDToken(
+                    try await makeIDToken(
                         client: client, username: username, scope: scope, nonce: idToken.nonce,
                         authTime: idToken.authTime, now: now))
             }
         } catch {
+            Logger(label: "haapi.devserver").error("tokens could not be issued: \(error)")
             return HTTP.oauthError("server_error", "could not issue tokens", status: .internalServerError)
         }
         return HTTP.json(.object(body), headers: await nonceHeaders(for: client))
@@ -354,7 +363,7 @@ extension TokenRoutes {
 
     private func makeIDToken(
         client: ResolvedClient, username: String, scope: [String], nonce: String?, authTime: Date, now: Date
-    ) throws -> String {
+    ) async throws -> String {
         var claims: JSONObject = [
             "iss": .string(issuer), "sub": .string(username), "aud": .string(client.id),
             "iat": .number(JSONNumber(Int(now.timeIntervalSince1970))),
@@ -362,7 +371,7 @@ extension TokenRoutes {
             "auth_time": .number(JSONNumber(Int(authTime.timeIntervalSince1970))),
         ]
         if let nonce { claims["nonce"] = .string(nonce) }
-        if let user = try store.user(named: username) {
+        if let user = try await store.user(named: username) {
             if scope.contains("profile"), let name = user.name { claims["name"] = .string(name) }
             if scope.contains("profile") { claims["preferred_username"] = .string(username) }
             if scope.contains("email"), let email = user.email { claims["email"] = .string(email) }
@@ -379,9 +388,13 @@ extension TokenRoutes {
         }
         // Unknown tokens and tokens of other clients get the same answer: nothing to learn from it.
         if let (record, jti) = accessTokens.open(token) {
-            if record.clientID == client.id { try? store.revokeSealedToken(jti: jti, expiresAt: record.expiresAt) }
+            if record.clientID == client.id {
+                try await Rejection.unlessStoreFails {
+                    try await store.revokeSealedToken(jti: jti, expiresAt: record.expiresAt)
+                }
+            }
         } else {
-            _ = try? store.revoke(token, clientID: client.id)
+            _ = try await Rejection.unlessStoreFails { try await store.revoke(token, clientID: client.id) }
         }
         return Response(status: .ok, headers: [.cacheControl: "no-store"])
     }
@@ -411,8 +424,11 @@ extension TokenRoutes {
             caller.configuration.isConfidential || (caller.id == clientID && jkt != nil && jkt == proofKey)
         }
         var body: JSONObject
-        if let record = accessTokenRecord(token) {
-            let familyRevoked = record.familyID.map { (try? store.isFamilyRevoked($0)) ?? true } ?? false
+        if let record = try await accessTokenRecord(token) {
+            var familyRevoked = false
+            if let family = record.familyID {
+                familyRevoked = try await Rejection.unlessStoreFails { try await store.isFamilyRevoked(family) }
+            }
             guard !record.revoked, !familyRevoked, record.expiresAt > now,
                 visible(clientID: record.clientID, jkt: record.jkt)
             else {
@@ -429,7 +445,7 @@ extension TokenRoutes {
                 body["username"] = .string(username)
             }
             if let jkt = record.jkt { body["cnf"] = ["jkt": .string(jkt)] }
-        } else if let record = try? store.refreshToken(token) {
+        } else if let record = try await Rejection.unlessStoreFails({ try await store.refreshToken(token) }) {
             guard record.status == .active, record.expiresAt > now, visible(clientID: record.clientID, jkt: record.jkt)
             else {
                 return HTTP.json(inactive)

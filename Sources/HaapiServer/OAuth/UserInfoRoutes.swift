@@ -17,33 +17,33 @@ struct UserInfoRoutes: ServerService, DPoPGated, AccessTokenReading {
 
 extension UserInfoRoutes {
     func addRoutes(to router: Router<ServerRequestContext>) {
-        router.get(RouterPath(stringLiteral: Paths.userinfo)) { request, _ in await self.userInfo(request) }
-        router.post(RouterPath(stringLiteral: Paths.userinfo)) { request, _ in await self.userInfo(request) }
+        router.get(RouterPath(stringLiteral: Paths.userinfo)) { request, _ in try await self.userInfo(request) }
+        router.post(RouterPath(stringLiteral: Paths.userinfo)) { request, _ in try await self.userInfo(request) }
     }
 
     /// The signed-in user's claims: `sub`, and what the token's scopes grant of `preferred_username`, `name`
     /// (`profile`) and `email` (`email`).
-    func userInfo(_ request: Request) async -> Response {
+    func userInfo(_ request: Request) async throws(Rejection) -> Response {
         guard let authorization = HTTP.header(request, .authorization), let space = authorization.firstIndex(of: " ")
         else {
-            return Self.resourceChallenge("invalid_token", "an access token is required (DPoP or Bearer scheme)")
+            return resourceChallenge("invalid_token", "an access token is required (DPoP or Bearer scheme)")
         }
         let scheme = authorization[..<space].lowercased()
         let token = String(HTTP.trimmingOWS(authorization[authorization.index(after: space)...]))
-        guard scheme == "dpop" || scheme == "bearer", let record = accessTokenRecord(token), !record.revoked,
+        guard scheme == "dpop" || scheme == "bearer", let record = try await accessTokenRecord(token), !record.revoked,
             record.expiresAt > clock()
         else {
-            return Self.resourceChallenge("invalid_token", "the access token is invalid, expired or revoked")
+            return resourceChallenge("invalid_token", "the access token is invalid, expired or revoked")
         }
         guard record.scope.split(separator: " ").contains("openid"), let username = record.username else {
-            return Self.resourceChallenge(
+            return resourceChallenge(
                 "insufficient_scope", "the access token does not carry the openid scope of a signed-in user")
         }
-        let client = clients.client(id: record.clientID)
+        let client = try await clients.client(id: record.clientID)
         if let jkt = record.jkt {
             // RFC 9449 §7.2: a bound token presented as a bearer token is refused, never accepted without its proof.
             guard scheme == "dpop" else {
-                return Self.resourceChallenge("invalid_token", "a DPoP-bound token must be sent with the DPoP scheme")
+                return resourceChallenge("invalid_token", "a DPoP-bound token must be sent with the DPoP scheme")
             }
             do throws(Rejection) {
                 _ = try await checkProof(
@@ -52,13 +52,16 @@ extension UserInfoRoutes {
                 return error.response
             }
         } else if scheme == "dpop" {
-            return Self.resourceChallenge("invalid_token", "the access token is not DPoP-bound; use the Bearer scheme")
+            return resourceChallenge("invalid_token", "the access token is not DPoP-bound; use the Bearer scheme")
         }
         // The claims the token's scopes grant (OIDC Core §5.4): `sub` always, the names with `profile`, the
         // address with `email`.
         let scopes = Set(record.scope.split(separator: " ").map(String.init))
         var claims: [(String, JSONValue)] = [("sub", .string(username))]
-        let user = scopes.isDisjoint(with: ["profile", "email"]) ? nil : try? store.user(named: username)
+        var user: StoredUser?
+        if !scopes.isDisjoint(with: ["profile", "email"]) {
+            user = try await Rejection.unlessStoreFails { try await store.user(named: username) }
+        }
         if scopes.contains("profile") {
             claims.append(("preferred_username", .string(username)))
             if let name = user?.name { claims.append(("name", .string(name))) }

@@ -27,10 +27,10 @@ extension PasskeyStoring {
     /// account whose owner did not prove themselves first.
     func registerPasskey(
         _ response: RegistrationResponse, challenge: Data, owner: PasskeyOwner, userHandle: Data
-    ) throws(WebAuthnError) -> StoredPasskey {
+    ) async throws(WebAuthnError) -> StoredPasskey {
         let verified = try relyingPartyVerifier.verifyRegistration(response, expectedChallenge: challenge)
         let id = Base64URL.encode(verified.credentialID)
-        guard (try? store.passkey(id: id)) == nil else {
+        guard try await stored({ try await store.passkey(id: id) }) == nil else {
             throw .verificationFailed("the credential is already registered")
         }
         let username: String
@@ -43,13 +43,13 @@ extension PasskeyStoring {
         do {
             switch owner {
             case .existingAccount:
-                guard try store.insertPasskey(passkey, now: clock()) else {
+                guard try await store.insertPasskey(passkey, now: clock()) else {
                     throw WebAuthnError.verificationFailed("the account does not exist")
                 }
             case .newAccount:
                 let account = StoredUser(
                     username: username, passwordHash: PasswordHasher.noPassword, email: nil, name: nil)
-                guard case .success = try store.insertUser(account, withPasskey: passkey, now: clock()) else {
+                guard case .success = try await store.insertUser(account, withPasskey: passkey, now: clock()) else {
                     throw WebAuthnError.verificationFailed("User already registered")
                 }
             }
@@ -66,23 +66,34 @@ extension PasskeyStoring {
     /// forward (stored with compare-and-set).
     func verifyPasskeyAssertion(
         _ response: AuthenticationResponse, challenge: Data
-    ) throws(WebAuthnError) -> StoredPasskey {
-        guard let stored = try? store.passkey(id: Base64URL.encode(response.credentialID)) else {
+    ) async throws(WebAuthnError) -> StoredPasskey {
+        let id = Base64URL.encode(response.credentialID)
+        guard let stored = try await stored({ try await store.passkey(id: id) }) else {
             throw .verificationFailed("unknown credential")
         }
         if let handle = response.userHandle, handle != stored.userHandle {
             throw .verificationFailed("the credential belongs to another user")
         }
-        guard (try? store.passkeyOwnsAccount(stored)) == true else { throw .verificationFailed("unknown credential") }
+        guard try await self.stored({ try await store.passkeyOwnsAccount(stored) }) else {
+            throw .verificationFailed("unknown credential")
+        }
         let keyCBOR: CBORValue
         do { keyCBOR = try CBORDecoder().decode(stored.publicKey) } catch { throw .cbor(error) }
         let count = try relyingPartyVerifier.verifyAuthentication(
             response, expectedChallenge: challenge, publicKey: try COSEKey(cbor: keyCBOR),
             storedSignCount: stored.signCount)
-        guard (try? store.advancePasskeyCounter(id: stored.credentialID, from: stored.signCount, to: count)) == true
+        guard
+            try await self.stored({
+                try await store.advancePasskeyCounter(id: stored.credentialID, from: stored.signCount, to: count)
+            })
         else {
             throw .verificationFailed("the signature counter did not advance")
         }
         return stored
+    }
+
+    /// A database call: its failure is `.storage` (a server error), never "unknown credential".
+    private func stored<T>(_ operation: () async throws -> T) async throws(WebAuthnError) -> T {
+        do { return try await operation() } catch { throw .storage("\(error)") }
     }
 }

@@ -74,9 +74,12 @@ extension WebAppRelyingPartyRoutes {
                 return Self.rpError("a signed-in user can add passkeys only to its own account", status: .forbidden)
             }
             ceremony = .addToAccount
-            userHandle = (try? store.passkeys(username: name).first?.userHandle) ?? Data(SecureRandom.bytes(16))
+            userHandle =
+                try await Rejection.unlessStoreFails({ try await store.passkeys(username: name).first?.userHandle })
+                ?? Data(SecureRandom.bytes(16))
         } else {
-            guard (try? store.accountExists(identifier: name)) == false else {
+            guard try await Rejection.unlessStoreFails({ try await store.accountExists(identifier: name) }) == false
+            else {
                 return Self.rpError(
                     "User already registered; sign in with a passkey of this account to add another", status: .conflict)
             }
@@ -84,7 +87,7 @@ extension WebAppRelyingPartyRoutes {
             userHandle = Data(SecureRandom.bytes(16))
         }
         let challenge = Data(SecureRandom.bytes(32))
-        let existing = ((try? store.passkeys(username: name)) ?? []).compactMap {
+        let existing = try await Rejection.unlessStoreFails({ try await store.passkeys(username: name) }).compactMap {
             Base64URL.decode($0.credentialID).map { Data($0) }
         }
         let options = PublicKeyCredentialCreationOptions(
@@ -138,7 +141,7 @@ extension WebAppRelyingPartyRoutes {
             case .addToAccount: owner = .existingAccount(username)
             case .authentication: return Self.rpError("Stored challenge and received challenge do not match")
             }
-            let stored = try registerPasskey(
+            let stored = try await registerPasskey(
                 response, challenge: clientData.challenge, owner: owner, userHandle: userHandle)
             return Self.accountJSON(stored)
         } catch {
@@ -176,7 +179,7 @@ extension WebAppRelyingPartyRoutes {
             guard response.userHandle != nil else {
                 return Self.rpError("the assertion has no userHandle", status: .unauthorized)
             }
-            let stored = try verifyPasskeyAssertion(response, challenge: clientData.challenge)
+            let stored = try await verifyPasskeyAssertion(response, challenge: clientData.challenge)
             let session = await relyingPartySessions.open(for: stored.username, now: clock())
             return Self.accountJSON(stored, session: session)
         } catch {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HaapiModel
 import Hummingbird
+import Logging
 import NIOCore
 
 extension HTTPField.Name {
@@ -217,4 +218,19 @@ extension HTTPField.Name {
     static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
     /// Set by browsers, never by a page (Fetch Metadata): `same-origin`, `same-site`, `cross-site`, `none`.
     static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+}
+
+extension Rejection {
+    /// Runs a database call for a handler that refuses with ``Rejection``: a failure of the database is
+    /// logged and answered 500 `server_error`, never taken for "not found" (which would answer a client
+    /// as if its code or token did not exist).
+    static func unlessStoreFails<T>(_ operation: () async throws -> T) async throws(Rejection) -> T {
+        do {
+            return try await operation()
+        } catch {
+            Logger(label: "haapi.devserver").error("database call failed: \(error)")
+            throw Rejection(
+                HTTP.oauthError("server_error", "the server's database failed", status: .internalServerError))
+        }
+    }
 }

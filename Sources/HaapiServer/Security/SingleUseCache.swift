@@ -3,43 +3,51 @@ import Foundation
 /// Remembers single-use ids (client attestation tokens, client assertions, each with the key or client it
 /// belongs to) until they expire, so each is redeemed once.
 ///
-/// Bounded: what a flood can make it keep is limited in count (`capacity`) and size (`maxIDLength`). When it
-/// is full of live ids it refuses new ones rather than forget one (forgetting would let that one be used
-/// again); entries expire, so it recovers by itself.
+/// A plain dictionary from the pair to its expiry. Bounded: what a flood can make it keep is limited in count
+/// (`capacity`) and size (`maxIDLength`). When it is full of live ids it refuses new ones rather than forget
+/// one (forgetting would let that one be used again); entries expire, so it recovers by itself.
 ///
-/// An entry is a 64-bit keyed hash of the pair, of which an ``ExpiringKeyTable`` keeps the top 44 bits with
-/// the expiry second in one 8-byte slot. A collision can only refuse a fresh id as "replayed", never accept
-/// a replay (the same pair always gives the same bits). The hash is SipHash (the standard library's
-/// `Hasher`) under a random key of this cache's, so nobody can pick an id that collides with another on
-/// purpose. DPoP proofs, far more numerous, go to ``ProofReplayFilter``.
+/// Like ``ProofReplayFilter`` it keeps its own clock, the latest second a request has brought: expired
+/// entries are dropped by that second only, and an id whose expiry is not after it is refused, so a request
+/// that reaches the cache late, or a clock stepping back, cannot find a used id forgotten.
+/// DPoP proofs, far more numerous, go to ``ProofReplayFilter``.
 actor SingleUseCache {
     enum Outcome: Equatable { case accepted, replayed, full }
 
+    private struct Pair: Hashable {
+        let jkt: String
+        let jti: String
+    }
+
     static let maxIDLength = 256
-    private let table: ExpiringKeyTable
-    private let pairHash = KeyedPairHash()
+    let capacity: Int
+    private var expiries: [Pair: UInt32] = [:]
+    private var latestSecond: UInt32 = 0
+    private var sweptAt: UInt32 = 0
 
     /// For single-use tokens (client attestation tokens, client assertions), one per login or client
     /// authentication: 10 000 live over their two minutes is 80 a second, more than password hashing lets
-    /// this server log in; a full table is 128 KiB. A smaller table matters because each new entry lands on
-    /// a random page, which then stays resident.
+    /// this server log in. Memory: at most 10 000 pairs of ids of at most 256 bytes each, about 5 MiB; the
+    /// ids clients send (22-character jtis, 43-character thumbprints or client ids) make it about 1.5 MiB.
     static let singleUseCapacity = 10_000
 
     init(capacity: Int = singleUseCapacity) {
-        table = ExpiringKeyTable(capacity: capacity)
+        self.capacity = max(capacity, 1)
     }
 
-    /// Records `jti` for `jkt` until `expiry`. An expiry more than six days ahead (``ExpiringKeyTable/horizon``)
-    /// cannot be kept that long, so it is refused as `full`; the callers' are at most two days ahead.
+    /// Records `jti` for `jkt` until `expiry`.
     func record(jti: String, jkt: String, until expiry: Date, now: Date) -> Outcome {
         guard jti.utf8.count <= Self.maxIDLength, jkt.utf8.count <= Self.maxIDLength else { return .replayed }
-        let second = Self.second(now)
-        let until = max(Self.second(expiry), second == .max ? .max : second + 1)
-        switch table.insert(key(jkt: jkt, jti: jti), expiry: until, now: second) {
-        case .inserted: return .accepted
-        case .present: return .replayed
-        case .full: return .full
-        }
+        latestSecond = max(latestSecond, Self.second(now))
+        let due = Self.second(expiry)
+        // An entry that old may have been swept already: it cannot be told from a replay.
+        guard due > latestSecond else { return .replayed }
+        let pair = Pair(jkt: jkt, jti: jti)
+        if let known = expiries[pair], known > latestSecond { return .replayed }
+        if expiries.count >= capacity { sweep() }
+        guard expiries.count < capacity else { return .full }
+        expiries[pair] = due
+        return .accepted
     }
 
     /// Records `jti` for `jkt`; false when that pair was seen before, or cannot be remembered now.
@@ -47,8 +55,15 @@ actor SingleUseCache {
         record(jti: jti, jkt: jkt, until: expiry, now: now) == .accepted
     }
 
-    /// The entries not yet swept (the next call at a later second drops those that have expired).
-    var count: Int { table.count }
+    /// The entries not yet swept (a full cache drops those that have expired, at most once a second).
+    var count: Int { expiries.count }
+
+    private func sweep() {
+        guard sweptAt != latestSecond else { return }
+        sweptAt = latestSecond
+        let now = latestSecond
+        expiries = expiries.filter { $0.value > now }
+    }
 
     /// Whole seconds since 1970, rounded up and clamped, so no date (however far off) can trap.
     private static func second(_ date: Date) -> UInt32 {
@@ -56,9 +71,4 @@ actor SingleUseCache {
         guard seconds.isFinite else { return seconds > 0 ? .max : 0 }
         return UInt32(min(max(seconds, 0), Double(UInt32.max)))
     }
-}
-
-extension SingleUseCache {
-    /// The keyed hash of the pair (``KeyedPairHash``): stable in one cache, different in another.
-    nonisolated func key(jkt: String, jti: String) -> UInt64 { pairHash(jkt, jti) }
 }

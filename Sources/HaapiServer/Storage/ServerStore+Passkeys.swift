@@ -12,8 +12,8 @@ struct StoredPasskey: Sendable {
 
 extension ServerStore {
     /// Adds a credential to an existing account; false when the account does not exist.
-    func insertPasskey(_ passkey: StoredPasskey, now: Date) throws -> Bool {
-        try database.write { db in
+    func insertPasskey(_ passkey: StoredPasskey, now: Date) async throws -> Bool {
+        try await database.write { db in
             guard
                 try Row.fetchOne(db, sql: "SELECT 1 FROM users WHERE username = ?", arguments: [passkey.username])
                     != nil
@@ -36,8 +36,8 @@ extension ServerStore {
 
     /// Whether `passkey` may sign in to its account: the account exists and is no younger than the
     /// credential. A credential stored before its account existed was not registered by the account's owner.
-    func passkeyOwnsAccount(_ passkey: StoredPasskey) throws -> Bool {
-        try database.read { db in
+    func passkeyOwnsAccount(_ passkey: StoredPasskey) async throws -> Bool {
+        try await database.read { db in
             try Bool.fetchOne(
                 db,
                 sql: """
@@ -47,23 +47,23 @@ extension ServerStore {
         }
     }
 
-    func passkey(id: String) throws -> StoredPasskey? {
-        try database.read { db in
+    func passkey(id: String) async throws -> StoredPasskey? {
+        try await database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM passkey_credentials WHERE credential_id = ?", arguments: [id]).map(
                 Self.passkey(from:))
         }
     }
 
-    func passkeys(username: String) throws -> [StoredPasskey] {
-        try database.read { db in
+    func passkeys(username: String) async throws -> [StoredPasskey] {
+        try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM passkey_credentials WHERE username = ?", arguments: [username])
                 .map(Self.passkey(from:))
         }
     }
 
     /// Stores the new counter only if it grew, so two racing sign-ins cannot both pass with one counter value.
-    func advancePasskeyCounter(id: String, from old: UInt32, to new: UInt32) throws -> Bool {
-        try database.write { db in
+    func advancePasskeyCounter(id: String, from old: UInt32, to new: UInt32) async throws -> Bool {
+        try await database.write { db in
             try db.execute(
                 sql: "UPDATE passkey_credentials SET sign_count = ? WHERE credential_id = ? AND sign_count = ?",
                 arguments: [Int(new), id, Int(old)])

@@ -41,8 +41,8 @@ struct AccessTokenRecord: Sendable {
 }
 
 extension ServerStore {
-    func storeCode(_ code: String, _ record: AuthorizationCodeRecord) throws {
-        try database.write { db in
+    func storeCode(_ code: String, _ record: AuthorizationCodeRecord) async throws {
+        try await database.write { db in
             try db.execute(
                 sql: """
                     INSERT INTO authorization_codes (code_hash, client_id, username, redirect_uri, scope, jkt, code_challenge, nonce, auth_time, expires_at)
@@ -58,8 +58,8 @@ extension ServerStore {
 
     /// Reads a code without using it up, so a request that fails for a fixable reason (a missing
     /// DPoP nonce) can be retried with the same code.
-    func peekCode(_ code: String) throws -> (record: AuthorizationCodeRecord, used: Bool)? {
-        try database.read { db in
+    func peekCode(_ code: String) async throws -> (record: AuthorizationCodeRecord, used: Bool)? {
+        try await database.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT * FROM authorization_codes WHERE code_hash = ?", arguments: [TokenHash.of(code)]
             ).map { row in
@@ -85,8 +85,8 @@ extension ServerStore {
     /// Marks a code used in the same transaction that reads it, so two concurrent redemptions cannot both
     /// succeed, and records the token family its redemption starts. A second redemption is an attack on the
     /// code (RFC 6749 §4.1.2, RFC 9700 §4.5): it revokes that family, refresh and access tokens alike.
-    func redeemCode(_ code: String, family: String) throws -> CodeRedemption {
-        try database.write { db in
+    func redeemCode(_ code: String, family: String) async throws -> CodeRedemption {
+        try await database.write { db in
             guard
                 let row = try Row.fetchOne(
                     db, sql: "SELECT * FROM authorization_codes WHERE code_hash = ?", arguments: [TokenHash.of(code)])
@@ -110,8 +110,8 @@ extension ServerStore {
         }
     }
 
-    func storeRefreshToken(_ token: String, _ record: RefreshTokenRecord, now: Date) throws {
-        try database.write { db in
+    func storeRefreshToken(_ token: String, _ record: RefreshTokenRecord, now: Date) async throws {
+        try await database.write { db in
             try db.execute(
                 sql: """
                     INSERT INTO refresh_tokens (token_hash, family_id, client_id, username, scope, jkt, expires_at, status, created_at)
@@ -124,8 +124,8 @@ extension ServerStore {
         }
     }
 
-    func refreshToken(_ token: String) throws -> RefreshTokenRecord? {
-        try database.read { db in try Self.refreshRecord(db, hash: TokenHash.of(token)) }
+    func refreshToken(_ token: String) async throws -> RefreshTokenRecord? {
+        try await database.read { db in try Self.refreshRecord(db, hash: TokenHash.of(token)) }
     }
 
     private static func refreshRecord(_ db: Database, hash: String) throws -> RefreshTokenRecord? {
@@ -156,8 +156,8 @@ extension ServerStore {
     /// restarts, and it never revives a revoked or expired token.
     func rotateRefreshToken(
         _ token: String, replacement: String, expiresAt: Date, reuseGrace: TimeInterval, now: Date
-    ) throws -> Rotation {
-        try database.write { db in
+    ) async throws -> Rotation {
+        try await database.write { db in
             let hash = TokenHash.of(token)
             guard let record = try Self.refreshRecord(db, hash: hash) else { return .unknown }
             switch record.status {
@@ -216,16 +216,16 @@ extension ServerStore {
     }
 
     /// Whether the family was revoked (reuse of a rotated refresh token or of a code, or RFC 7009 revocation).
-    func isFamilyRevoked(_ familyID: String) throws -> Bool {
-        try database.read { db in
+    func isFamilyRevoked(_ familyID: String) async throws -> Bool {
+        try await database.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT 1 FROM refresh_tokens WHERE family_id = ? AND status = 'revoked' LIMIT 1",
                 arguments: [familyID]) != nil
         }
     }
 
-    func storeAccessToken(_ token: String, _ record: AccessTokenRecord) throws {
-        try database.write { db in
+    func storeAccessToken(_ token: String, _ record: AccessTokenRecord) async throws {
+        try await database.write { db in
             try db.execute(
                 sql: """
                     INSERT INTO access_tokens (token_hash, family_id, client_id, username, scope, jkt, issued_at, expires_at, revoked)
@@ -238,8 +238,8 @@ extension ServerStore {
         }
     }
 
-    func accessToken(_ token: String) throws -> AccessTokenRecord? {
-        try database.read { db in
+    func accessToken(_ token: String) async throws -> AccessTokenRecord? {
+        try await database.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT * FROM access_tokens WHERE token_hash = ?", arguments: [TokenHash.of(token)]
             ).map {
@@ -254,8 +254,8 @@ extension ServerStore {
     }
 
     /// Whether a sealed access token was revoked, itself or through its refresh-token family.
-    func isSealedTokenRevoked(jti: String, familyID: String?) throws -> Bool {
-        try database.read { db in
+    func isSealedTokenRevoked(jti: String, familyID: String?) async throws -> Bool {
+        try await database.read { db in
             if try Row.fetchOne(db, sql: "SELECT 1 FROM revoked_access_tokens WHERE jti = ?", arguments: [jti]) != nil {
                 return true
             }
@@ -267,8 +267,8 @@ extension ServerStore {
     }
 
     /// Revokes one sealed access token until it expires (RFC 7009).
-    func revokeSealedToken(jti: String, expiresAt: Date) throws {
-        try database.write { db in
+    func revokeSealedToken(jti: String, expiresAt: Date) async throws {
+        try await database.write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO revoked_access_tokens (jti, expires_at) VALUES (?, ?)",
                 arguments: [jti, expiresAt.timeIntervalSince1970])
@@ -278,8 +278,8 @@ extension ServerStore {
     /// RFC 7009: revoking a refresh token revokes its family; revoking an access token revokes that token.
     /// Returns false when the token is unknown or belongs to another client (which is not an error on the wire).
     @discardableResult
-    func revoke(_ token: String, clientID: String) throws -> Bool {
-        try database.write { db in
+    func revoke(_ token: String, clientID: String) async throws -> Bool {
+        try await database.write { db in
             let hash = TokenHash.of(token)
             if let record = try Self.refreshRecord(db, hash: hash), record.clientID == clientID {
                 try Self.revokeFamily(db, record.familyID)

@@ -104,12 +104,17 @@ public final class ServerStore: Sendable {
                       sign_count INTEGER NOT NULL, created_at REAL NOT NULL)
                     """)
         }
+        migrator.registerMigration("v9-app-attest-environment") { db in
+            // The App Attest environment a key was attested in: after a switch to production, keys attested
+            // in development are refused (rows from before this column have none, and are refused too).
+            try db.execute(sql: "ALTER TABLE app_attest_keys ADD COLUMN environment TEXT")
+        }
         return migrator
     }
 
     /// The names of the tables, for tests and diagnostics.
-    public func tableNames() throws -> [String] {
-        try database.read { db in
+    public func tableNames() async throws -> [String] {
+        try await database.read { db in
             try String.fetchAll(
                 db,
                 sql:
@@ -129,8 +134,8 @@ struct StoredUser: Sendable {
 }
 
 extension ServerStore {
-    func user(named username: String) throws -> StoredUser? {
-        try database.read { db in
+    func user(named username: String) async throws -> StoredUser? {
+        try await database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM users WHERE username = ?", arguments: [username]).map {
                 StoredUser(
                     username: $0["username"], passwordHash: $0["password_hash"], email: $0["email"], name: $0["name"])
@@ -138,8 +143,8 @@ extension ServerStore {
         }
     }
 
-    func user(withEmail email: String) throws -> StoredUser? {
-        try database.read { db in
+    func user(withEmail email: String) async throws -> StoredUser? {
+        try await database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM users WHERE lower(email) = lower(?)", arguments: [email]).map {
                 StoredUser(
                     username: $0["username"], passwordHash: $0["password_hash"], email: $0["email"], name: $0["name"])
@@ -148,8 +153,8 @@ extension ServerStore {
     }
 
     /// Whether `identifier` is any account's username or e-mail address (compared without case).
-    func accountExists(identifier: String) throws -> Bool {
-        try database.read { db in
+    func accountExists(identifier: String) async throws -> Bool {
+        try await database.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT 1 FROM users WHERE lower(username) = lower(?) OR lower(email) = lower(?)",
                 arguments: [identifier, identifier]) != nil
@@ -167,8 +172,8 @@ extension ServerStore {
     /// Adds a user unless the name or the e-mail address would make a sign-in identifier ambiguous.
     /// Usernames and e-mail addresses share one namespace, compared without case: an authenticator that
     /// accepts "username or e-mail" finds at most one account.
-    func insertUser(_ user: StoredUser, now: Date) throws -> Result<Void, NewAccountConflict> {
-        try database.write { db in
+    func insertUser(_ user: StoredUser, now: Date) async throws -> Result<Void, NewAccountConflict> {
+        try await database.write { db in
             if let conflict = try Self.conflict(db, for: user) { return .failure(conflict) }
             try Self.insert(db, user, now: now)
             return .success(())
@@ -179,12 +184,28 @@ extension ServerStore {
     /// owns a new account or changes nothing.
     func insertUser(
         _ user: StoredUser, withPasskey passkey: StoredPasskey, now: Date
-    ) throws -> Result<Void, NewAccountConflict> {
-        try database.write { db in
+    ) async throws -> Result<Void, NewAccountConflict> {
+        try await database.write { db in
             if let conflict = try Self.conflict(db, for: user) { return .failure(conflict) }
             try Self.insert(db, user, now: now)
             try Self.insertPasskey(db, passkey, now: now)
             return .success(())
+        }
+    }
+
+    /// Adds a configured user at startup unless an account of that name exists; `passwordHash` is asked
+    /// only then (hashing is slow by design). Synchronous: it runs in the server's initializer, before any
+    /// request is served.
+    func seedUser(
+        username: String, email: String?, name: String?, now: Date, passwordHash: () throws -> String
+    ) throws -> NewAccountConflict? {
+        try database.write { db in
+            guard try Row.fetchOne(db, sql: "SELECT 1 FROM users WHERE username = ?", arguments: [username]) == nil
+            else { return nil }
+            let user = StoredUser(username: username, passwordHash: try passwordHash(), email: email, name: name)
+            if let conflict = try Self.conflict(db, for: user) { return conflict }
+            try Self.insert(db, user, now: now)
+            return nil
         }
     }
 
@@ -209,8 +230,8 @@ extension ServerStore {
     }
 
     /// When the account is locked, the time it unlocks.
-    func lockedUntil(_ username: String, now: Date) throws -> Date? {
-        try database.read { db in
+    func lockedUntil(_ username: String, now: Date) async throws -> Date? {
+        try await database.read { db in
             guard
                 let until = try Double.fetchOne(
                     db, sql: "SELECT locked_until FROM lockouts WHERE username = ?", arguments: [username]),
@@ -223,8 +244,8 @@ extension ServerStore {
     /// Counts a failed login; locks the account once `maxFailures` is reached. Returns the failure count.
     /// A failure more than `seconds` after the previous one starts a new count.
     @discardableResult
-    func recordFailedLogin(_ username: String, maxFailures: Int, lockFor seconds: Int, now: Date) throws -> Int {
-        try database.write { db in
+    func recordFailedLogin(_ username: String, maxFailures: Int, lockFor seconds: Int, now: Date) async throws -> Int {
+        try await database.write { db in
             let row = try Row.fetchOne(
                 db, sql: "SELECT failures, last_failure FROM lockouts WHERE username = ?", arguments: [username])
             let previous: Int = row?["failures"] ?? 0
@@ -241,8 +262,9 @@ extension ServerStore {
         }
     }
 
-    func clearFailedLogins(_ username: String) throws {
-        try database.write { db in try db.execute(sql: "DELETE FROM lockouts WHERE username = ?", arguments: [username])
+    func clearFailedLogins(_ username: String) async throws {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM lockouts WHERE username = ?", arguments: [username])
         }
     }
 }
@@ -256,16 +278,16 @@ struct DynamicClient: Sendable {
 }
 
 extension ServerStore {
-    func insertDynamicClient(_ client: DynamicClient, now: Date) throws {
-        try database.write { db in
+    func insertDynamicClient(_ client: DynamicClient, now: Date) async throws {
+        try await database.write { db in
             try db.execute(
                 sql: "INSERT INTO dynamic_clients (id, secret_hash, template_id, created_at) VALUES (?, ?, ?, ?)",
                 arguments: [client.id, client.secretHash, client.templateID, now.timeIntervalSince1970])
         }
     }
 
-    func dynamicClient(id: String) throws -> DynamicClient? {
-        try database.read { db in
+    func dynamicClient(id: String) async throws -> DynamicClient? {
+        try await database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM dynamic_clients WHERE id = ?", arguments: [id]).map {
                 DynamicClient(id: $0["id"], secretHash: $0["secret_hash"], templateID: $0["template_id"])
             }

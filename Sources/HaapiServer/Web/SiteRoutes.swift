@@ -94,23 +94,25 @@ extension SiteRoutes {
     }
 
     /// Apple's associated-domains file: `webcredentials` for the configured apps, and `applinks` for the
-    /// paths of https redirect URIs on this server's host (universal links).
+    /// paths of https redirect URIs on this server's host (universal links), each client's paths for that
+    /// client's own apps (`appIds`) only. Paths are published percent-encoded, as Apple compares them by
+    /// default, so an encoded `%2A` stays a character (a bare `*` is refused at load: it would be a wildcard).
     func appleAppSiteAssociation() -> JSONValue? {
         guard let apps = configuration.associatedApps, !apps.iosAppIds.isEmpty else { return nil }
-        let ids = JSONValue.array(apps.iosAppIds.map(JSONValue.string))
-        var document: JSONObject = ["webcredentials": ["apps": ids]]
+        var document: JSONObject = ["webcredentials": ["apps": .array(apps.iosAppIds.map(JSONValue.string))]]
         let host = URL(string: issuer)?.host
-        let paths = configuration.clients.flatMap(\.redirectURIs).compactMap { uri -> String? in
-            guard let url = URLComponents(string: uri), url.scheme == "https", url.host == host else { return nil }
-            return url.path.isEmpty ? "/" : url.path
-        }
-        if !paths.isEmpty {
-            document["applinks"] = [
-                "details": [
-                    ["appIDs": ids, "components": .array(Array(Set(paths)).sorted().map { ["/": .string($0)] })]
-                ]
+        let details: [JSONValue] = configuration.clients.compactMap { client in
+            let paths = client.redirectURIs.compactMap { uri -> String? in
+                guard let url = URLComponents(string: uri), url.scheme == "https", url.host == host else { return nil }
+                return url.percentEncodedPath.isEmpty ? "/" : url.percentEncodedPath
+            }
+            guard !paths.isEmpty, !client.appIds.isEmpty else { return nil }
+            return [
+                "appIDs": .array(client.appIds.map(JSONValue.string)),
+                "components": .array(Array(Set(paths)).sorted().map { ["/": .string($0)] }),
             ]
         }
+        if !details.isEmpty { document["applinks"] = ["details": .array(details)] }
         return .object(document)
     }
 

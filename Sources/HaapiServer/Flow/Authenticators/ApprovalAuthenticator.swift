@@ -8,7 +8,7 @@ extension AuthenticatorRoutes {
     /// admin endpoint (`haapi approve`, which names this one request), and failed when the wait runs out.
     func approvalAuthenticator(
         _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
-    ) async -> Response {
+    ) async throws -> Response {
         let caller = input.caller
         guard let session = caller.session else {
             return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session"))
@@ -34,7 +34,7 @@ extension AuthenticatorRoutes {
                 return problem(caller, Representation.invalidInput([("userName", "invalidValue", "Too long")]))
             }
             // An unknown name waits like a real one (and runs out): the answer does not tell which accounts exist.
-            let isAccount = (try? store.user(named: username)) != nil
+            let isAccount = try await store.user(named: username) != nil
             let deadline = now.addingTimeInterval(TimeInterval(configuration.lifetimes.approvalWait))
             let approval = FlowSession.Approval(
                 id: SecureRandom.token(byteCount: 32), username: username, isAccount: isAccount, status: .pending,

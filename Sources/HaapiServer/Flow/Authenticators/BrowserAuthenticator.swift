@@ -8,7 +8,7 @@ extension AuthenticatorRoutes {
     /// the browser to the app's redirect URI with `_resume_nonce`, which the app posts back.
     func browserAuthenticator(
         _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
-    ) async -> Response {
+    ) async throws -> Response {
         let caller = input.caller
         guard let session = caller.session else {
             return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session"))

@@ -5,11 +5,12 @@ import Hummingbird
 /// The sign-in page of the external-browser authenticator: what the system browser shows, and its post.
 extension AuthenticatorRoutes {
     func addBrowserPageRoutes(to router: Router<ServerRequestContext>) {
+        // A failure of the database is thrown to the router: logged, and answered 500.
         router.get(RouterPath(stringLiteral: Paths.browser + "/:page")) { request, context in
-            await self.browserPage(request, page: context.parameters.get("page") ?? "")
+            try await self.browserPage(request, page: context.parameters.get("page") ?? "")
         }
         router.post(RouterPath(stringLiteral: Paths.browser + "/:page")) { request, context in
-            await self.browserLogin(request, page: context.parameters.get("page") ?? "")
+            try await self.browserLogin(request, page: context.parameters.get("page") ?? "")
         }
     }
 
@@ -18,11 +19,11 @@ extension AuthenticatorRoutes {
     private func browserPage(
         _ request: Request, page: String, userName: String = "", error: String? = nil,
         status: HTTPResponse.Status = .ok
-    ) async -> Response {
+    ) async throws -> Response {
         guard let session = await flows.session(forBrowserPage: page, now: clock()) else {
             return expiredLinkPage()
         }
-        let client = clients.client(id: session.clientID)?.configuration
+        let client = try await clients.client(id: session.clientID)?.configuration
         let redirect = HTTP.query(request)["redirect_uri"] ?? session.redirectURI
         let binding = browserForms.bind(
             request, page: page, cookiePath: issuerPath + Paths.browser + "/", secure: scheme == "https")
@@ -51,15 +52,15 @@ extension AuthenticatorRoutes {
         ).response()
     }
 
-    private func browserLogin(_ incoming: Request, page: String) async -> Response {
+    private func browserLogin(_ incoming: Request, page: String) async throws -> Response {
         var request = incoming
         guard let session = await flows.session(forBrowserPage: page, now: clock()),
-            let client = clients.client(id: session.clientID)
+            let client = try await clients.client(id: session.clientID)
         else {
             return expiredLinkPage()
         }
         guard let form = try? await HTTP.form(&request, limit: configuration.security.maxRequestBytes) else {
-            return await browserPage(
+            return try await browserPage(
                 request, page: page, error: "The form could not be read; try again.", status: .badRequest)
         }
         // Checked before anything else: a forged post counts no attempt and issues no nonce.
@@ -83,7 +84,7 @@ extension AuthenticatorRoutes {
             ).response()
         }
         let userName = form["userName"] ?? ""
-        switch await checkPassword(username: userName, password: form["password"] ?? "") {
+        switch try await checkPassword(username: userName, password: form["password"] ?? "") {
         case .success(let user):
             let nonce = SecureRandom.token(byteCount: 24)
             await flows.update(session.id) { flow in
@@ -99,13 +100,13 @@ extension AuthenticatorRoutes {
                     .cacheControl: "no-store", .referrerPolicy: "no-referrer",
                 ])
         case .locked:
-            return await browserPage(
+            return try await browserPage(
                 request, page: page, userName: userName, error: "Too many failed attempts; try again later.")
         case .incorrect:
-            return await browserPage(
+            return try await browserPage(
                 request, page: page, userName: userName, error: "Incorrect username or password.")
         case .busy:
-            return await browserPage(
+            return try await browserPage(
                 request, page: page, userName: userName, error: "The server is busy; try again in a moment.")
         }
     }

@@ -10,7 +10,7 @@ extension AuthenticatorRoutes {
     /// same steps, the same lockout and a recipient line that only repeats what was typed.
     func emailAuthenticator(
         _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
-    ) async -> Response {
+    ) async throws -> Response {
         let caller = input.caller
         guard let session = caller.session else {
             return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session"))
@@ -35,16 +35,17 @@ extension AuthenticatorRoutes {
                 return problem(caller, Representation.invalidInput([("userName", "invalidValue", "Too long")]))
             }
             // Usernames and e-mail addresses share one namespace (no account's name is another's address).
-            let user = (try? store.user(named: identifier)) ?? (try? store.user(withEmail: identifier))
+            var user = try await store.user(named: identifier)
+            if user == nil { user = try await store.user(withEmail: identifier) }
             await sendCode(to: user, attemptName: user?.username ?? identifier.lowercased(), session: session)
             return representation(caller, codeStep(authenticator, typed: identifier))
         case ("POST", "resend"):
             guard let challenge = session.email else {
                 return problem(caller, Representation.problem(.unexpectedProblem, title: "No code was requested"))
             }
-            await sendCode(
-                to: challenge.username.flatMap { try? store.user(named: $0) }, attemptName: challenge.attemptName,
-                session: session)
+            var user: StoredUser?
+            if let username = challenge.username { user = try await store.user(named: username) }
+            await sendCode(to: user, attemptName: challenge.attemptName, session: session)
             return representation(
                 caller,
                 Representation.step(
@@ -66,20 +67,20 @@ extension AuthenticatorRoutes {
             let isAccount = challenge.username != nil
             let tooMany = Representation.problem(
                 .tooManyAttemptsProblem, title: "Too many wrong codes; try again later")
-            guard await !isLocked(challenge.attemptName, isAccount: isAccount, for: .emailCode) else {
+            guard try await !isLocked(challenge.attemptName, isAccount: isAccount, for: .emailCode) else {
                 await flows.update(session.id) { $0.email = nil }
                 return problem(caller, tooMany)
             }
             guard let username = challenge.username,
                 ConstantTime.equals(TokenHash.of(input.form["otp"] ?? ""), challenge.codeHash)
             else {
-                if await recordFailure(challenge.attemptName, isAccount: isAccount, for: .emailCode) {
+                if try await recordFailure(challenge.attemptName, isAccount: isAccount, for: .emailCode) {
                     await flows.update(session.id) { $0.email = nil }
                     return problem(caller, tooMany)
                 }
                 return problem(caller, Representation.problem(.incorrectCredentialsProblem, title: "Incorrect code"))
             }
-            clearFailures(username, for: .emailCode)
+            try await clearFailures(username, for: .emailCode)
             return await completeAuthentication(caller, username: username)
         default:
             return problem(

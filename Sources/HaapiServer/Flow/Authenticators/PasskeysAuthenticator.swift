@@ -10,7 +10,7 @@ extension AuthenticatorRoutes {
     /// (`webauthn-authentication`, `webauthn-registration`); the app posts the credential back as JSON.
     func passkeysAuthenticator(
         _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
-    ) async -> Response {
+    ) async throws -> Response {
         let caller = input.caller
         guard let session = caller.session else {
             return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session"))
@@ -52,13 +52,15 @@ extension AuthenticatorRoutes {
             let missing = missingFields(["userName", "password"], in: input.form)
             guard missing.isEmpty else { return problem(caller, Representation.invalidInput(missing)) }
             let user: StoredUser
-            switch await checkPassword(username: input.form["userName"] ?? "", password: input.form["password"] ?? "") {
+            switch try await checkPassword(
+                username: input.form["userName"] ?? "", password: input.form["password"] ?? "")
+            {
             case .success(let proven): user = proven
             case let failure: return await passwordCheckResponse(caller, failure)
             }
             let challenge = Data(SecureRandom.bytes(32))
             let handle =
-                (try? store.passkeys(username: user.username).first?.userHandle) ?? Data(SecureRandom.bytes(16))
+                (try await store.passkeys(username: user.username).first?.userHandle) ?? Data(SecureRandom.bytes(16))
             await flows.update(session.id) {
                 $0.passkey = .init(
                     kind: .registration, challenge: challenge, username: user.username, userHandle: handle)
@@ -66,7 +68,7 @@ extension AuthenticatorRoutes {
             let options = PublicKeyCredentialCreationOptions(
                 rpId: relyingPartyID, rpName: "swift-haapi dev server", userID: handle, userName: user.username,
                 userDisplayName: user.name ?? user.username, challenge: challenge,
-                excludeCredentials: ((try? store.passkeys(username: user.username)) ?? []).compactMap {
+                excludeCredentials: try await store.passkeys(username: user.username).compactMap {
                     Base64URL.decode($0.credentialID).map { Data($0) }
                 },
                 residentKey: "required", userVerification: "required", attestation: "none")
@@ -126,13 +128,13 @@ extension AuthenticatorRoutes {
                 guard let username = ceremony.username, let handle = ceremony.userHandle else {
                     throw .verificationFailed("no account for this ceremony")
                 }
-                _ = try registerPasskey(
+                _ = try await registerPasskey(
                     try RegistrationResponse(json: credential), challenge: ceremony.challenge,
                     owner: .existingAccount(username),
                     userHandle: handle)
                 return await completeAuthentication(caller, username: username)
             }
-            let stored = try verifyPasskeyAssertion(
+            let stored = try await verifyPasskeyAssertion(
                 try AuthenticationResponse(json: credential), challenge: ceremony.challenge)
             return await completeAuthentication(caller, username: stored.username)
         } catch {

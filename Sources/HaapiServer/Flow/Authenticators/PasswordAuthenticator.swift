@@ -8,7 +8,7 @@ extension AuthenticatorRoutes {
     /// Username and password: login, account creation (a registration step) and a forgot-password path.
     func passwordAuthenticator(
         _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
-    ) async -> Response {
+    ) async throws -> Response {
         let caller = input.caller
         switch (input.method, input.action) {
         case ("GET", nil):
@@ -18,7 +18,7 @@ extension AuthenticatorRoutes {
             guard missing.isEmpty else { return problem(caller, Representation.invalidInput(missing)) }
             return await passwordCheckResponse(
                 caller,
-                await checkPassword(username: input.form["userName"] ?? "", password: input.form["password"] ?? ""))
+                try await checkPassword(username: input.form["userName"] ?? "", password: input.form["password"] ?? ""))
         case ("GET", "register"):
             return representation(
                 caller,
@@ -42,7 +42,7 @@ extension AuthenticatorRoutes {
                         Representation.link(authenticatorURL(authenticator), rel: "login", title: "Back to sign in")
                     ]))
         case ("POST", "register"):
-            return await register(authenticator, input)
+            return try await register(authenticator, input)
         case ("GET", "forgot-password"):
             return representation(
                 caller,
@@ -57,7 +57,7 @@ extension AuthenticatorRoutes {
                     ]))
         case ("POST", "forgot-password"):
             let username = input.form["userName"] ?? ""
-            if let user = try? store.user(named: username), let email = user.email {
+            if let user = try await store.user(named: username), let email = user.email {
                 await outbox.send(
                     .init(
                         to: email, username: username, subject: "Reset your password",
@@ -103,8 +103,9 @@ extension AuthenticatorRoutes {
             ])
     }
 
-    private func register(_ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest) async -> Response
-    {
+    private func register(
+        _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
+    ) async throws -> Response {
         let caller = input.caller
         var invalid = missingFields(["userName", "password", "email"], in: input.form)
         let username = input.form["userName"] ?? ""
@@ -138,7 +139,7 @@ extension AuthenticatorRoutes {
             let name = input.form["name"].flatMap { $0.isEmpty ? nil : $0 }
             // A username may not be another account's e-mail address and the reverse: "username or e-mail"
             // sign-ins must find one account.
-            switch try store.insertUser(
+            switch try await store.insertUser(
                 StoredUser(username: username, passwordHash: hash, email: email, name: name), now: clock())
             {
             case .success: break

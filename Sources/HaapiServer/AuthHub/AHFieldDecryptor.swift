@@ -1,21 +1,22 @@
+import AuthHub
 import Crypto
 import Foundation
 import _CryptoExtras
 
-/// The server side of field encryption: the tenant's private key and the live nonce exchanges. Each
+/// The hub's side of field encryption (the client's is `AHFieldEncryptor`, in AuthHub): the tenant's private key and the live nonce exchanges. Each
 /// exchange serves one request (`consume`), then is gone, so a captured request cannot be replayed.
-package actor AHFieldDecryptor {
+actor AHFieldDecryptor {
     /// The tenant's private key as DER (PKCS#1); swift-crypto's RSA key type is not Sendable.
     private nonisolated let tenantKeyDER: Data
     /// The tenant's public key, PEM, as the hub hands it out.
-    package nonisolated let publicKeyPEM: String
+    nonisolated let publicKeyPEM: String
     private let lifetime: TimeInterval
     private var exchanges: [String: (exchange: AHNonceExchange, expiresAt: Date)] = [:]
     /// Anyone may start exchanges: at most this many are kept (the oldest goes first).
     private let capacity: Int
 
     /// A decryptor for the tenant key given as DER (PKCS#1 or PKCS#8); no crypto library's types in the API.
-    package init(
+    init(
         tenantKeyDER: Data, exchangeLifetime: TimeInterval = 300, capacity: Int = 10_000
     ) throws(AHEncryptionError) {
         let key: _RSA.Encryption.PrivateKey
@@ -29,7 +30,7 @@ package actor AHFieldDecryptor {
     }
 
     /// A decryptor with a new 2048-bit tenant key (the dev server makes one per process).
-    package static func withNewTenantKey(
+    static func withNewTenantKey(
         exchangeLifetime: TimeInterval = 300
     ) throws(AHEncryptionError) -> AHFieldDecryptor {
         let key: _RSA.Encryption.PrivateKey
@@ -49,7 +50,7 @@ package actor AHFieldDecryptor {
     }
 
     /// Answers the nonce generator: `(id, sealed serverNonce)`.
-    package func answerNonceRequest(
+    func answerNonceRequest(
         _ encryptedClientNonce: String, now: Date
     ) throws(AHEncryptionError) -> (nonceId: String, serverNonce: String) {
         guard let sealed = Data(base64Encoded: encryptedClientNonce) else {
@@ -84,10 +85,10 @@ package actor AHFieldDecryptor {
     }
 
     /// Exchanges waiting to be used (for tests of the bound).
-    package var pendingExchanges: Int { exchanges.count }
+    var pendingExchanges: Int { exchanges.count }
 
     /// Takes the exchange a request names; a second call with the same id finds nothing.
-    package func consume(nonceId: String, now: Date) throws(AHEncryptionError) -> AHNonceExchange {
+    func consume(nonceId: String, now: Date) throws(AHEncryptionError) -> AHNonceExchange {
         guard let entry = exchanges.removeValue(forKey: nonceId), entry.expiresAt > now else {
             throw .unknownOrUsedNonce
         }
@@ -95,13 +96,13 @@ package actor AHFieldDecryptor {
     }
 
     /// Opens a field that `encryptDataWithPublicKey` produced.
-    package nonisolated func decryptPublicKeyField(_ field: String) throws(AHEncryptionError) -> String {
+    nonisolated func decryptPublicKeyField(_ field: String) throws(AHEncryptionError) -> String {
         guard let data = Data(base64Encoded: field) else { throw .malformed("not base64") }
         return try Self.text(try open(data))
     }
 
     /// Opens a field of any of the three kinds; the nonce-bound kinds need the request's consumed exchange.
-    package nonisolated func decrypt(_ field: String, exchange: AHNonceExchange?) throws(AHEncryptionError) -> String {
+    nonisolated func decrypt(_ field: String, exchange: AHNonceExchange?) throws(AHEncryptionError) -> String {
         if field.hasPrefix("v1.") {
             guard let exchange else { throw .noNonceExchange }
             guard let data = Data(base64Encoded: String(field.dropFirst(3))) else { throw .malformed("not base64") }
