@@ -13,8 +13,9 @@
 #   AuthHubResponseFuzzer      Authentication Hub responses as the client reads them
 #   ServerConfigurationFuzzer  the dev server's configuration loader
 #
-# HAAPI_FUZZ=1 makes Package.swift add the harnesses and instrument our modules (coverage + ASan); the
-# build reuses .build's dependencies, and the next plain `swift build` recompiles our modules as usual.
+# HAAPI_FUZZ=1 makes Package.swift add the harnesses and instrument our modules (coverage + ASan). They are
+# built in a scratch path of their own (.build-fuzz), so the instrumented modules never replace the test
+# build's in .build, and the two can be built at the same time (.ci/run does).
 # Seeds: Fuzz/seeds/<name>, plus the vendor fixtures in ../shared/haapi-fixtures for the HAAPI decoder.
 # Any crash leaves its input in fuzz-artifacts/ and fails the script.
 set -euo pipefail
@@ -30,12 +31,12 @@ cd "$root"
 for harness in "${harnesses[@]}"; do
   echo "fuzz: building $harness"
   # lld prints a page of harmless "cannot export local symbol" warnings for the ASan runtime: keep them in a log.
-  if ! HAAPI_FUZZ=1 swift build --product "$harness" >"$work/build-$harness.log" 2>&1; then
+  if ! HAAPI_FUZZ=1 swift build --scratch-path "$work" --product "$harness" >"$work/build-$harness.log" 2>&1; then
     grep -v "Cannot export local symbol" "$work/build-$harness.log" | tail -40 >&2
     exit 1
   fi
 done
-bin="$(HAAPI_FUZZ=1 swift build --show-bin-path)"
+bin="$(HAAPI_FUZZ=1 swift build --scratch-path "$work" --show-bin-path)"
 
 each="${FUZZ_SECONDS_EACH:-$(( total / ${#harnesses[@]} ))}"
 [ "$each" -ge 1 ] || each=1

@@ -11,14 +11,15 @@ import X509
 /// `appAttest.rootCertificate` at `rootPEM` and it verifies these as it would a device's.
 ///
 /// The parameters after the first ones bend one rule at a time, for tests of the refusals.
-public final class AppAttestSimulator: @unchecked Sendable {
+public final class AppAttestSimulator: Sendable {
     /// The root certificate, PEM.
     public let rootPEM: String
     private let intermediate: Certificate
-    private let intermediateKey: P256.Signing.PrivateKey
-    private let lock = NSLock()
-    /// The device keys by key id, with their assertion counters. Guarded by `lock`.
-    private var keys: [String: (key: P256.Signing.PrivateKey, counter: UInt32)] = [:]
+    /// Boxed: Xcode 16.0's CryptoKit keys are not `Sendable` (`CryptoKeyBox`).
+    private let intermediateKeyBox: CryptoKeyBox<P256.Signing.PrivateKey>
+    private var intermediateKey: P256.Signing.PrivateKey { intermediateKeyBox.value }
+    /// The device keys by key id, with their assertion counters.
+    private let keys = LockedValue<[String: (key: CryptoKeyBox<P256.Signing.PrivateKey>, counter: UInt32)]>([:])
 
     /// The `aaguid` of keys attested in the development environment.
     public static let developmentAAGUID = Data("appattestdevelop".utf8)
@@ -41,7 +42,8 @@ public final class AppAttestSimulator: @unchecked Sendable {
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(rootKey.publicKey),
             notValidBefore: now - 3600, notValidAfter: now + 86_400 * 30, issuer: rootName, subject: rootName,
             signatureAlgorithm: .ecdsaWithSHA256, extensions: authority, issuerPrivateKey: .init(rootKey))
-        intermediateKey = P256.Signing.PrivateKey()
+        let intermediateKey = P256.Signing.PrivateKey()
+        intermediateKeyBox = CryptoKeyBox(intermediateKey)
         intermediate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(intermediateKey.publicKey),
             notValidBefore: now - 3600, notValidAfter: now + 86_400 * 30, issuer: rootName,
@@ -55,7 +57,7 @@ public final class AppAttestSimulator: @unchecked Sendable {
     public func generateKey() -> String {
         let key = P256.Signing.PrivateKey()
         let keyID = Data(SHA256.hash(data: key.publicKey.x963Representation)).base64EncodedString()
-        lock.withLock { keys[keyID] = (key, 0) }
+        keys.withLock { $0[keyID] = (CryptoKeyBox(key), 0) }
         return keyID
     }
 
@@ -68,7 +70,7 @@ public final class AppAttestSimulator: @unchecked Sendable {
         keyID: String, clientDataHash: Data, appID: String, aaguid: Data = developmentAAGUID,
         certifiedNonce: Data? = nil, counter: UInt32 = 0
     ) throws -> Data {
-        guard let key = lock.withLock({ keys[keyID]?.key }), let keyIDBytes = Data(base64Encoded: keyID) else {
+        guard let key = keys.withLock({ $0[keyID]?.key.value }), let keyIDBytes = Data(base64Encoded: keyID) else {
             throw SimulatorError("unknown key \(keyID)")
         }
         let authData = AuthenticatorData(
@@ -97,11 +99,11 @@ public final class AppAttestSimulator: @unchecked Sendable {
 
     /// An assertion by `keyID` over `clientDataHash` for `appID`, with the key's next counter (or `counter`).
     public func assertion(keyID: String, clientDataHash: Data, appID: String, counter: UInt32? = nil) throws -> Data {
-        let entry: (key: P256.Signing.PrivateKey, counter: UInt32)? = lock.withLock {
+        let entry: (key: P256.Signing.PrivateKey, counter: UInt32)? = keys.withLock { keys in
             guard let current = keys[keyID] else { return nil }
             let next = counter ?? current.counter + 1
             keys[keyID] = (current.key, next)
-            return (current.key, next)
+            return (current.key.value, next)
         }
         guard let entry else { throw SimulatorError("unknown key \(keyID)") }
         // As a device makes it: the attested-credential flag (0x40) set, although no credential data follows.

@@ -3,6 +3,7 @@
 # RFC 7009 and RFC 7523) on 127.0.0.1:4593, without a system install: the packages are fetched with
 # `apt-get download` and unpacked with `dpkg -x` into WORKDIR. Prints the server's PID.
 # Usage: glewlwyd-start.sh WORKDIR        Stop: kill "$(cat WORKDIR/pid)"
+#        glewlwyd-start.sh WORKDIR --fetch-only   (download and unpack, start nothing)
 set -euo pipefail
 work="$1"
 root="$work/root"
@@ -14,7 +15,11 @@ if [ ! -x "$root/usr/bin/glewlwyd" ]; then
 fi
 source "$(cd "$(dirname "$0")/../lib" && pwd)/setup.sh"
 need_command sqlite3 sqlite3
-export LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu"
+[ "${2:-}" = "--fetch-only" ] && exit 0
+# The multiarch folder of this machine (x86_64-linux-gnu, aarch64-linux-gnu, …): Debian ships glewlwyd for
+# each of its architectures, and apt-get download fetched this machine's.
+multiarch="$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch 2>/dev/null || echo "$(uname -m)-linux-gnu")"
+export LD_LIBRARY_PATH="$root/usr/lib/$multiarch"
 mkdir -p "$root/usr/lib/glewlwyd/user_middleware"
 rm -f "$work/glewlwyd.db"
 zcat "$root/usr/share/doc/glewlwyd/database/init.sqlite3.sql.gz" | sqlite3 "$work/glewlwyd.db"

@@ -27,3 +27,9 @@ need_venv() {
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check "$@"
 }
+
+# The Python packages of each venv, in one place: the scripts that use them and scripts/prepare-tools.sh
+# (which installs everything ahead, while .ci/run builds) name the same versions.
+interop_requirements=("joserfc>=1.6,<2")
+passkeys_requirements=("webauthn>=2.0,<3" "fido2>=1.1,<2" "cbor2>=5.4,<6")
+browser_requirements=("selenium>=4.20,<5" "pytest>=8,<10" "pexpect>=4.8,<5")
