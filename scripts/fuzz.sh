@@ -14,8 +14,8 @@
 #   ServerConfigurationFuzzer  the dev server's configuration loader
 #
 # HAAPI_FUZZ=1 makes Package.swift add the harnesses and instrument our modules (coverage + ASan). They are
-# built in a scratch path of their own (.build-fuzz), so the instrumented modules never replace the test
-# build's in .build, and the two can be built at the same time (.ci/run does).
+# built in a scratch path of their own (.build-fuzz; see FUZZ_SCRATCH below), so the instrumented modules never
+# replace the test build's in .build.
 # Seeds: Fuzz/seeds/<name>, plus the vendor fixtures in ../shared/haapi-fixtures for the HAAPI decoder.
 # Any crash leaves its input in fuzz-artifacts/ and fails the script.
 set -euo pipefail
@@ -25,18 +25,22 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 all=(HaapiDecoderFuzzer CBORFuzzer DPoPProofFuzzer AuthHubResponseFuzzer ServerConfigurationFuzzer)
 if [ "$#" -gt 0 ]; then harnesses=("$@"); else harnesses=("${all[@]}"); fi
 work="$root/.build-fuzz"
+# Where the instrumented harnesses are built: .build-fuzz, so a developer's test build in .build is left as it
+# is. .ci/run, which needs .build for nothing after the fuzzers, passes FUZZ_SCRATCH=.build and saves a second
+# build of every dependency (docs/ARCHITECTURE.md, "CI").
+scratch="$root/${FUZZ_SCRATCH:-.build-fuzz}"
 mkdir -p "$work" "$root/fuzz-artifacts"
 cd "$root"
 
 for harness in "${harnesses[@]}"; do
   echo "fuzz: building $harness"
   # lld prints a page of harmless "cannot export local symbol" warnings for the ASan runtime: keep them in a log.
-  if ! HAAPI_FUZZ=1 swift build --scratch-path "$work" --product "$harness" >"$work/build-$harness.log" 2>&1; then
+  if ! HAAPI_FUZZ=1 swift build --scratch-path "$scratch" --product "$harness" >"$work/build-$harness.log" 2>&1; then
     grep -v "Cannot export local symbol" "$work/build-$harness.log" | tail -40 >&2
     exit 1
   fi
 done
-bin="$(HAAPI_FUZZ=1 swift build --scratch-path "$work" --show-bin-path)"
+bin="$(HAAPI_FUZZ=1 swift build --scratch-path "$scratch" --show-bin-path)"
 
 each="${FUZZ_SECONDS_EACH:-$(( total / ${#harnesses[@]} ))}"
 [ "$each" -ge 1 ] || each=1

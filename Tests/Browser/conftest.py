@@ -110,12 +110,15 @@ class Browser:
         return list(dict.fromkeys(found))
 
     def document_responses(self):
-        """(url, status, headers with lower-case names) of every document the browser received."""
+        """(url, status, headers with lower-case names) of every document the browser received from a server.
+        Chromium's own start page (`data:,`, reported as a document when a new window opens late) is not one."""
         self.collect()
         documents = []
         for event in self.events:
             if event.get("method") == "Network.responseReceived" and event["params"].get("type") == "Document":
                 response = event["params"]["response"]
+                if not response["url"].startswith(("http://", "https://")):
+                    continue
                 headers = {name.lower(): value for name, value in response.get("headers", {}).items()}
                 documents.append((response["url"], response["status"], headers))
         return documents

@@ -7,7 +7,9 @@ struct TransportTests {
     @Test("the platform's transport (URLSession on Apple, AsyncHTTPClient on Linux) carries a whole login")
     func platformTransportLogin() async throws {
         let server = try await SdkTestServer.shared.get()
-        let configuration = server.configuration(transport: try platformTransport(timeout: 10))
+        // A generous deadline: the password check is PBKDF2 with 600,000 iterations, a second or more in a
+        // debug build, queued behind the other suites' logins on the shared server's two hashing threads.
+        let configuration = server.configuration(transport: try platformTransport(timeout: 60))
         let manager = try HaapiManager(haapiConfiguration: configuration)
         let tokens = try await OAuthTokenManager(oauthTokenConfiguration: configuration)
             .fetchAccessToken(with: try await manager.passwordLogin(), dpop: manager.dpop).success()

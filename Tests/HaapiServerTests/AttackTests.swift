@@ -127,7 +127,8 @@ struct AttackTests {
 
         // The configuration is held to the same rule.
         var configuration = try TestConfiguration.make()
-        configuration.users.append(UserConfiguration(username: "demouser@example.com", password: "Password1"))
+        configuration.users.append(
+            UserConfiguration(username: "demouser@example.com", passwordHash: ServerConfiguration.demoPasswordHash))
         #expect(throws: ConfigurationError.self) {
             try DevServer(configuration: configuration, store: ServerStore(path: nil))
         }

@@ -88,7 +88,8 @@ struct BrowserPageTests {
     func forgedPost(index: Int) async throws {
         let forgery = Self.forgeries[index]
         var configuration = try TestConfiguration.make()
-        configuration.users.append(UserConfiguration(username: "victim", password: "Password1"))
+        configuration.users.append(
+            UserConfiguration(username: "victim", passwordHash: ServerConfiguration.demoPasswordHash))
         configuration.security.maxFailedLogins = 2
         let server = try await TestServer(configuration: configuration)
         let device = try await AuthenticatorTests.device(server)

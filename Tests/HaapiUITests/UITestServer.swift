@@ -16,7 +16,9 @@ final class UITestServer: Sendable {
                 id: "ui-consent", attestation: .software, tokenBoundCodes: true, dpopNonce: true,
                 redirectURIs: ["app://consent"], scopes: ["openid", "profile"], consent: true))
         configuration.users.append(
-            UserConfiguration(username: "approver", password: "Password1", email: "approver@example.com"))
+            UserConfiguration(
+                username: "approver", passwordHash: ServerConfiguration.demoPasswordHash, email: "approver@example.com")
+        )
         server = try DevServer(configuration: configuration, store: ServerStore(path: nil))
         running = try await server.start()
     }

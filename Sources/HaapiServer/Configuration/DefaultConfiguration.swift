@@ -38,7 +38,7 @@ extension ServerConfiguration {
             }
           ],
           "users": [
-            { "username": "demouser", "passwordHash": "pbkdf2-sha256$600000$tIsnoKN_za5Cy8-gCAAgqw$mVNPw5a2Riab-cN230IGPe2Nvn_f5FvWUaIxnGo4ing", "email": "demouser@example.com", "name": "Demo User" }
+            { "username": "demouser", "passwordHash": "\(demoPasswordHash)", "email": "demouser@example.com", "name": "Demo User" }
           ],
           "authenticators": [
             { "id": "password", "type": "username-password", "title": "Username and password" },
@@ -60,6 +60,11 @@ extension ServerConfiguration {
     /// (600,000 iterations, made once), so starting `haapi demo` or `haapi serve` does not spend a tenth of
     /// a second hashing it again.
     public static let demoPassword = "Password1"
+
+    /// The PBKDF2 hash of ``demoPassword`` (600,000 iterations) that the embedded configuration carries: a
+    /// configuration with more users of that password (tests, demos) starts without hashing it again.
+    public static let demoPasswordHash =
+        "pbkdf2-sha256$600000$tIsnoKN_za5Cy8-gCAAgqw$mVNPw5a2Riab-cN230IGPe2Nvn_f5FvWUaIxnGo4ing"
 
     public static var embeddedDefault: ServerConfiguration {
         get throws { try load(json: Data(defaultJSON.utf8)) }

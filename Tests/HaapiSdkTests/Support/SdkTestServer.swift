@@ -53,7 +53,9 @@ final class SdkTestServer: Sendable {
                 allowWithoutAttestation: true, dpopNonce: true, redirectURIs: ["app://jwt"], scopes: ["openid"]),
         ]
         configuration.users.append(
-            UserConfiguration(username: "approver", password: "Password1", email: "approver@example.com"))
+            UserConfiguration(
+                username: "approver", passwordHash: ServerConfiguration.demoPasswordHash, email: "approver@example.com")
+        )
         configure(&configuration)
         server = try DevServer(configuration: configuration, store: ServerStore(path: nil))
         running = try await server.start()

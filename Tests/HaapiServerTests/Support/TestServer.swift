@@ -51,9 +51,12 @@ enum TestConfiguration {
                 jwks: JSONValue.object(["keys": [clientKey.publicJWK.json]]).serialized(), scopes: ["api"]),
         ]
         configuration.users.append(
-            UserConfiguration(username: "lockme", password: "Password1", email: "lockme@example.com"))
+            UserConfiguration(
+                username: "lockme", passwordHash: ServerConfiguration.demoPasswordHash, email: "lockme@example.com"))
         configuration.users.append(
-            UserConfiguration(username: "approver", password: "Password1", email: "approver@example.com"))
+            UserConfiguration(
+                username: "approver", passwordHash: ServerConfiguration.demoPasswordHash, email: "approver@example.com")
+        )
         configuration.lifetimes.approvalWait = 30
         return configuration
     }
