@@ -37,7 +37,7 @@ public struct CompactJWS: Sendable, Hashable {
 
     /// What ``init(parsing:)`` makes of a protected header's segment: it must be base64url of a JSON object
     /// that names an `alg` and lists in `crit` only parameters this implementation understands.
-    public static func parseHeader(_ segment: Substring) throws -> JSONObject {
+    static func parseHeader(_ segment: Substring) throws -> JSONObject {
         var segment = segment
         let headerValue = try segment.withUTF8 { utf8 throws -> JSONValue in
             guard let bytes = Base64URL.decode(utf8: utf8) else {
