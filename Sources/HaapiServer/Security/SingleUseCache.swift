@@ -28,7 +28,8 @@ actor SingleUseCache {
     /// For single-use tokens (client attestation tokens, client assertions), one per login or client
     /// authentication: 10 000 live over their two minutes is 80 a second, more than password hashing lets
     /// this server log in. Memory: at most 10 000 pairs of ids of at most 256 bytes each, about 5 MiB; the
-    /// ids clients send (22-character jtis, 43-character thumbprints or client ids) make it about 1.5 MiB.
+    /// ids clients send (22-character jtis, 43-character thumbprints or client ids) take about 245 B a pair
+    /// (scripts/bench/replay-dictionary-memory.swift), 2.4 MiB when full.
     static let singleUseCapacity = 10_000
 
     init(capacity: Int = singleUseCapacity) {
