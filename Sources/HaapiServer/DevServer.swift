@@ -29,6 +29,9 @@ public final class DevServer: Sendable {
     let unknownNameAttempts = UnknownNameAttempts()
     let clock: @Sendable () -> Date
     let address: ServerAddress
+    /// The recent requests, for the inspector and the log lines.
+    let journal = RequestJournal()
+    let requestLog: RequestLogOptions
 
     // The services (route collections), each with the state it owns.
     let discovery: DiscoveryRoutes
@@ -42,16 +45,20 @@ public final class DevServer: Sendable {
     let relyingParty: WebAppRelyingPartyRoutes
     let site: SiteRoutes
     let authHub: AuthHubRoutes
+    let inspector: InspectorRoutes
 
-    /// - Parameter clock: the server's notion of now; tests move it to expire codes and tokens.
+    /// - Parameters:
+    ///   - clock: the server's notion of now; tests move it to expire codes and tokens.
+    ///   - requestLog: where the line for each refused request goes (and, verbose, each accepted one).
     public init(
         configuration: ServerConfiguration, store: ServerStore, scheme: String = "http",
-        clock: @escaping @Sendable () -> Date = { Date() }
+        requestLog: RequestLogOptions = .off, clock: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         try configuration.validate()
         self.configuration = configuration
         self.store = store
         self.clock = clock
+        self.requestLog = requestLog
         address = ServerAddress(scheme: scheme)
         keys = try ServerKeys.loadOrCreate(in: store)
         accessTokens = SealedAccessTokens(key: keys.accessTokenKey)
@@ -100,6 +107,7 @@ public final class DevServer: Sendable {
             address: address, configuration: configuration, store: store, keys: keys, clients: clients,
             outbox: outbox, accessTokens: accessTokens, passwords: passwords, passwordPool: passwordPool,
             unknownNameAttempts: unknownNameAttempts, clock: clock, tokens: tokens)
+        inspector = InspectorRoutes(address: address, journal: journal)
         try seedUsers()
     }
 
@@ -109,7 +117,7 @@ public final class DevServer: Sendable {
     var services: [any ServerService] {
         [
             discovery, attestation, tokens, registration, userInfo, authorization, authenticatorService, admin,
-            relyingParty, authHub, site,
+            relyingParty, authHub, site, inspector,
         ]
     }
 
@@ -129,6 +137,8 @@ public final class DevServer: Sendable {
 
     func router() -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
+        // First, so it wraps every route and the router's own "not found".
+        router.add(middleware: RequestRecorder(journal: journal, log: requestLog, clock: clock))
         for service in services { service.addRoutes(to: router) }
         return router
     }

@@ -164,7 +164,7 @@ struct TokenEndpointTests {
 
         let withoutProof = try await device.redeem(code: code, withProof: false)
         #expect(withoutProof.status == 400 && withoutProof.json["error"] == "invalid_dpop_proof")
-        #expect(withoutProof.json["error_description"] == "Missing DPoP Proof Token")
+        #expect(withoutProof.json["error_description"] == "Missing DPoP Proof Token [dpop.missing]")
 
         let stranger = Dpop(key: SoftwareP256SigningKey())
         let strangerProof = try stranger.createProof(
@@ -199,7 +199,9 @@ struct TokenEndpointTests {
         let code = try await device.passwordLogin()
         server.clock.advance(61)
         let response = try await device.redeem(code: code)
-        #expect(response.status == 400 && response.json["error_description"] == "the authorization code has expired")
+        #expect(
+            response.status == 400
+                && response.json["error_description"] == "the authorization code has expired [oauth.code-expired]")
         await server.stop()
     }
 

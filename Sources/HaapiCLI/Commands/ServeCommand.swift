@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HaapiDriver
 import HaapiServer
 
 struct ServeCommand: AsyncParsableCommand {
@@ -37,6 +38,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the embedded default configuration and exit.")
     var printDefaultConfig = false
 
+    @Option(
+        name: .customLong("log-format"),
+        help: ArgumentHelp(
+            "How each refused request is printed: text (one line for people) or json (one object a line, for tools).",
+            valueName: "text|json"))
+    var logFormat: RequestLogOptions.Format = .text
+
+    @Flag(name: .long, help: "Also print one short line for every accepted request.")
+    var verbose = false
+
     func validate() throws {
         // Larger numbers would wrap around to some other port.
         guard (0...65_535).contains(port) else {
@@ -59,7 +70,10 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CLIFailure("\(config ?? "the default configuration"): \(error)", code: ExitCodes.dataError)
         }
-        let server = try DevServer(configuration: configuration, store: ServerStore(path: db))
+        let output = StandardOutputLines()
+        let server = try DevServer(
+            configuration: configuration, store: ServerStore(path: db),
+            requestLog: RequestLogOptions(format: logFormat, verbose: verbose, write: { output.write($0) }))
         let running: RunningDevServer
         do {
             running = try await server.start(
@@ -71,7 +85,7 @@ struct ServeCommand: AsyncParsableCommand {
                 details: error.description)
         }
         // Written straight to the descriptor: print() would sit in a buffer when stdout is a pipe or file.
-        FileHandle.standardOutput.write(Data((ServeSummary.text(for: server, database: db) + "\n").utf8))
+        output.write(ServeSummary.text(for: server, database: db))
         try await running.wait()
     }
 }
@@ -117,7 +131,20 @@ enum ServeSummary {
         lines.append(
             "  approve a pending sign-in: haapi approve --server \(base) --user NAME   outbox: \(base)/admin/outbox")
         lines.append("  admin endpoints: loopback, Host naming this server, no foreign Origin (docs/SECURITY.md)")
+        lines.append("  inspector: \(base)/inspector   (the recent flows and requests; each refusal is printed below)")
         lines.append("  Ctrl-C stops the server.")
         return lines.joined(separator: "\n")
+    }
+}
+
+extension RequestLogOptions.Format: ExpressibleByArgument {}
+
+/// Lines to standard output, each written whole and at once, straight to the descriptor: `print()` would sit
+/// in a buffer when stdout is a pipe or file, and lines of two requests could interleave.
+final class StandardOutputLines: Sendable {
+    private let lock = LockedValue(())
+
+    func write(_ line: String) {
+        lock.withLock { _ in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
     }
 }

@@ -109,12 +109,20 @@ extension AttestationRoutes {
     }
 
     private func attestedClient(_ id: String?) async throws(Rejection) -> ResolvedClient {
-        guard let id, !id.isEmpty else { throw Rejection(HTTP.oauthError("invalid_request", "client_id is required")) }
+        guard let id, !id.isEmpty else {
+            throw Rejection(
+                HTTP.oauthError(
+                    "invalid_request", "client_id is required", rule: .invalidRequest,
+                    detail: "client_id: expected the attesting client's id, got none"))
+        }
+        RequestTrace.client(String(id.prefix(100)))
         guard let client = try await clients.client(id: id), !client.isDynamic, client.configuration.attestation != nil
         else {
             throw Rejection(
                 HTTP.oauthError(
-                    "invalid_client", "unknown client or a client without attestation", status: .unauthorized))
+                    "invalid_client", "unknown client or a client without attestation", rule: .clientUnknown,
+                    detail: "client_id: \(id.prefix(100)) is not a configured client with an attestation policy",
+                    status: .unauthorized))
         }
         return client
     }
@@ -123,6 +131,7 @@ extension AttestationRoutes {
         let client: ResolvedClient = try await attestedClient(HTTP.query(request)["client_id"])
         let challenge = await challenges.issue(
             for: client.id, lifetime: TimeInterval(configuration.lifetimes.attestationChallenge), now: clock())
+        RequestTrace.current?.update { $0.issuedLink = challenge }
         return HTTP.json(["challenge": .string(challenge)], headers: await nonceHeaders(for: client))
     }
 
@@ -132,19 +141,31 @@ extension AttestationRoutes {
         let client: ResolvedClient = try await attestedClient(form["client_id"] ?? HTTP.query(request)["client_id"])
         let headers = await nonceHeaders(for: client)
         guard let challenge = form["challenge"], let response = form["challenge_response"] else {
-            return HTTP.oauthError("invalid_request", "challenge and challenge_response are required", headers: headers)
+            return HTTP.oauthError(
+                "invalid_request", "challenge and challenge_response are required", rule: .invalidRequest,
+                detail:
+                    "expected challenge and challenge_response, got \(form["challenge"] == nil ? "no challenge" : "no challenge_response")",
+                headers: headers)
         }
+        RequestTrace.current?.update { $0.consumedLink = challenge }
         let now = clock()
         // The proof is checked before the challenge is used up, so a refused proof costs the client nothing.
         let proof = try await checkProof(request, at: .clientAttestation, client: client, required: false)
         switch await challenges.consume(challenge, clientID: client.id, now: now) {
         case .valid: break
         case .unknownOrUsed:
-            return HTTP.oauthError("invalid_request", "unknown or already used challenge", headers: headers)
-        case .expired: return HTTP.oauthError("invalid_request", "the challenge has expired", headers: headers)
+            return HTTP.oauthError(
+                "invalid_request", "unknown or already used challenge", rule: .attestationRefused,
+                detail: "challenge: not issued by this server, or answered before", headers: headers)
+        case .expired:
+            return HTTP.oauthError(
+                "invalid_request", "the challenge has expired", rule: .attestationRefused,
+                detail: "challenge: older than \(configuration.lifetimes.attestationChallenge) s", headers: headers)
         case .otherClient:
             return HTTP.oauthError(
-                "invalid_client", "the challenge was issued to another client", status: .unauthorized, headers: headers)
+                "invalid_client", "the challenge was issued to another client", rule: .attestationRefused,
+                detail: "challenge: issued to another client than \(client.id)", status: .unauthorized,
+                headers: headers)
         }
         // The attested key: verified under `software` and `appAttest`; under `disabled`, taken from the DPoP
         // proof if any.
@@ -168,14 +189,18 @@ extension AttestationRoutes {
             jkt = thumbprint
             data = verified
         case .refused(let reason)?:
-            return HTTP.oauthError("unsupported_device", reason, headers: headers)
+            return HTTP.oauthError(
+                "unsupported_device", reason, rule: .attestationRefused,
+                detail: "\(client.configuration.attestation?.rawValue ?? "disabled") attestation: \(reason)",
+                headers: headers)
         case nil:
             break
         }
         if let proof {
             if let attested = jkt, proof.thumbprint != attested {
                 return HTTP.oauthError(
-                    "unsupported_device", "the DPoP key differs from the attested key", headers: headers)
+                    "unsupported_device", "the DPoP key differs from the attested key", rule: .dpopCnfMismatch,
+                    detail: "jkt: the proof's key is not the attested key", headers: headers)
             }
             jkt = jkt ?? proof.thumbprint
         }
@@ -194,7 +219,8 @@ extension AttestationRoutes {
         }
         guard let cat = try? keys.sign(claims: claims, type: Self.catType) else {
             return HTTP.oauthError(
-                "server_error", "could not sign the client attestation token", status: .internalServerError)
+                "server_error", "could not sign the client attestation token", rule: .serverError,
+                status: .internalServerError)
         }
         return HTTP.json(["cat": .string(cat)], headers: headers)
     }

@@ -43,31 +43,36 @@ extension DPoPGated {
         bindingFailure: String? = nil
     ) async -> Response {
         var headers = await nonceHeaders(for: client)
-        if failure == .nonceMissingOrStale, headers[.dpopNonce] == nil {
+        if case .nonce = failure, headers[.dpopNonce] == nil {
             headers[.dpopNonce] = await nonces.nonce(now: clock())
         }
         if case .overloaded(let seconds) = failure {
             headers[.retryAfter] = String(seconds)
             return HTTP.oauthError(
-                "temporarily_unavailable", failure.description, status: .serviceUnavailable, headers: headers)
+                "temporarily_unavailable", failure.description, rule: failure.rule, detail: failure.detail,
+                status: .serviceUnavailable, headers: headers)
         }
         let description = failure == .keyMismatch ? bindingFailure ?? failure.description : failure.description
         switch shape {
         case .authorizationServer:
-            return HTTP.oauthError(failure.errorCode, description, headers: headers)
+            return HTTP.oauthError(
+                failure.errorCode, description, rule: failure.rule, detail: failure.detail, headers: headers)
         case .protectedResource:
-            return resourceChallenge(failure.errorCode, description, headers: headers)
+            return resourceChallenge(
+                failure.errorCode, description, rule: failure.rule, detail: failure.detail, headers: headers)
         }
     }
 
     /// A protected resource's `401` with `WWW-Authenticate: DPoP error=…` (RFC 9449 §7.1, §9); `algs` lists
     /// the algorithms the server is configured to accept (`dpop.algorithms`), as its metadata does.
-    func resourceChallenge(_ error: String, _ description: String, headers: HTTPFields = [:]) -> Response {
+    func resourceChallenge(
+        _ error: String, _ description: String, rule: Rule, detail: String? = nil, headers: HTTPFields = [:]
+    ) -> Response {
         var fields = headers
-        let escaped = description.replacingOccurrences(of: "\"", with: "'")
+        let escaped = HTTP.described(description, rule).replacingOccurrences(of: "\"", with: "'")
         let algorithms = dpop.algorithms.map(\.rawValue).sorted().joined(separator: " ")
         fields[.wwwAuthenticate] =
             "DPoP error=\"\(error)\", error_description=\"\(escaped)\", algs=\"\(algorithms)\""
-        return HTTP.oauthError(error, description, status: .unauthorized, headers: fields)
+        return HTTP.oauthError(error, description, rule: rule, detail: detail, status: .unauthorized, headers: fields)
     }
 }

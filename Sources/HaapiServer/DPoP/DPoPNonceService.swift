@@ -21,13 +21,21 @@ actor DPoPNonceService {
         return current
     }
 
-    func isValid(_ nonce: String, now: Date) -> Bool {
-        if now.timeIntervalSince(issuedAt) >= 2 * rotationInterval { return false }
-        if ConstantTime.equals(nonce, current) { return true }
-        if let previous, ConstantTime.equals(nonce, previous) {
-            return now.timeIntervalSince(issuedAt) < rotationInterval
-        }
-        return false
+    /// What a proof's nonce is to this server.
+    enum Verdict: Equatable {
+        /// Issued, and still accepted.
+        case current
+        /// Issued, but no longer accepted: the client should take the fresh one.
+        case stale
+        /// Never issued by this server (or so long ago it is forgotten).
+        case unknown
+    }
+
+    func check(_ nonce: String, now: Date) -> Verdict {
+        let age = now.timeIntervalSince(issuedAt)
+        if ConstantTime.equals(nonce, current) { return age >= 2 * rotationInterval ? .stale : .current }
+        if let previous, ConstantTime.equals(nonce, previous) { return age < rotationInterval ? .current : .stale }
+        return .unknown
     }
 
     func rotate(now: Date) {

@@ -32,15 +32,19 @@ extension AuthorizeRoutes {
         }
     }
 
-    private func authorizationProblem(_ caller: HaapiCaller, error: String, description: String) -> Response {
+    /// The flow's end with an OAuth error: its `error_description` names `rule` in brackets, as the token
+    /// endpoint's do; the title, which apps show, does not.
+    private func authorizationProblem(
+        _ caller: HaapiCaller, error: String, description: String, rule: Rule, detail: String? = nil
+    ) -> Response {
         problem(
             caller,
             Representation.problem(
                 .errorAuthorizationResponseProblem, title: description,
                 extra: [
-                    "error": .string(error), "error_description": .string(description), "iss": .string(issuer),
-                    "code": .string(error),
-                ]))
+                    "error": .string(error), "error_description": .string(HTTP.described(description, rule)),
+                    "iss": .string(issuer), "code": .string(error),
+                ]), rule: rule, detail: detail)
     }
 
     /// The authorize request starts a flow and answers with a redirection to authentication.
@@ -49,27 +53,43 @@ extension AuthorizeRoutes {
         let query = HTTP.query(request)
         if let repeated = HTTP.repeatedQueryNames(request).first {
             return authorizationProblem(
-                caller, error: "invalid_request", description: "parameter \(repeated) is repeated")
+                caller, error: "invalid_request", description: "parameter \(repeated) is repeated",
+                rule: .invalidRequest)
         }
         guard query["client_id"] == caller.client.id else {
             return authorizationProblem(
                 caller, error: "invalid_client",
-                description: "client_id must be the client the HAAPI token was issued to")
+                description: "client_id must be the client the HAAPI token was issued to", rule: .clientUnknown,
+                detail:
+                    "client_id: expected \(caller.client.id), got \(query["client_id"].map { String($0.prefix(100)) } ?? "none")"
+            )
         }
         guard let redirectURI = query["redirect_uri"], caller.client.configuration.redirectURIs.contains(redirectURI)
         else {
             return authorizationProblem(
-                caller, error: "invalid_redirect_uri", description: "redirect_uri is not registered for this client")
+                caller, error: "invalid_redirect_uri", description: "redirect_uri is not registered for this client",
+                rule: .redirectURI,
+                detail:
+                    "redirect_uri: \(query["redirect_uri"].map(LogMasking.url) ?? "none") is not registered for \(caller.client.id) (registered: \(caller.client.configuration.redirectURIs.joined(separator: ", ")))"
+            )
         }
         guard query["response_type"] == "code" else {
             return authorizationProblem(
-                caller, error: "unsupported_response_type", description: "only response_type=code is supported")
+                caller, error: "unsupported_response_type", description: "only response_type=code is supported",
+                rule: .invalidRequest,
+                detail:
+                    "response_type: expected code, got \(query["response_type"].map { String($0.prefix(50)) } ?? "none")"
+            )
         }
         let scope =
             query["scope"].map { $0.split(separator: " ").map(String.init) } ?? caller.client.configuration.scopes
         if let unknown = scope.first(where: { !caller.client.configuration.scopes.contains($0) }) {
             return authorizationProblem(
-                caller, error: "invalid_scope", description: "scope \(unknown) is not allowed for this client")
+                caller, error: "invalid_scope", description: "scope \(unknown) is not allowed for this client",
+                rule: .scope,
+                detail:
+                    "scope: \(unknown.prefix(100)) is not allowed for \(caller.client.id) (allowed: \(caller.client.configuration.scopes.joined(separator: " ")))"
+            )
         }
         // PKCE (RFC 9700 §2.1.1): S256 only (`plain` and a missing method are refused), and required of
         // public clients and of clients configured to need it.
@@ -77,20 +97,28 @@ extension AuthorizeRoutes {
         if let challenge {
             guard query["code_challenge_method"] == PKCE.method else {
                 return authorizationProblem(
-                    caller, error: "invalid_request", description: "code_challenge_method must be S256")
+                    caller, error: "invalid_request", description: "code_challenge_method must be S256",
+                    rule: .pkcePlain,
+                    detail:
+                        "code_challenge_method: expected S256, got \(query["code_challenge_method"].map { String($0.prefix(20)) } ?? "none (plain)")"
+                )
             }
             guard challenge.utf8.count == 43, Base64URL.decode(challenge)?.count == 32 else {
                 return authorizationProblem(
-                    caller, error: "invalid_request", description: "code_challenge must be a base64url SHA-256 hash")
+                    caller, error: "invalid_request", description: "code_challenge must be a base64url SHA-256 hash",
+                    rule: .invalidRequest,
+                    detail: "code_challenge: expected 43 base64url characters, got \(challenge.utf8.count) bytes")
             }
         } else if caller.client.configuration.requirePKCE || !caller.client.configuration.isConfidential {
             return authorizationProblem(
-                caller, error: "invalid_request", description: "this client must use PKCE (code_challenge with S256)")
+                caller, error: "invalid_request", description: "this client must use PKCE (code_challenge with S256)",
+                rule: .pkceMissing, detail: "code_challenge: expected an S256 challenge, got none")
         }
         // What one request makes the server keep is bounded: state and nonce come back in the code's response.
         if (query["state"]?.utf8.count ?? 0) > 512 || (query["nonce"]?.utf8.count ?? 0) > 512 {
             return authorizationProblem(
-                caller, error: "invalid_request", description: "state and nonce may be at most 512 bytes")
+                caller, error: "invalid_request", description: "state and nonce may be at most 512 bytes",
+                rule: .invalidRequest)
         }
         let session = FlowSession(
             id: SecureRandom.token(byteCount: 24), clientID: caller.client.id, jkt: caller.jkt,
@@ -132,7 +160,9 @@ extension AuthorizeRoutes {
         let caller = try await haapiCaller(request, needsSession: true)
         guard let session = caller.session, session.username != nil else {
             throw Rejection(
-                problem(caller, Representation.problem(.unexpectedProblem, title: "The user is not authenticated yet")))
+                problem(
+                    caller, Representation.problem(.unexpectedProblem, title: "The user is not authenticated yet"),
+                    detail: "resume or consent before the authenticator finished"))
         }
         return (caller, session)
     }
@@ -172,7 +202,9 @@ extension AuthorizeRoutes {
     func cancelConsent(_ request: Request) async throws(Rejection) -> Response {
         let caller: HaapiCaller = try await haapiCaller(request, needsSession: true)
         if let session = caller.session { await flows.remove(session.id) }
-        return authorizationProblem(caller, error: "access_denied", description: "The user declined the request")
+        return authorizationProblem(
+            caller, error: "access_denied", description: "The user declined the request", rule: .flowState,
+            detail: "the user declined consent")
     }
 
     /// `session_state` as OpenID Connect Session Management 1.0 §3 makes it: base64(SHA-256(client id, origin of
@@ -205,7 +237,7 @@ extension AuthorizeRoutes {
         } catch {
             return problem(
                 caller, Representation.problem(.unexpectedProblem, title: "Could not issue the code"),
-                status: .internalServerError)
+                rule: .storeFailure, status: .internalServerError)
         }
         await flows.remove(session.id)
         let sessionState = Self.sessionState(

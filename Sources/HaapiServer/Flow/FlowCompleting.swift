@@ -16,7 +16,8 @@ extension FlowCompleting {
     /// Called by an authenticator once it knows who the user is.
     func completeAuthentication(_ caller: HaapiCaller, username: String) async -> Response {
         guard let session = caller.session else {
-            return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session"))
+            return problem(
+                caller, Representation.problem(.unexpectedProblem, title: "No flow session"), rule: .flowExpired)
         }
         let now = clock()
         await flows.update(session.id) { flow in

@@ -32,11 +32,19 @@ extension HaapiGuarding {
             throw Rejection(
                 HTTP.oauthError(
                     "invalid_request", "HAAPI requests must accept \(HaapiMediaType.representation)",
+                    rule: .haapiAccept,
+                    detail:
+                        "Accept: expected \(HaapiMediaType.representation), got \(HTTP.header(request, .accept) ?? "none")",
                     status: .notAcceptable))
         }
         guard let authorization = HTTP.header(request, .authorization), HTTP.hasAuthScheme(authorization, "dpop") else {
+            let scheme = HTTP.header(request, .authorization).map { String($0.prefix { $0 != " " }) }
             throw Rejection(
-                resourceChallenge("invalid_token", "a HAAPI access token with the DPoP scheme is required"))
+                resourceChallenge(
+                    "invalid_token", "a HAAPI access token with the DPoP scheme is required", rule: .haapiTokenMissing,
+                    detail:
+                        "Authorization: expected DPoP <HAAPI token>, got \(scheme.map { "the \($0) scheme" } ?? "none")"
+                ))
         }
         let token = String(HTTP.trimmingOWS(authorization.dropFirst(5)))
         guard let record = try await accessTokenRecord(token), !record.revoked, record.expiresAt > now,
@@ -44,7 +52,9 @@ extension HaapiGuarding {
             let jkt = record.jkt, let client = try await clients.client(id: record.clientID)
         else {
             throw Rejection(
-                resourceChallenge("invalid_token", "the HAAPI access token is invalid, expired or revoked"))
+                resourceChallenge(
+                    "invalid_token", "the HAAPI access token is invalid, expired or revoked", rule: .haapiTokenInvalid,
+                    detail: "token \(LogMasking.token(token))"))
         }
         _ = try await checkProof(request, at: .haapi, client: client, accessToken: token, boundJKT: jkt, required: true)
         let headers = await nonceHeaders(for: client)
@@ -55,6 +65,7 @@ extension HaapiGuarding {
                     HTTP.problem(
                         Representation.problem(
                             .unexpectedProblem, title: "The flow has expired or does not exist; start again"),
+                        rule: .flowExpired, detail: "Session-Id \(LogMasking.token(id)) names no current flow",
                         status: .badRequest, headers: headers))
             }
             guard found.jkt == jkt, found.clientID == client.id else {
@@ -63,6 +74,10 @@ extension HaapiGuarding {
                         Representation.problem(
                             .sessionAndAccessTokenMismatchProblem,
                             title: "The session does not belong to this access token"),
+                        rule: .sessionMismatch,
+                        detail: found.clientID == client.id
+                            ? "the flow was started with another DPoP key"
+                            : "the flow belongs to client \(found.clientID), the token to \(client.id)",
                         status: .badRequest, headers: headers))
             }
             session = found
@@ -70,6 +85,7 @@ extension HaapiGuarding {
             throw Rejection(
                 HTTP.problem(
                     Representation.problem(.unexpectedProblem, title: "No flow session; send the Session-Id header"),
+                    rule: .sessionMissing, detail: "Session-Id: expected the flow's id, got none",
                     status: .badRequest, headers: headers))
         }
         return HaapiCaller(client: client, jkt: jkt, session: session, headers: headers)
@@ -81,7 +97,13 @@ extension HaapiGuarding {
         return HTTP.representation(value, headers: headers)
     }
 
-    func problem(_ caller: HaapiCaller, _ value: JSONValue, status: HTTPResponse.Status = .badRequest) -> Response {
-        HTTP.problem(value, status: status, headers: caller.headers)
+    /// A problem for `caller`; without `rule`, the rule its problem type stands for.
+    func problem(
+        _ caller: HaapiCaller, _ value: JSONValue, rule: Rule? = nil, detail: String? = nil,
+        status: HTTPResponse.Status = .badRequest
+    ) -> Response {
+        HTTP.problem(
+            value, rule: rule ?? Rule(problem: value, status: status), detail: detail, status: status,
+            headers: caller.headers)
     }
 }

@@ -24,6 +24,7 @@ struct ClientRegistry: Sendable {
     /// database is a 500, never "unknown client".
     func client(id: String) async throws(Rejection) -> ResolvedClient? {
         if let configuration = staticClients[id] {
+            RequestTrace.client(id)
             return ResolvedClient(configuration: configuration, dynamicSecretHash: nil)
         }
         guard let dynamic = try await Rejection.unlessStoreFails({ try await store.dynamicClient(id: id) }),
@@ -36,6 +37,7 @@ struct ClientRegistry: Sendable {
         template.authenticationMethod = .clientSecretBasic
         template.dcrTemplate = nil
         template.allowWithoutAttestation = true
+        RequestTrace.client(id)
         return ResolvedClient(configuration: template, dynamicSecretHash: dynamic.secretHash)
     }
 }
@@ -44,6 +46,10 @@ struct ClientRegistry: Sendable {
 /// failed while looking the client up (`storeFailure`: a 500).
 struct ClientAuthenticationFailure: Error {
     let description: String
+    /// `oauth.client-unknown` or `oauth.client-authentication`.
+    var rule: Rule = .clientAuthentication
+    /// What was expected and what came, for the server's log line (never the secret).
+    var detail: String? = nil
     var storeFailure: Rejection? = nil
 }
 
@@ -64,20 +70,38 @@ struct ClientAuthenticator: Sendable {
         if let assertionType = form["client_assertion_type"], assertionType == AssertionTypes.jwtBearer {
             return try await assertion(form, audiences: audiences(), now: now)
         }
-        guard let clientID = form["client_id"], let client = try await lookUp(clientID) else {
-            throw ClientAuthenticationFailure(description: "unknown client")
+        guard let clientID = form["client_id"] else {
+            throw ClientAuthenticationFailure(
+                description: "unknown client", rule: .clientUnknown,
+                detail: "client_id: expected a registered client, got none (and no Authorization or client assertion)")
+        }
+        RequestTrace.client(clientID)
+        guard let client = try await lookUp(clientID) else {
+            throw ClientAuthenticationFailure(
+                description: "unknown client", rule: .clientUnknown,
+                detail: "client_id: \(clientID.prefix(100)) is not registered")
         }
         if let secret = form["client_secret"] {
             guard client.configuration.authenticationMethod == .clientSecretPost || client.isDynamic else {
-                throw ClientAuthenticationFailure(description: "client_secret_post is not allowed for this client")
+                throw ClientAuthenticationFailure(
+                    description: "client_secret_post is not allowed for this client",
+                    detail:
+                        "\(client.id) authenticates with \(client.configuration.authenticationMethod.rawValue), got client_secret_post"
+                )
             }
             guard verifySecret(secret, of: client) else {
-                throw ClientAuthenticationFailure(description: "wrong client secret")
+                throw ClientAuthenticationFailure(
+                    description: "wrong client secret",
+                    detail: "client_secret: not \(client.id)'s (a secret of \(secret.count) chars came)")
             }
             return client
         }
         guard client.configuration.authenticationMethod == .none else {
-            throw ClientAuthenticationFailure(description: "client authentication required")
+            throw ClientAuthenticationFailure(
+                description: "client authentication required",
+                detail:
+                    "\(client.id) authenticates with \(client.configuration.authenticationMethod.rawValue), got only client_id"
+            )
         }
         return client
     }
@@ -99,17 +123,30 @@ struct ClientAuthenticator: Sendable {
             let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")),
             let clientID = FormURLEncoding.decodeComponent(text[..<colon]),
             let secret = FormURLEncoding.decodeComponent(text[text.utf8.index(after: colon)...])
-        else { throw ClientAuthenticationFailure(description: "malformed Basic credentials") }
+        else {
+            throw ClientAuthenticationFailure(
+                description: "malformed Basic credentials",
+                detail: "Authorization: expected Basic base64(client_id:secret), got something else")
+        }
+        RequestTrace.client(String(clientID.prefix(100)))
         if let formID = form["client_id"], formID != clientID {
-            throw ClientAuthenticationFailure(description: "client_id does not match the Basic credentials")
+            throw ClientAuthenticationFailure(
+                description: "client_id does not match the Basic credentials",
+                detail: "client_id: the form names \(formID.prefix(100)), Authorization \(clientID.prefix(100))")
         }
         guard let client = try await lookUp(clientID), client.configuration.isConfidential,
             verifySecret(secret, of: client)
         else {
-            throw ClientAuthenticationFailure(description: "wrong client credentials")
+            throw ClientAuthenticationFailure(
+                description: "wrong client credentials", detail: "Basic credentials: not those of a confidential client"
+            )
         }
         guard [.clientSecretBasic, .clientSecretPost].contains(client.configuration.authenticationMethod) else {
-            throw ClientAuthenticationFailure(description: "client_secret_basic is not allowed for this client")
+            throw ClientAuthenticationFailure(
+                description: "client_secret_basic is not allowed for this client",
+                detail:
+                    "\(client.id) authenticates with \(client.configuration.authenticationMethod.rawValue), got client_secret_basic"
+            )
         }
         return client
     }
@@ -149,35 +186,55 @@ struct ClientAuthenticator: Sendable {
         guard let token = form["client_assertion"], let jws = try? CompactJWS(parsing: token),
             let claims = try? jws.payloadObject(),
             let issuer = claims["iss"]?.stringValue, claims["sub"]?.stringValue == issuer
-        else { throw ClientAuthenticationFailure(description: "malformed client assertion") }
+        else {
+            throw ClientAuthenticationFailure(
+                description: "malformed client assertion",
+                detail: "client_assertion: expected a JWS whose iss and sub are the client id")
+        }
+        RequestTrace.client(String(issuer.prefix(100)))
         if let formID = form["client_id"], formID != issuer {
-            throw ClientAuthenticationFailure(description: "client_id does not match the assertion")
+            throw ClientAuthenticationFailure(
+                description: "client_id does not match the assertion",
+                detail: "client_id: the form names \(formID.prefix(100)), the assertion \(issuer.prefix(100))")
         }
         guard let client = try await lookUp(issuer), !client.isDynamic else {
-            throw ClientAuthenticationFailure(description: "unknown client")
+            throw ClientAuthenticationFailure(
+                description: "unknown client", rule: .clientUnknown,
+                detail: "iss: \(issuer.prefix(100)) is not a registered client that may send assertions")
         }
         let key: JWK
         let allowed: Set<JWSAlgorithm>
         switch client.configuration.authenticationMethod {
         case .privateKeyJWT:
             guard let jwks = client.configuration.jwks, let found = Self.key(in: jwks, for: jws) else {
-                throw ClientAuthenticationFailure(description: "no registered key matches the assertion")
+                throw ClientAuthenticationFailure(
+                    description: "no registered key matches the assertion",
+                    detail: "kid: no key of \(client.id)'s jwks matches the assertion's header")
             }
             key = found
             allowed = Set(JWSAlgorithm.allCases.filter(\.isAsymmetric))
         case .clientSecretJWT:
             guard let secret = client.configuration.secret,
                 let secretKey = try? JWK(json: ["kty": "oct", "k": .string(Base64URL.encode(secret))])
-            else { throw ClientAuthenticationFailure(description: "client has no secret") }
+            else {
+                throw ClientAuthenticationFailure(
+                    description: "client has no secret",
+                    detail: "\(client.id) has no secret to check a client_secret_jwt with")
+            }
             key = secretKey
             allowed = [.hs256, .hs384, .hs512]
         default:
-            throw ClientAuthenticationFailure(description: "client assertions are not allowed for this client")
+            throw ClientAuthenticationFailure(
+                description: "client assertions are not allowed for this client",
+                detail:
+                    "\(client.id) authenticates with \(client.configuration.authenticationMethod.rawValue), got a client assertion"
+            )
         }
         do {
             try jws.verify(with: key, allowedAlgorithms: allowed)
         } catch {
-            throw ClientAuthenticationFailure(description: "client assertion: \(error)")
+            throw ClientAuthenticationFailure(
+                description: "client assertion: \(error)", detail: "client_assertion: \(error)")
         }
         let audience: [String]
         switch claims["aud"] {
@@ -186,15 +243,27 @@ struct ClientAuthenticator: Sendable {
         default: audience = []
         }
         guard audience.contains(where: audiences.contains) else {
-            throw ClientAuthenticationFailure(description: "client assertion has the wrong aud")
+            throw ClientAuthenticationFailure(
+                description: "client assertion has the wrong aud",
+                detail:
+                    "aud: expected the token endpoint or the issuer, got \(audience.joined(separator: ", ").prefix(200))"
+            )
         }
         guard let expiry = claims["exp"]?.numberValue?.intValue, Double(expiry) > now.timeIntervalSince1970,
             Double(expiry) < now.timeIntervalSince1970 + 600
-        else { throw ClientAuthenticationFailure(description: "client assertion expired or lives too long") }
+        else {
+            throw ClientAuthenticationFailure(
+                description: "client assertion expired or lives too long", detail: "exp: expected within the next 600 s"
+            )
+        }
         guard let jti = claims["jti"]?.stringValue,
             await assertionReplay.register(
                 jti: jti, jkt: "assertion:" + issuer, until: Date(timeIntervalSince1970: Double(expiry)), now: now)
-        else { throw ClientAuthenticationFailure(description: "client assertion replayed or without jti") }
+        else {
+            throw ClientAuthenticationFailure(
+                description: "client assertion replayed or without jti",
+                detail: "jti: missing, or this assertion was used before")
+        }
         return client
     }
 

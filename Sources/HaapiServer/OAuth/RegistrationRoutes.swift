@@ -27,7 +27,8 @@ extension RegistrationRoutes {
         guard let authorization = HTTP.header(request, .authorization), let space = authorization.firstIndex(of: " ")
         else {
             return HTTP.oauthError(
-                "invalid_token", "a dcr-scoped access token is required", status: .unauthorized,
+                "invalid_token", "a dcr-scoped access token is required", rule: .accessTokenInvalid,
+                detail: "Authorization: expected a dcr-scoped access token, got none", status: .unauthorized,
                 headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
         }
         let scheme = authorization[..<space].lowercased()
@@ -36,13 +37,18 @@ extension RegistrationRoutes {
             record.expiresAt > now, record.scope.split(separator: " ").contains(Substring(Scopes.dcr))
         else {
             return HTTP.oauthError(
-                "invalid_token", "the access token is not valid for registration", status: .unauthorized,
+                "invalid_token", "the access token is not valid for registration", rule: .accessTokenInvalid,
+                detail:
+                    "token \(LogMasking.token(token)): unknown, expired, revoked or without the \(Scopes.dcr) scope",
+                status: .unauthorized,
                 headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
         }
         if let jkt = record.jkt {
             guard scheme == "dpop", let caller = try await clients.client(id: record.clientID) else {
                 return HTTP.oauthError(
-                    "invalid_token", "a DPoP-bound token must be sent with the DPoP scheme", status: .unauthorized)
+                    "invalid_token", "a DPoP-bound token must be sent with the DPoP scheme", rule: .tokenScheme,
+                    detail: "Authorization: expected the DPoP scheme for a bound token, got \(scheme)",
+                    status: .unauthorized)
             }
             do throws(Rejection) {
                 _ = try await checkProof(
@@ -60,19 +66,27 @@ extension RegistrationRoutes {
         guard let metadata = try? JSONParser(limits: .init(maxBytes: 16 * 1024, maxDepth: 8)).parse(body),
             metadata.objectValue != nil
         else {
-            return HTTP.oauthError("invalid_client_metadata", "the body must be a JSON object")
+            return HTTP.oauthError(
+                "invalid_client_metadata", "the body must be a JSON object", rule: .clientMetadata,
+                detail: "body: expected a JSON object of at most 16 KiB")
         }
         guard let templateID = metadata["software_id"]?.stringValue else {
-            return HTTP.oauthError("invalid_client_metadata", "software_id (the template client id) is required")
+            return HTTP.oauthError(
+                "invalid_client_metadata", "software_id (the template client id) is required", rule: .clientMetadata,
+                detail: "software_id: expected a registration template's client id, got none")
         }
         guard let template = configuration.clients.first(where: { $0.id == templateID }),
             let rules = template.dcrTemplate
         else {
-            return HTTP.oauthError("invalid_software_statement", "\(templateID) is not a registration template")
+            return HTTP.oauthError(
+                "invalid_software_statement", "\(templateID) is not a registration template", rule: .clientMetadata,
+                detail: "software_id: \(templateID.prefix(100)) is not a client with dcrTemplate")
         }
         guard rules.authenticateClientBy == record.clientID else {
             return HTTP.oauthError(
-                "invalid_token", "this token's client may not register from \(templateID)", status: .forbidden)
+                "invalid_token", "this token's client may not register from \(templateID)", rule: .grantNotAllowed,
+                detail: "the token's client \(record.clientID) is not \(templateID)'s authenticateClientBy",
+                status: .forbidden)
         }
         let clientID = "dyn-" + SecureRandom.token(byteCount: 12)
         let secret = SecureRandom.token(byteCount: 32)
@@ -80,7 +94,8 @@ extension RegistrationRoutes {
             try await store.insertDynamicClient(
                 DynamicClient(id: clientID, secretHash: TokenHash.of(secret), templateID: templateID), now: now)
         } catch {
-            return HTTP.oauthError("server_error", "could not store the client", status: .internalServerError)
+            return HTTP.oauthError(
+                "server_error", "could not store the client", rule: .storeFailure, status: .internalServerError)
         }
         return HTTP.json(
             [

@@ -63,8 +63,16 @@ extension TokenRoutes {
             return try await clientCredentials(request, form)
         case "authorization_code"?: return try await authorizationCode(request, form)
         case "refresh_token"?: return try await refresh(request, form)
-        case nil: return HTTP.oauthError("invalid_request", "grant_type is required")
-        case let other?: return HTTP.oauthError("unsupported_grant_type", "grant_type \(other) is not supported")
+        case nil:
+            return HTTP.oauthError(
+                "invalid_request", "grant_type is required", rule: .invalidRequest,
+                detail: "grant_type: expected authorization_code, refresh_token or client_credentials, got none")
+        case let other?:
+            return HTTP.oauthError(
+                "unsupported_grant_type", "grant_type \(other) is not supported", rule: .grantUnsupported,
+                detail:
+                    "grant_type: expected authorization_code, refresh_token or client_credentials, got \(other.prefix(60))"
+            )
         }
     }
 
@@ -89,7 +97,9 @@ extension TokenRoutes {
                 headers[.wwwAuthenticate] = "Basic realm=\"token\""
             }
             throw Rejection(
-                HTTP.oauthError("invalid_client", error.description, status: .unauthorized, headers: headers))
+                HTTP.oauthError(
+                    "invalid_client", error.description, rule: error.rule, detail: error.detail,
+                    status: .unauthorized, headers: headers))
         }
     }
 
@@ -117,13 +127,23 @@ extension TokenRoutes {
             let jti = claims["jti"]?.stringValue
         else {
             return HTTP.oauthError(
-                "invalid_client", "invalid or expired client attestation token", status: .unauthorized)
+                "invalid_client", "invalid or expired client attestation token", rule: .attestationTokenInvalid,
+                detail: form["client_assertion"].map {
+                    "client_assertion \(LogMasking.token($0)): not a current CAT of this server for a known client"
+                }
+                    ?? "client_assertion: expected a CAT, got none",
+                status: .unauthorized)
         }
+        RequestTrace.client(clientID)
         if let formID = form["client_id"], formID != clientID {
-            return HTTP.oauthError("invalid_client", "client_id does not match the attestation", status: .unauthorized)
+            return HTTP.oauthError(
+                "invalid_client", "client_id does not match the attestation", rule: .attestationTokenInvalid,
+                detail: "client_id: expected \(clientID) (the CAT's), got \(formID.prefix(100))", status: .unauthorized)
         }
         if let scope = form["scope"], scope.split(separator: " ").map(String.init) != [Scopes.haapi] {
-            return HTTP.oauthError("invalid_scope", "an attested client may only ask for \(Scopes.haapi)")
+            return HTTP.oauthError(
+                "invalid_scope", "an attested client may only ask for \(Scopes.haapi)", rule: .scope,
+                detail: "scope: expected \(Scopes.haapi), got \(scope.prefix(200))")
         }
         let attestedJKT = claims["cnf"]?["jkt"]?.stringValue
         let proof: DPoPProof? = try await tokenRequestProof(
@@ -136,7 +156,8 @@ extension TokenRoutes {
                 now: now)
         else {
             return HTTP.oauthError(
-                "invalid_client", "the client attestation token was already used", status: .unauthorized)
+                "invalid_client", "the client attestation token was already used", rule: .attestationTokenInvalid,
+                detail: "client_assertion: this CAT was redeemed before", status: .unauthorized)
         }
         var attestation = claims["data"]?.objectValue ?? JSONObject()
         attestation["type"] = claims["type"] ?? "disabled"
@@ -178,25 +199,37 @@ extension TokenRoutes {
                     "scope": .string(Scopes.haapi),
                 ], headers: await nonceHeaders(for: client))
         } catch {
-            return HTTP.oauthError("server_error", "could not issue the token", status: .internalServerError)
+            return HTTP.oauthError(
+                "server_error", "could not issue the token", rule: .storeFailure, status: .internalServerError)
         }
     }
 
     private func clientCredentials(_ request: Request, _ form: [String: String]) async throws(Rejection) -> Response {
         let client: ResolvedClient = try await authenticateClient(request, form)
         guard client.configuration.isConfidential else {
-            return HTTP.oauthError("unauthorized_client", "a public client cannot use client_credentials")
+            return HTTP.oauthError(
+                "unauthorized_client", "a public client cannot use client_credentials", rule: .grantNotAllowed,
+                detail: "client_credentials: \(client.id) is a public client")
         }
         let requested = form["scope"].map { $0.split(separator: " ").map(String.init) } ?? client.configuration.scopes
         let wantsHaapi = requested.contains(Scopes.haapi)
         if wantsHaapi, requested.count > 1 {
-            return HTTP.oauthError("invalid_scope", "\(Scopes.haapi) must be requested alone")
+            return HTTP.oauthError(
+                "invalid_scope", "\(Scopes.haapi) must be requested alone", rule: .scope,
+                detail: "scope: expected \(Scopes.haapi) alone, got \(requested.joined(separator: " ").prefix(200))")
         }
         if wantsHaapi, !client.configuration.allowWithoutAttestation {
-            return HTTP.oauthError("unauthorized_client", "this client must use attestation to obtain a HAAPI token")
+            return HTTP.oauthError(
+                "unauthorized_client", "this client must use attestation to obtain a HAAPI token",
+                rule: .grantNotAllowed,
+                detail: "\(client.id) obtains HAAPI tokens through attestation only (allowWithoutAttestation is off)")
         }
         if !wantsHaapi, let unknown = requested.first(where: { !client.configuration.scopes.contains($0) }) {
-            return HTTP.oauthError("invalid_scope", "scope \(unknown) is not allowed for this client")
+            return HTTP.oauthError(
+                "invalid_scope", "scope \(unknown) is not allowed for this client", rule: .scope,
+                detail:
+                    "scope: \(unknown.prefix(100)) is not allowed for \(client.id) (allowed: \(client.configuration.scopes.joined(separator: " ")))"
+            )
         }
         let proof: DPoPProof? = try await tokenRequestProof(
             request, client: client, boundJKT: nil, required: wantsHaapi)
@@ -214,35 +247,55 @@ extension TokenRoutes {
         guard let code = form["code"],
             let peeked = try await Rejection.unlessStoreFails({ try await store.peekCode(code) })
         else {
-            return HTTP.oauthError("invalid_grant", "unknown authorization code")
+            return HTTP.oauthError(
+                "invalid_grant", "unknown authorization code", rule: .codeUnknown,
+                detail: form["code"].map { "code \(LogMasking.token($0)): not issued by this server" }
+                    ?? "code: none sent")
         }
         let (record, used) = peeked
         guard !used else {
             // Revokes what the first redemption issued.
             _ = try await Rejection.unlessStoreFails { try await store.redeemCode(code, family: "") }
             return HTTP.oauthError(
-                "invalid_grant", "the authorization code was already used; the tokens issued for it are revoked")
+                "invalid_grant", "the authorization code was already used; the tokens issued for it are revoked",
+                rule: .codeReused, detail: "code \(LogMasking.token(code)): redeemed before; its tokens are now revoked"
+            )
         }
         guard record.clientID == client.id else {
-            return HTTP.oauthError("invalid_grant", "the code was issued to another client")
+            return HTTP.oauthError(
+                "invalid_grant", "the code was issued to another client", rule: .codeUnknown,
+                detail: "code: issued to \(record.clientID), redeemed by \(client.id)")
         }
         guard record.expiresAt > now else {
-            return HTTP.oauthError("invalid_grant", "the authorization code has expired")
+            return HTTP.oauthError(
+                "invalid_grant", "the authorization code has expired", rule: .codeExpired,
+                detail: "code: expired \(Int(now.timeIntervalSince(record.expiresAt).rounded())) s ago")
         }
         guard form["redirect_uri"] == record.redirectURI else {
-            return HTTP.oauthError("invalid_grant", "redirect_uri does not match")
+            return HTTP.oauthError(
+                "invalid_grant", "redirect_uri does not match", rule: .redirectURI,
+                detail:
+                    "redirect_uri: expected \(record.redirectURI) (the authorization request's), got \(form["redirect_uri"].map(LogMasking.url) ?? "none")"
+            )
         }
         if let challenge = record.codeChallenge {
             guard let verifier = form["code_verifier"] else {
-                return HTTP.oauthError("invalid_grant", "code_verifier is required for this code")
+                return HTTP.oauthError(
+                    "invalid_grant", "code_verifier is required for this code", rule: .pkceMissing,
+                    detail: "code_verifier: expected the verifier of the code's S256 challenge, got none")
             }
             guard PKCE.isValidVerifier(verifier), ConstantTime.equals(PKCE.challenge(for: verifier), challenge) else {
-                return HTTP.oauthError("invalid_grant", "PKCE verification failed")
+                return HTTP.oauthError(
+                    "invalid_grant", "PKCE verification failed", rule: .pkceMismatch,
+                    detail: PKCE.isValidVerifier(verifier)
+                        ? "code_verifier: its SHA-256 is not the code's challenge"
+                        : "code_verifier: expected 43–128 unreserved characters, got \(verifier.count)")
             }
         } else if form["code_verifier"] != nil {
             // A verifier for a code issued without a challenge: a downgrade or a mix-up (RFC 9700 §2.1.1).
             return HTTP.oauthError(
-                "invalid_grant", "the code was issued without code_challenge; code_verifier is not expected")
+                "invalid_grant", "the code was issued without code_challenge; code_verifier is not expected",
+                rule: .pkceMismatch, detail: "code_verifier: sent for a code issued without code_challenge")
         }
         let proof: DPoPProof? = try await tokenRequestProof(
             request, client: client, boundJKT: record.jkt, required: false,
@@ -251,7 +304,8 @@ extension TokenRoutes {
         guard case .fresh = try await Rejection.unlessStoreFails({ try await store.redeemCode(code, family: family) })
         else {
             return HTTP.oauthError(
-                "invalid_grant", "the authorization code was already used; the tokens issued for it are revoked")
+                "invalid_grant", "the authorization code was already used; the tokens issued for it are revoked",
+                rule: .codeReused, detail: "code \(LogMasking.token(code)): redeemed by a request at the same time")
         }
         return await tokenResponse(
             client: client, username: record.username, scope: record.scope.split(separator: " ").map(String.init),
@@ -264,7 +318,12 @@ extension TokenRoutes {
             let record = try await Rejection.unlessStoreFails({ try await store.refreshToken(token) }),
             record.clientID == client.id
         else {
-            return HTTP.oauthError("invalid_grant", "unknown refresh token")
+            return HTTP.oauthError(
+                "invalid_grant", "unknown refresh token", rule: .refreshUnknown,
+                detail: form["refresh_token"].map {
+                    "refresh_token \(LogMasking.token($0)): not issued to \(client.id)"
+                }
+                    ?? "refresh_token: none sent")
         }
         _ = try await tokenRequestProof(
             request, client: client, boundJKT: record.jkt, required: false,
@@ -273,7 +332,10 @@ extension TokenRoutes {
         if client.configuration.reuseRefreshTokens {
             // The same refresh token again, while it lives: no rotation, so no reuse detection either.
             guard record.status == .active, record.expiresAt > now else {
-                return HTTP.oauthError("invalid_grant", "the refresh token is revoked or expired")
+                return HTTP.oauthError(
+                    "invalid_grant", "the refresh token is revoked or expired", rule: .refreshRevoked,
+                    detail:
+                        "refresh_token \(LogMasking.token(token)): \(record.status == .active ? "expired" : "revoked")")
             }
             return await tokenResponse(
                 client: client, username: record.username, scope: record.scope.split(separator: " ").map(String.init),
@@ -289,13 +351,23 @@ extension TokenRoutes {
                 reuseGrace: TimeInterval(configuration.lifetimes.refreshTokenReuseGrace), now: now)
         } catch {
             Logger(label: "haapi.devserver").error("a refresh token could not be rotated: \(error)")
-            return HTTP.oauthError("server_error", "could not rotate the refresh token", status: .internalServerError)
+            return HTTP.oauthError(
+                "server_error", "could not rotate the refresh token", rule: .storeFailure, status: .internalServerError)
         }
         switch rotation {
-        case .unknown: return HTTP.oauthError("invalid_grant", "unknown refresh token")
-        case .inactive: return HTTP.oauthError("invalid_grant", "the refresh token is revoked or expired")
+        case .unknown:
+            return HTTP.oauthError(
+                "invalid_grant", "unknown refresh token", rule: .refreshUnknown,
+                detail: "refresh_token \(LogMasking.token(token)): gone while it was being rotated")
+        case .inactive:
+            return HTTP.oauthError(
+                "invalid_grant", "the refresh token is revoked or expired", rule: .refreshRevoked,
+                detail: "refresh_token \(LogMasking.token(token)): revoked or expired")
         case .reused:
-            return HTTP.oauthError("invalid_grant", "refresh token reuse detected; the whole token family is revoked")
+            return HTTP.oauthError(
+                "invalid_grant", "refresh token reuse detected; the whole token family is revoked",
+                rule: .refreshReused,
+                detail: "refresh_token \(LogMasking.token(token)): rotated before; its family is now revoked")
         case .rotated(let old):
             return await tokenResponse(
                 client: client, username: old.username, scope: old.scope.split(separator: " ").map(String.init),
@@ -356,7 +428,8 @@ extension TokenRoutes {
             }
         } catch {
             Logger(label: "haapi.devserver").error("tokens could not be issued: \(error)")
-            return HTTP.oauthError("server_error", "could not issue tokens", status: .internalServerError)
+            return HTTP.oauthError(
+                "server_error", "could not issue tokens", rule: .storeFailure, status: .internalServerError)
         }
         return HTTP.json(.object(body), headers: await nonceHeaders(for: client))
     }
@@ -384,7 +457,8 @@ extension TokenRoutes {
     func revocation(_ incoming: Request) async throws(Rejection) -> Response {
         let (_, form, client) = try await authenticatedForm(incoming)
         guard let token = form["token"], !token.isEmpty else {
-            return HTTP.oauthError("invalid_request", "token is required")
+            return HTTP.oauthError(
+                "invalid_request", "token is required", rule: .invalidRequest, detail: "token: expected one, got none")
         }
         // Unknown tokens and tokens of other clients get the same answer: nothing to learn from it.
         if let (record, jti) = accessTokens.open(token) {
@@ -405,7 +479,8 @@ extension TokenRoutes {
     func introspection(_ incoming: Request) async throws(Rejection) -> Response {
         let (request, form, caller) = try await authenticatedForm(incoming)
         guard let token = form["token"], !token.isEmpty else {
-            return HTTP.oauthError("invalid_request", "token is required")
+            return HTTP.oauthError(
+                "invalid_request", "token is required", rule: .invalidRequest, detail: "token: expected one, got none")
         }
         var proofKey: String?
         if !caller.configuration.isConfidential {
@@ -413,6 +488,8 @@ extension TokenRoutes {
                 return HTTP.oauthError(
                     "invalid_client",
                     "introspection requires client authentication: a public client sends a DPoP proof of the token's key",
+                    rule: .clientAuthentication,
+                    detail: "DPoP: a public client's introspection needs a proof, got none",
                     status: .unauthorized)
             }
             proofKey = try await tokenRequestProof(request, client: caller, boundJKT: nil, required: true)?.thumbprint

@@ -26,24 +26,33 @@ extension UserInfoRoutes {
     func userInfo(_ request: Request) async throws(Rejection) -> Response {
         guard let authorization = HTTP.header(request, .authorization), let space = authorization.firstIndex(of: " ")
         else {
-            return resourceChallenge("invalid_token", "an access token is required (DPoP or Bearer scheme)")
+            return resourceChallenge(
+                "invalid_token", "an access token is required (DPoP or Bearer scheme)", rule: .accessTokenInvalid,
+                detail: "Authorization: expected DPoP or Bearer and a token, got none")
         }
         let scheme = authorization[..<space].lowercased()
         let token = String(HTTP.trimmingOWS(authorization[authorization.index(after: space)...]))
         guard scheme == "dpop" || scheme == "bearer", let record = try await accessTokenRecord(token), !record.revoked,
             record.expiresAt > clock()
         else {
-            return resourceChallenge("invalid_token", "the access token is invalid, expired or revoked")
+            return resourceChallenge(
+                "invalid_token", "the access token is invalid, expired or revoked", rule: .accessTokenInvalid,
+                detail:
+                    "token \(LogMasking.token(token)) with the \(scheme.prefix(20)) scheme: unknown, expired or revoked"
+            )
         }
         guard record.scope.split(separator: " ").contains("openid"), let username = record.username else {
             return resourceChallenge(
-                "insufficient_scope", "the access token does not carry the openid scope of a signed-in user")
+                "insufficient_scope", "the access token does not carry the openid scope of a signed-in user",
+                rule: .insufficientScope, detail: "scope: expected openid, got \(record.scope.prefix(200))")
         }
         let client = try await clients.client(id: record.clientID)
         if let jkt = record.jkt {
             // RFC 9449 §7.2: a bound token presented as a bearer token is refused, never accepted without its proof.
             guard scheme == "dpop" else {
-                return resourceChallenge("invalid_token", "a DPoP-bound token must be sent with the DPoP scheme")
+                return resourceChallenge(
+                    "invalid_token", "a DPoP-bound token must be sent with the DPoP scheme", rule: .tokenScheme,
+                    detail: "Authorization: expected DPoP for a bound token, got \(scheme)")
             }
             do throws(Rejection) {
                 _ = try await checkProof(
@@ -52,7 +61,9 @@ extension UserInfoRoutes {
                 return error.response
             }
         } else if scheme == "dpop" {
-            return resourceChallenge("invalid_token", "the access token is not DPoP-bound; use the Bearer scheme")
+            return resourceChallenge(
+                "invalid_token", "the access token is not DPoP-bound; use the Bearer scheme", rule: .tokenScheme,
+                detail: "Authorization: expected Bearer for an unbound token, got DPoP")
         }
         // The claims the token's scopes grant (OIDC Core §5.4): `sub` always, the names with `profile`, the
         // address with `email`.

@@ -31,7 +31,8 @@ extension WebAppRelyingPartyRoutes {
     func logout(_ request: Request) async throws(Rejection) -> Response {
         guard let authorization = HTTP.header(request, .authorization), HTTP.hasAuthScheme(authorization, "bearer")
         else {
-            return Self.rpError("use Authorization: Bearer with the session to end", status: .unauthorized)
+            return Self.rpError(
+                "use Authorization: Bearer with the session to end", rule: .passkeySession, status: .unauthorized)
         }
         await relyingPartySessions.close(String(HTTP.trimmingOWS(authorization.dropFirst(7))), now: clock())
         return Response(status: .noContent, headers: [.cacheControl: "no-store"])
@@ -52,8 +53,10 @@ extension WebAppRelyingPartyRoutes {
         return HTTP.json(.object(body))
     }
 
-    static func rpError(_ message: String, status: HTTPResponse.Status = .badRequest) -> Response {
-        HTTP.json(["error": .string(message)], status: status)
+    /// The web app's refusal shape (`{"error": …}`), for a breach of `rule`.
+    static func rpError(_ message: String, rule: Rule, status: HTTPResponse.Status = .badRequest) -> Response {
+        RequestTrace.refuse(rule, message)
+        return HTTP.json(["error": .string(message)], status: status)
     }
 
     /// Sign-up creates a new passkey-only account; adding a passkey to an existing account needs that
@@ -65,13 +68,15 @@ extension WebAppRelyingPartyRoutes {
         let signedIn = try await relyingPartySessionUser(request, now: now)
         guard let name = request.uri.queryParameters.get("user_name") ?? signedIn, !name.isEmpty, name.count <= 64
         else {
-            return Self.rpError("user name not provided")
+            return Self.rpError("user name not provided", rule: .invalidRequest)
         }
         let ceremony: PasskeyChallenges.Pending.Ceremony
         let userHandle: Data
         if let signedIn {
             guard signedIn == name else {
-                return Self.rpError("a signed-in user can add passkeys only to its own account", status: .forbidden)
+                return Self.rpError(
+                    "a signed-in user can add passkeys only to its own account", rule: .passkeySession,
+                    status: .forbidden)
             }
             ceremony = .addToAccount
             userHandle =
@@ -81,7 +86,8 @@ extension WebAppRelyingPartyRoutes {
             guard try await Rejection.unlessStoreFails({ try await store.accountExists(identifier: name) }) == false
             else {
                 return Self.rpError(
-                    "User already registered; sign in with a passkey of this account to add another", status: .conflict)
+                    "User already registered; sign in with a passkey of this account to add another",
+                    rule: .passkeySession, status: .conflict)
             }
             ceremony = .newAccount
             userHandle = Data(SecureRandom.bytes(16))
@@ -113,12 +119,14 @@ extension WebAppRelyingPartyRoutes {
     private func relyingPartySessionUser(_ request: Request, now: Date) async throws(Rejection) -> String? {
         guard let authorization = HTTP.header(request, .authorization) else { return nil }
         guard authorization.lowercased().hasPrefix("bearer ") else {
-            throw Rejection(Self.rpError("use Authorization: Bearer", status: .unauthorized))
+            throw Rejection(Self.rpError("use Authorization: Bearer", rule: .passkeySession, status: .unauthorized))
         }
         let token = String(HTTP.trimmingOWS(authorization.dropFirst(7)))
         guard let username = await relyingPartySessions.username(for: token, now: now) else {
             throw Rejection(
-                Self.rpError("the session has expired or does not exist; sign in again", status: .unauthorized))
+                Self.rpError(
+                    "the session has expired or does not exist; sign in again", rule: .passkeySession,
+                    status: .unauthorized))
         }
         return username
     }
@@ -127,25 +135,28 @@ extension WebAppRelyingPartyRoutes {
         var request = incoming
         guard let body = try? await HTTP.bodyText(&request, limit: 64 * 1024), let json = try? JSONParser().parse(body)
         else {
-            return Self.rpError("the body must be a registration credential (JSON)")
+            return Self.rpError("the body must be a registration credential (JSON)", rule: .passkeyInvalid)
         }
         do throws(WebAuthnError) {
             let response = try RegistrationResponse(json: json)
             let clientData = try CollectedClientData(parsing: response.clientDataJSON)
             guard let pending = await passkeyChallenges.take(clientData.challenge, now: clock()),
                 let username = pending.username, let userHandle = pending.userHandle
-            else { return Self.rpError("Stored challenge and received challenge do not match") }
+            else {
+                return Self.rpError("Stored challenge and received challenge do not match", rule: .passkeyChallenge)
+            }
             let owner: PasskeyOwner
             switch pending.ceremony {
             case .newAccount: owner = .newAccount(username: username)
             case .addToAccount: owner = .existingAccount(username)
-            case .authentication: return Self.rpError("Stored challenge and received challenge do not match")
+            case .authentication:
+                return Self.rpError("Stored challenge and received challenge do not match", rule: .passkeyChallenge)
             }
             let stored = try await registerPasskey(
                 response, challenge: clientData.challenge, owner: owner, userHandle: userHandle)
             return Self.accountJSON(stored)
         } catch {
-            return Self.rpError("\(error)")
+            return Self.rpError("\(error)", rule: Rule(webAuthn: error))
         }
     }
 
@@ -165,7 +176,7 @@ extension WebAppRelyingPartyRoutes {
         var request = incoming
         guard let body = try? await HTTP.bodyText(&request, limit: 64 * 1024), let json = try? JSONParser().parse(body)
         else {
-            return Self.rpError("the body must be an assertion credential (JSON)")
+            return Self.rpError("the body must be an assertion credential (JSON)", rule: .passkeyInvalid)
         }
         do throws(WebAuthnError) {
             let response = try AuthenticationResponse(json: json)
@@ -173,17 +184,20 @@ extension WebAppRelyingPartyRoutes {
             guard let pending = await passkeyChallenges.take(clientData.challenge, now: clock()),
                 pending.ceremony == .authentication
             else {
-                return Self.rpError("Stored challenge and received challenge do not match", status: .unauthorized)
+                return Self.rpError(
+                    "Stored challenge and received challenge do not match", rule: .passkeyChallenge,
+                    status: .unauthorized)
             }
             // A discoverable sign-in names its account only by userHandle: it is required here.
             guard response.userHandle != nil else {
-                return Self.rpError("the assertion has no userHandle", status: .unauthorized)
+                return Self.rpError("the assertion has no userHandle", rule: .passkeyInvalid, status: .unauthorized)
             }
             let stored = try await verifyPasskeyAssertion(response, challenge: clientData.challenge)
             let session = await relyingPartySessions.open(for: stored.username, now: clock())
             return Self.accountJSON(stored, session: session)
         } catch {
-            return Self.rpError("failed to validate assertion: \(error)", status: .unauthorized)
+            return Self.rpError(
+                "failed to validate assertion: \(error)", rule: Rule(webAuthn: error), status: .unauthorized)
         }
     }
 }

@@ -9,7 +9,10 @@ extension FormReading {
     /// Reads the URL-encoded body within the configured size limit.
     func readForm(_ request: inout Request) async throws(Rejection) -> [String: String] {
         do throws(RequestFailure) {
-            return try await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
+            let form = try await HTTP.form(&request, limit: configuration.security.maxRequestBytes)
+            // The client the request claims to be, for its log line until (and unless) it is authenticated.
+            if let claimed = form["client_id"] { RequestTrace.client(String(claimed.prefix(100))) }
+            return form
         } catch {
             throw Rejection(error.response)
         }

@@ -37,6 +37,12 @@ enum HTTP {
     private static func body(
         _ buffer: ByteBuffer, fields: HTTPFields, status: HTTPResponse.Status, headers: HTTPFields
     ) -> Response {
+        if let trace = RequestTrace.current {
+            trace.update {
+                $0.responseBody = buffer
+                $0.responseContentType = fields[.contentType]
+            }
+        }
         var combined = fields
         if !headers.isEmpty {
             // Rare (a nonce, a challenge): the caller's fields, with ours set over any of the same name.
@@ -56,11 +62,22 @@ enum HTTP {
         static let problem: HTTPFields = [.contentType: HaapiMediaType.problem, .cacheControl: "no-store"]
     }
 
-    /// An OAuth error response (RFC 6749 §5.2).
+    /// An OAuth error response (RFC 6749 §5.2) for a breach of `rule`: its id ends the `error_description` in
+    /// brackets, and the request's trace records it with `detail` (what was expected, what came) for the
+    /// server's log line.
     static func oauthError(
-        _ error: String, _ description: String, status: HTTPResponse.Status = .badRequest, headers: HTTPFields = [:]
+        _ error: String, _ description: String, rule: Rule, detail: String? = nil,
+        status: HTTPResponse.Status = .badRequest, headers: HTTPFields = [:]
     ) -> Response {
-        json(["error": .string(error), "error_description": .string(description)], status: status, headers: headers)
+        RequestTrace.refuse(rule, detail)
+        return json(
+            ["error": .string(error), "error_description": .string(described(description, rule))], status: status,
+            headers: headers)
+    }
+
+    /// `description` with the rule's id in brackets at its end.
+    static func described(_ description: String, _ rule: Rule) -> String {
+        "\(description) [\(rule.id)]"
     }
 
     static func representation(
@@ -69,8 +86,13 @@ enum HTTP {
         body(value, fields: Fields.representation, status: status, headers: headers)
     }
 
-    static func problem(_ value: JSONValue, status: HTTPResponse.Status, headers: HTTPFields = [:]) -> Response {
-        body(value, fields: Fields.problem, status: status, headers: headers)
+    /// A HAAPI problem for a breach of `rule`. The body keeps the problem's shape (its title is shown to users);
+    /// the rule and `detail` go to the request's trace.
+    static func problem(
+        _ value: JSONValue, rule: Rule, detail: String? = nil, status: HTTPResponse.Status, headers: HTTPFields = [:]
+    ) -> Response {
+        RequestTrace.refuse(rule, detail)
+        return body(value, fields: Fields.problem, status: status, headers: headers)
     }
 
     static func redirect(to location: String) -> Response {
@@ -83,6 +105,7 @@ enum HTTP {
             HaapiMediaType.essence(of: contentType) == "application/x-www-form-urlencoded"
         else { throw .unsupportedMediaType }
         let body = try await bodyBuffer(&request, limit: limit)
+        RequestTrace.current?.update { $0.requestBody = body }
         // Parsed from the received bytes; only a refused body is looked at again, to say why.
         let decoded = body.withUnsafeReadableBytes { raw in
             raw.withMemoryRebound(to: UInt8.self) { FormURLEncoding.decode(utf8: $0) }
@@ -104,6 +127,7 @@ enum HTTP {
 
     static func bodyText(_ request: inout Request, limit: Int) async throws(RequestFailure) -> String {
         let buffer = try await bodyBuffer(&request, limit: limit)
+        RequestTrace.current?.update { $0.requestBody = buffer }
         guard let text = String(bytes: buffer.readableBytesView, encoding: .utf8) else {
             throw .malformed("the body is not UTF-8")
         }
@@ -188,11 +212,13 @@ enum RequestFailure: Error {
         switch self {
         case .unsupportedMediaType:
             HTTP.oauthError(
-                "invalid_request", "expected application/x-www-form-urlencoded", status: .unsupportedMediaType)
+                "invalid_request", "expected application/x-www-form-urlencoded", rule: .invalidRequest,
+                status: .unsupportedMediaType)
         case .tooLarge:
-            HTTP.oauthError("invalid_request", "request body too large", status: .contentTooLarge)
+            HTTP.oauthError(
+                "invalid_request", "request body too large", rule: .invalidRequest, status: .contentTooLarge)
         case .malformed(let detail):
-            HTTP.oauthError("invalid_request", detail)
+            HTTP.oauthError("invalid_request", detail, rule: .invalidRequest)
         }
     }
 }
@@ -230,7 +256,8 @@ extension Rejection {
         } catch {
             Logger(label: "haapi.devserver").error("database call failed: \(error)")
             throw Rejection(
-                HTTP.oauthError("server_error", "the server's database failed", status: .internalServerError))
+                HTTP.oauthError(
+                    "server_error", "the server's database failed", rule: .storeFailure, status: .internalServerError))
         }
     }
 }

@@ -11,7 +11,8 @@ extension AuthenticatorRoutes {
     ) async throws -> Response {
         let caller = input.caller
         guard let session = caller.session else {
-            return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session"))
+            return problem(
+                caller, Representation.problem(.unexpectedProblem, title: "No flow session"), rule: .flowExpired)
         }
         switch (input.method, input.action) {
         case ("GET", nil):

@@ -13,7 +13,8 @@ extension AuthenticatorRoutes {
     ) async throws -> Response {
         let caller = input.caller
         guard let session = caller.session else {
-            return problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session"))
+            return problem(
+                caller, Representation.problem(.unexpectedProblem, title: "No flow session"), rule: .flowExpired)
         }
         switch (input.method, input.action) {
         case ("GET", nil):
@@ -120,7 +121,8 @@ extension AuthenticatorRoutes {
             return problem(
                 caller,
                 Representation.problem(
-                    .authenticationFailedProblem, title: "No passkey ceremony is waiting for this answer"))
+                    .authenticationFailedProblem, title: "No passkey ceremony is waiting for this answer"),
+                rule: .passkeyChallenge)
         }
         do throws(WebAuthnError) {
             if isRegistration {
@@ -140,7 +142,8 @@ extension AuthenticatorRoutes {
         } catch {
             return problem(
                 caller,
-                Representation.problem(.authenticationFailedProblem, title: "The passkey was not accepted: \(error)"))
+                Representation.problem(.authenticationFailedProblem, title: "The passkey was not accepted: \(error)"),
+                rule: Rule(webAuthn: error), detail: "\(error)")
         }
     }
 }

@@ -22,5 +22,17 @@ extension SiteAssets {
         .hint { color: #666; font-size: 0.95rem; }
         .links li { margin: 0.4rem 0; }
         code { font-size: 0.9em; overflow-wrap: anywhere; }
+        main:has(.inspector), main:has(.exchange) { max-width: 64rem; }
+        table.inspector, table.headers { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
+        table.inspector th, table.inspector td, table.headers th, table.headers td { text-align: left;
+          padding: 0.25rem 0.5rem; border-bottom: 1px solid #ddd; vertical-align: top; overflow-wrap: anywhere; }
+        table.headers th { width: 12rem; font-weight: 600; }
+        tr.refused td, .refusals li a { color: var(--error); }
+        .refusal { border-left: 4px solid var(--error); padding: 0.25rem 0.75rem; background: rgba(179, 38, 30, 0.06); }
+        .exchange { border-top: 1px solid #ccc; margin-top: 1.5rem; }
+        .exchange:target { background: rgba(37, 87, 214, 0.06); }
+        pre { overflow-x: auto; padding: 0.5rem; background: #f4f4f4; border-radius: 6px; font-size: 0.85rem; }
+        svg.sequence { max-width: 100%; height: auto; }
+        svg.sequence a:hover text, svg.sequence a:focus text { text-decoration: underline; }
         """#
 }

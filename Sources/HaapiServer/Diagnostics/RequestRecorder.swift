@@ -1,0 +1,57 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The middleware in front of every route: it gives the request a ``RequestTrace`` while it runs, then
+/// writes its log line and keeps it in the journal for the inspector. A refusal thrown as ``Rejection``
+/// is answered here with its response, as the router would.
+struct RequestRecorder: RouterMiddleware {
+    typealias Context = ServerRequestContext
+
+    let journal: RequestJournal
+    let log: RequestLogOptions
+    let clock: @Sendable () -> Date
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let path = request.uri.path
+        // Not kept: the inspector's own pages (a page that polls would push the flows out of the ring),
+        // health checks (load balancers and benchmarks poll them), and static assets.
+        if path.hasPrefix(InspectorRoutes.path) || path == Paths.health || path.hasPrefix("/assets/") {
+            return try await next(request, context)
+        }
+        let trace = RequestTrace()
+        let started = clock()
+        let response: Response
+        do {
+            response = try await RequestTrace.$current.withValue(trace) { try await next(request, context) }
+        } catch let rejection as Rejection {
+            response = rejection.response
+        } catch let error as HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        } catch {
+            record(request, status: 500, response: nil, trace: trace, started: started)
+            throw error
+        }
+        record(request, status: Int(response.status.code), response: response, trace: trace, started: started)
+        return response
+    }
+
+    private func record(_ request: Request, status: Int, response: Response?, trace: RequestTrace, started: Date) {
+        let found = trace.snapshot
+        let exchange = RecordedExchange(
+            sequence: journal.nextSequence, time: started, duration: clock().timeIntervalSince(started),
+            method: request.method.rawValue, path: request.uri.path, query: request.uri.query,
+            requestHeaders: RecordedExchange.fields(request.headers),
+            requestBody: RecordedExchange.cut(found.requestBody), status: status,
+            responseHeaders: response.map { RecordedExchange.fields($0.headers) } ?? [],
+            responseBody: RecordedExchange.cut(found.responseBody), responseContentType: found.responseContentType,
+            clientID: found.clientID, refusal: found.refusal, proofKey: found.proofKey, issuedLink: found.issuedLink,
+            consumedLink: found.consumedLink)
+        journal.append(exchange)
+        guard let write = log.write, exchange.isRefused || log.verbose else { return }
+        write(RequestLogLine.line(exchange, format: log.format))
+    }
+}
