@@ -187,6 +187,8 @@ extension AttestationRoutes {
         switch verdict {
         case .attested(let thumbprint, let verified)?:
             jkt = thumbprint
+            // The attested key is the device's DPoP key: it ties this request to the flow that follows.
+            RequestTrace.proofKey(thumbprint)
             data = verified
         case .refused(let reason)?:
             return HTTP.oauthError(

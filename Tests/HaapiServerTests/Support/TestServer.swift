@@ -71,12 +71,13 @@ final class TestServer: Sendable {
     var base: String { server.issuer }
 
     init(
-        configuration: ServerConfiguration? = nil, databasePath: String? = nil, clock: TestClock = TestClock()
+        configuration: ServerConfiguration? = nil, databasePath: String? = nil, clock: TestClock = TestClock(),
+        requestLog: RequestLogOptions = .off
     ) async throws {
         self.clock = clock
         server = try DevServer(
             configuration: configuration ?? TestConfiguration.make(), store: ServerStore(path: databasePath),
-            clock: { clock.now })
+            requestLog: requestLog, clock: { clock.now })
         running = try await server.start()
     }
 

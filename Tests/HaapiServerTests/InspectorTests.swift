@@ -1,0 +1,185 @@
+import Foundation
+import HaapiDriver
+import HaapiRawClient
+import NIOCore
+import Testing
+
+@testable import HaapiServer
+
+/// `/inspector`: the recent flows and requests, drawn and decoded, for this machine only; everything it
+/// shows escaped; its memory bounded by its ring.
+@Suite("Inspector: flows as sequence diagrams, requests decoded, local only, escaped, bounded")
+struct InspectorTests {
+    static func page(
+        _ server: TestServer, _ path: String, headers: [(String, String)] = []
+    ) async throws
+        -> RawResponse
+    {
+        try await RawHTTP.send("GET", server.base + path, headers: headers)
+    }
+
+    /// The sections of a flow page, as their headings read.
+    static func sections(_ html: String) -> [String] {
+        html.components(separatedBy: "<section class=\"exchange").dropFirst().compactMap { section in
+            guard let start = section.range(of: "<h2>"), let end = section.range(of: "</h2>") else { return nil }
+            return String(section[start.upperBound..<end.lowerBound])
+        }
+    }
+
+    @Test("a password login with the code's redemption is one flow, from the attestation challenge to the token")
+    func loginIsOneFlow() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let device = HaapiDevice(base: server.base)
+        try await device.obtainHaapiToken()
+        let code = try await device.passwordLogin()
+        #expect(try await device.redeem(code: code).status == 200)
+        let overview = try await Self.page(server, "/inspector")
+        #expect(overview.status == 200 && overview.contentType == "text/html")
+        #expect(overview.text.contains("<a href=\"/inspector/flows/1\">flow 1</a>"), "\(overview.text)")
+        let flow = try await Self.page(server, "/inspector/flows/1")
+        let steps = Self.sections(flow.text)
+        #expect(steps.first?.hasPrefix("GET /oauth/token/cat → 200 attestation challenge") == true, "\(steps)")
+        #expect(steps.last?.hasPrefix("POST /oauth/token (authorization_code) → 200 token response (DPoP)") == true)
+        #expect(steps.contains { $0.contains("POST /authn/authenticate/password") }, "\(steps)")
+        #expect(steps.count == 9, "\(steps.joined(separator: "\n"))")
+        // The diagram: one arrow there and one back per request, each linking to its section.
+        #expect(flow.text.components(separatedBy: "<a href=\"#r").count - 1 == steps.count)
+        #expect(flow.text.contains("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"sequence\""))
+        // Decoded, with the secrets masked: the proof's claims, not its signature; the password's length only.
+        #expect(flow.text.contains("&quot;htm&quot;: &quot;POST&quot;"))
+        #expect(flow.text.contains("password = (9 chars)"), "\(flow.text)")
+        #expect(!flow.text.contains("Password1"))
+        #expect(!flow.text.contains(code))
+        #expect(flow.text.contains("ID token claims:"))
+        // Pages load nothing from elsewhere: the script and style are the server's own.
+        #expect(flow.header("content-security-policy")?.contains("script-src 'self'") == true)
+        #expect(!flow.text.contains("http://") || !flow.text.contains("<script src=\"http"))
+    }
+
+    @Test("a refused request shows its rule, what was expected and what came, and the fix, in red")
+    func refusalShown() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let device = HaapiDevice(base: server.base)
+        try await device.obtainHaapiToken()
+        let proof = try DPoPTests.sign(
+            DPoPTests.claims(device, url: "http://elsewhere.example/oauth/authorize"), key: device.key)
+        #expect(try await DPoPTests.authorize(device, proofs: [proof]).status == 401)
+        let flow = try await Self.page(server, "/inspector/flows/1")
+        #expect(flow.text.contains("<section class=\"exchange refused\""))
+        #expect(flow.text.contains("<strong>dpop.htu-mismatch</strong>"))
+        #expect(
+            flow.text.contains(
+                "htu: expected \(device.url("/oauth/authorize")), got http://elsewhere.example/oauth/authorize"))
+        #expect(flow.text.contains("Fix: " + HTMLPage.escape(Rule.dpopHtuMismatch.entry.fix)))
+        #expect(flow.text.contains("stroke=\"#c62828\""))
+    }
+
+    @Test("everything shown is escaped: script payloads in a user name, a redirect URI, a client id, a header")
+    func escaped() async throws {
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        let payload = "<script>alert(1)</script>"
+        let device = HaapiDevice(base: server.base)
+        try await device.obtainHaapiToken()
+        let login = try await device.startAuthenticator("password")
+        _ = try await device.submit(login.json["actions"]?[0], [("userName", payload), ("password", "x")])
+        _ = try await device.authorize(redirectURI: "app://" + payload)
+        _ = try await RawHTTP.form(
+            server.base + "/oauth/token", [("grant_type", payload), ("client_id", payload)],
+            headers: [("X-Evil", payload)])
+        _ = try await RawHTTP.send("GET", server.base + "/" + "%3Cscript%3Ealert(1)%3C/script%3E")
+        var pages = ["/inspector", "/inspector/flows/1"]
+        for sequence in 1...12 { pages.append("/inspector/requests/\(sequence)") }
+        for path in pages {
+            let page = try await Self.page(server, path)
+            #expect(!page.text.contains("<script>alert"), "\(path) shows a raw payload")
+            #expect(!page.text.lowercased().contains("<script>"), "\(path)")
+        }
+        let all = try await Self.page(server, "/inspector")
+        #expect(all.text.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+    }
+
+    @Test("refused from another Origin, a foreign Host or a cross-site fetch, as the admin endpoints are")
+    func localOnly() async throws {
+        let server = try await TestServer.shared.get()
+        let port = server.running.port
+        for headers in [
+            [("Origin", "http://evil.example")], [("Host", "evil.example:\(port)")], [("Sec-Fetch-Site", "cross-site")],
+        ] {
+            for path in ["/inspector", "/inspector/flows/1", "/inspector/requests/1", "/inspector/live.js"] {
+                let refused = try await Self.page(server, path, headers: headers)
+                #expect(refused.status == 403, "\(path) \(headers)")
+                #expect(!refused.text.contains("<svg"))
+            }
+        }
+        #expect(try await Self.page(server, "/inspector", headers: [("Origin", server.base)]).status == 200)
+    }
+
+    /// The journal keeps 500 requests whatever comes. 100,000 refused requests, each as the middleware
+    /// records it (headers with 512 bytes of padding, a form body, an OAuth error body, its refusal), leave
+    /// the process's RSS less than 10 MiB above what it was once the ring was full. Over HTTP the same flood
+    /// takes about two minutes in a debug build, so the HTTP path is checked with 3,000 requests: the ring
+    /// stays at its capacity and keeps the newest.
+    @Test("a flood of 100,000 refused requests keeps the journal within its budget (< 10 MiB of RSS growth)")
+    func flood() async throws {
+        let journal = RequestJournal()
+        func refused(_ index: Int) -> RecordedExchange {
+            let form = ByteBuffer(string: "grant_type=flood-\(index)&client_id=client-\(index)")
+            let answer = ByteBuffer(
+                string:
+                    #"{"error":"unsupported_grant_type","error_description":"grant_type flood-\#(index) is not supported [oauth.grant-unsupported]"}"#
+            )
+            return RecordedExchange(
+                sequence: journal.nextSequence, time: Date(), duration: 0.001, method: "POST", path: "/oauth/token",
+                query: nil,
+                requestHeaders: [
+                    ("content-type", "application/x-www-form-urlencoded"),
+                    ("x-padding", String(repeating: "p", count: 512)),
+                    ("host", "127.0.0.1:8080"),
+                ],
+                requestBody: RecordedExchange.cut(form), status: 400,
+                responseHeaders: [("content-type", "application/json"), ("cache-control", "no-store")],
+                responseBody: RecordedExchange.cut(answer), responseContentType: "application/json",
+                clientID: "client-\(index)",
+                refusal: Refusal(rule: .grantUnsupported, detail: "grant_type: got flood-\(index)"),
+                proofKey: index % 3 == 0 ? "key-\(index)" : nil, issuedLink: nil, consumedLink: nil)
+        }
+        for index in 0..<2_000 { journal.append(refused(index)) }
+        let before = try #require(ProcessMemory.residentBytes())
+        for index in 2_000..<102_000 { journal.append(refused(index)) }
+        let after = try #require(ProcessMemory.residentBytes())
+        let growth = Double(after - before) / 1_048_576
+        #expect(growth < 10, "RSS grew by \(growth) MiB")
+        #expect(journal.exchanges.count == RequestJournal.capacity)
+        #expect(journal.exchanges.last?.clientID == "client-101999")
+
+        let server = try await TestServer()
+        defer { Task { await server.stop() } }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for index in stride(from: worker, to: 3_000, by: 8) {
+                        let response = try await RawHTTP.form(
+                            server.base + "/oauth/token", [("grant_type", "flood-\(index)")])
+                        guard response.status == 400 else { throw UnexpectedResponse("\(response.status)") }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(server.server.journal.exchanges.count == RequestJournal.capacity)
+        #expect(server.server.journal.exchanges.allSatisfy { $0.rule == .grantUnsupported })
+    }
+}
+
+/// This process's resident memory, from /proc (Linux).
+enum ProcessMemory {
+    static func residentBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return nil }
+        return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }.map { $0 * 1024 }
+    }
+}

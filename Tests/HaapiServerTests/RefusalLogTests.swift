@@ -1,0 +1,143 @@
+import Foundation
+import HaapiDriver
+import HaapiRawClient
+import Testing
+
+@testable import HaapiServer
+
+/// Lines a test server writes, kept for the test to read.
+final class CapturedLines: Sendable {
+    private let lines = LockedValue([String]())
+
+    var all: [String] { lines.get() }
+
+    func options(format: RequestLogOptions.Format = .text, verbose: Bool = false) -> RequestLogOptions {
+        RequestLogOptions(format: format, verbose: verbose, write: { line in self.lines.withLock { $0.append(line) } })
+    }
+
+    /// The one line written since `mark` that names `rule`.
+    func line(after mark: Int, rule: Rule, sourceLocation: SourceLocation = #_sourceLocation) -> String {
+        let found = all.dropFirst(mark).filter { $0.contains("[\(rule.id)]") }
+        #expect(found.count == 1, "\(all.dropFirst(mark))", sourceLocation: sourceLocation)
+        return found.first ?? ""
+    }
+}
+
+/// Every refused request is one line on the server's output: when, what, which client, which rule, what
+/// was expected and what came, and the fix; never a secret. The response names the rule too.
+@Suite("Refusal lines: the rule, what was expected and what came, the fix; no secret")
+struct RefusalLogTests {
+    typealias D = DPoPTests
+
+    @Test("htu, iat, nonce and redirect_uri refusals each print one line with both values and the fix")
+    func linesNameBothSides() async throws {
+        let lines = CapturedLines()
+        let server = try await TestServer(requestLog: lines.options())
+        defer { Task { await server.stop() } }
+        let device = HaapiDevice(base: server.base)
+        try await device.obtainHaapiToken()
+        let authorize = device.url("/oauth/authorize")
+        let port = server.running.port
+
+        // htu naming the server by another name than the issuer's.
+        var mark = lines.all.count
+        let otherName = "http://localhost:\(port)/oauth/authorize"
+        let wrongHost = try await D.authorize(
+            device, proofs: [try D.sign(D.claims(device, url: otherName), key: device.key)])
+        #expect(wrongHost.status == 401)
+        #expect(
+            wrongHost.json["error_description"]?.stringValue == "htu does not match the request URL [dpop.htu-mismatch]"
+        )
+        let htu = lines.line(after: mark, rule: .dpopHtuMismatch)
+        #expect(htu.contains("GET /oauth/authorize 401 client=haapi-demo"), "\(htu)")
+        #expect(htu.contains("htu: expected \(authorize), got \(otherName);"), "\(htu)")
+        #expect(htu.contains("fix: \(Rule.dpopHtuMismatch.entry.fix)"), "\(htu)")
+
+        // iat 75 seconds old, against the ±60 s window.
+        mark = lines.all.count
+        _ = try await D.authorize(device, proofs: [try D.sign(D.claims(device, iat: Date() - 75), key: device.key)])
+        // 75 s, or 76 when the second turned between the proof and its check.
+        let iat = lines.line(after: mark, rule: .dpopIatWindow)
+        #expect(
+            ["75", "76"].contains { iat.contains("iat: \($0) s before the server's clock, window ±60 s") }, "\(iat)")
+
+        // A nonce the server never issued.
+        mark = lines.all.count
+        let invented = try await D.authorize(
+            device, proofs: [try D.sign(D.claims(device, nonce: .some("made-up")), key: device.key)])
+        #expect(invented.json["error"]?.stringValue == "use_dpop_nonce")
+        #expect(
+            lines.line(after: mark, rule: .dpopNonceUnknown).contains(
+                "nonce: unknown, the current one was sent in DPoP-Nonce"))
+
+        // A redirect URI the client did not register.
+        mark = lines.all.count
+        let other = try await device.authorize(redirectURI: "app://other")
+        #expect(
+            other.json["error_description"]?.stringValue?.hasSuffix("[oauth.redirect-uri]") == true, "\(other.text)")
+        let redirect = lines.line(after: mark, rule: .redirectURI)
+        #expect(
+            redirect.contains("redirect_uri: app://other is not registered for haapi-demo (registered: app://haapi"),
+            "\(redirect)")
+    }
+
+    @Test("no token, code, password, client secret, proof signature or cookie reaches a line")
+    func noSecrets() async throws {
+        let lines = CapturedLines()
+        let server = try await TestServer(requestLog: lines.options(verbose: true))
+        defer { Task { await server.stop() } }
+        let device = HaapiDevice(base: server.base)
+        try await device.obtainHaapiToken()
+        let token = try #require(device.haapiToken)
+        // A wrong password, a wrong client secret, a replayed proof, a code redeemed twice, a cookie.
+        let login = try await device.startAuthenticator("password")
+        _ = try await device.submit(
+            login.json["actions"]?[0], [("userName", "demouser"), ("password", "Wrong-Secret-9")])
+        _ = try await RawHTTP.form(
+            device.url("/oauth/token"), [("grant_type", "client_credentials")],
+            headers: [RawHTTP.basic("secret-basic", "not-the-basic-secret"), ("Cookie", "session=cookie-value-123")])
+        let proof = try device.proof("GET", device.url("/oauth/authorize"), accessToken: token)
+        _ = try await D.authorize(device, proofs: [proof])
+        _ = try await D.authorize(device, proofs: [proof])
+        let code = try await device.passwordLogin()
+        _ = try await device.redeem(code: code)
+        _ = try await device.redeem(code: code)
+        let text = lines.all.joined(separator: "\n")
+        #expect(lines.all.contains { $0.contains("[haapi.incorrect-credentials]") }, "\(text)")
+        #expect(lines.all.contains { $0.contains("[oauth.client-authentication]") }, "\(text)")
+        #expect(lines.all.contains { $0.contains("[dpop.replay]") }, "\(text)")
+        #expect(lines.all.contains { $0.contains("[oauth.code-reused]") }, "\(text)")
+        let signature = String(proof.split(separator: ".").last ?? "")
+        for secret in [
+            "Wrong-Secret-9", "Password1", "not-the-basic-secret", "cookie-value-123", token,
+            String(token.dropFirst(6)),
+            signature, code, String(code.dropFirst(6)),
+        ] {
+            #expect(!text.contains(secret), "a line holds \(secret.prefix(8))…")
+        }
+        // A token appears as its first six characters and its length at most.
+        #expect(text.contains("\(code.prefix(6))…(\(code.count) chars)"))
+        // Verbose: accepted requests have their short line too.
+        #expect(lines.all.contains { $0.contains("POST /oauth/token 200 client=haapi-demo (") })
+    }
+
+    @Test("--log-format json: one object a line with the same members; a newline sent by a client stays inside")
+    func jsonLines() async throws {
+        let lines = CapturedLines()
+        let server = try await TestServer(requestLog: lines.options(format: .json))
+        defer { Task { await server.stop() } }
+        _ = try await RawHTTP.form(
+            server.base + "/oauth/token", [("grant_type", "evil\n2026-01-01 forged line"), ("client_id", "a\nb")])
+        let all = lines.all
+        #expect(all.count == 1, "\(all)")
+        let object = try JSONParser().parse(try #require(all.first))
+        #expect(object["rule"]?.stringValue == "oauth.grant-unsupported")
+        #expect(object["method"]?.stringValue == "POST" && object["path"]?.stringValue == "/oauth/token")
+        #expect(object["status"]?.numberValue?.intValue == 400)
+        #expect(object["detail"]?.stringValue?.contains("got evil") == true)
+        #expect(object["fix"]?.stringValue == Rule.grantUnsupported.entry.fix)
+        #expect(object["time"]?.stringValue?.hasSuffix("Z") == true)
+        // In text, a control character a client sent cannot start a line of its own.
+        #expect(RequestLogLine.clean("a\nb\r\u{1B}c") == "a b  c")
+    }
+}
