@@ -37,21 +37,26 @@ struct CheckCommandTests {
         ])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let findings = try Self.findings(result)
-        let ids = Set(findings.compactMap { $0["id"]?.stringValue })
+        // Each finding as "id severity": a rule's id with its outcome.
+        let ids = Set(
+            findings.compactMap { finding in
+                finding["id"]?.stringValue.map { "\($0) \(finding["severity"]?.stringValue ?? "")" }
+            })
         #expect(findings.allSatisfy { $0["severity"]?.stringValue != "error" }, "\(result.stdout)")
         for id in [
-            "discovery.issuer", "discovery.endpoints-served", "discovery.jwks", "discovery.pkce", "dpop.nonce-required",
-            "dpop.fresh-accepted",
-            "dpop.bound", "dpop.replay-refused", "dpop.wrong-htm-refused", "dpop.wrong-htu-refused",
-            "dpop.stale-iat-refused", "dpop.alg-none-refused", "dpop.hmac-refused", "dpop.private-jwk-refused",
-            "dpop.invented-nonce-refused", "haapi.token", "haapi.steps", "haapi.parts-known", "haapi.actions-on-origin",
-            "haapi.session-header", "haapi.session-honoured", "hygiene.pkce-missing-refused",
-            "hygiene.pkce-plain-refused", "hygiene.redirect-uri-refused", "hygiene.code-redeemed",
-            "hygiene.introspection-closed", "hygiene.refresh-rotated", "hygiene.refresh-reuse-grace",
-            "hygiene.refresh-reuse-detected", "hygiene.revocation", "hygiene.code-single-use",
+            "discovery.issuer-mismatch pass", "discovery.endpoints-served pass", "discovery.jwks pass",
+            "discovery.pkce-s256 pass", "dpop.nonce-missing pass", "dpop.fresh-accepted pass",
+            "dpop.token-not-bound pass", "dpop.replay pass", "dpop.htm-mismatch pass", "dpop.htu-mismatch pass",
+            "dpop.iat-window pass", "dpop.alg pass", "dpop.jwk pass", "dpop.nonce-unknown pass", "haapi.token pass",
+            "haapi.steps pass", "haapi.parts-known pass", "haapi.actions-off-origin pass", "haapi.session-header pass",
+            "haapi.session-missing pass", "oauth.pkce-missing pass", "oauth.pkce-plain pass", "oauth.redirect-uri pass",
+            "oauth.pkce-mismatch pass", "oauth.introspection-open pass", "oauth.refresh-rotation pass",
+            "oauth.refresh-reused info", "oauth.refresh-reused pass", "oauth.revocation pass", "oauth.code-reused pass",
         ] {
             #expect(ids.contains(id), "missing \(id): \(ids.sorted())")
         }
+        // Both alg attacks (none and HS256) are reported, under the one rule.
+        #expect(findings.filter { $0["id"]?.stringValue == "dpop.alg" }.count == 2)
         let report = try JSONParser().parse(result.stdout)
         let used = try #require(report["requests"]?.numberValue?.intValue)
         #expect(used <= (report["budget"]?.numberValue?.intValue ?? 0) && used > 10)
@@ -94,10 +99,11 @@ struct CheckCommandTests {
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let findings = try Self.findings(result)
         let warnings = findings.filter { $0["severity"]?.stringValue == "warning" }.compactMap { $0["id"]?.stringValue }
-        #expect(warnings == ["dpop.nonce-not-required"], "\(warnings)")
+        #expect(warnings == ["dpop.nonce-missing"], "\(warnings)")
         #expect(findings.allSatisfy { $0["group"]?.stringValue == "dpop" })
         #expect(findings.allSatisfy { $0["severity"]?.stringValue != "error" })
-        #expect(findings.contains { $0["id"]?.stringValue == "dpop.replay-refused" })
+        #expect(
+            findings.contains { $0["id"]?.stringValue == "dpop.replay" && $0["severity"]?.stringValue == "pass" })
     }
 
     @Test(
@@ -149,7 +155,9 @@ struct CheckCommandTests {
             "urn:iam:myscopes", "--only", "dpop", "--json",
         ])
         let findings = try Self.findings(result)
-        let bound = try #require(findings.first { $0["id"]?.stringValue == "dpop.bound" }, "\(result.stdout)")
+        let bound = try #require(
+            findings.first { $0["id"]?.stringValue == "dpop.token-not-bound" && $0["severity"]?.stringValue == "pass" },
+            "\(result.stdout)")
         #expect(bound["title"]?.stringValue?.hasPrefix("Introspection") == true)
         // This client has no nonces configured: that warning, and no error.
         #expect(findings.allSatisfy { $0["severity"]?.stringValue != "error" }, "\(result.stdout)")

@@ -78,13 +78,13 @@ struct CheckFaultTests {
         #expect(clean.isEmpty, "the dev server behind a transparent proxy: \(clean)")
 
         let expected: [(FaultProxy.Fault, String)] = [
-            (.replayAnswer, "dpop.replay-accepted"),
+            (.replayAnswer, "dpop.replay"),
             (.dropNonce, "dpop.nonce-header-missing"),
             (.rewriteIssuer, "discovery.issuer-mismatch"),
             (.missingEndpoint, "discovery.endpoint-missing"),
-            (.acceptPlainPKCE, "hygiene.pkce-plain-accepted"),
-            (.sameRefreshToken, "hygiene.refresh-not-rotated"),
-            (.ignoreSessionHeader, "haapi.session-ignored"),
+            (.acceptPlainPKCE, "oauth.pkce-plain"),
+            (.sameRefreshToken, "oauth.refresh-rotation"),
+            (.ignoreSessionHeader, "haapi.session-missing"),
         ]
         for (fault, id) in expected {
             await proxy.set(fault)
@@ -115,6 +115,6 @@ struct CheckFaultTests {
         defer { Task { await running.stop() } }
         let result = try await Self.check(running.baseURL, ["--only", "hygiene"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
-        #expect(try Self.red(result) == ["hygiene.refresh-not-rotated"], "\(result.stdout)")
+        #expect(try Self.red(result) == ["oauth.refresh-rotation"], "\(result.stdout)")
     }
 }

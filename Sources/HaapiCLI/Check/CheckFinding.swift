@@ -1,5 +1,6 @@
 import Foundation
 import HaapiModel
+import HaapiServer
 
 /// The groups of checks `haapi check` runs, in order.
 enum CheckGroup: String, CaseIterable, Sendable {
@@ -25,6 +26,8 @@ struct CheckFinding: Sendable {
         static func < (lhs: Self, rhs: Self) -> Bool { lhs.rank < rhs.rank }
     }
 
+    /// The rule's id (``Rule``, the same the dev server's refusals name) when the finding is about one
+    /// of the catalogue's rules, whatever its outcome; else an id of the check's own (``outcomeIDs``).
     let id: String
     let group: CheckGroup
     let severity: Severity
@@ -34,10 +37,44 @@ struct CheckFinding: Sendable {
     var sent: String?
     /// The answer, as a line (status, OAuth error, the relevant header).
     var received: String?
-    /// The specification section the check reads.
+    /// The specification section the check reads: the catalogue's, for a rule.
     let reference: String
-    /// What to change on the server, in one line; nil for passes and information.
+    /// What to change on the server, in one line; nil for passes and information. For a rule, the
+    /// catalogue's server fix unless the check has a more specific one.
     var fix: String?
+
+    /// The catalogue rule the finding is about.
+    var rule: Rule? { Rule(rawValue: id) }
+
+    init(
+        id: String, group: CheckGroup, severity: Severity, title: String, sent: String? = nil,
+        received: String? = nil, reference: String, fix: String? = nil
+    ) {
+        self.id = id
+        self.group = group
+        self.severity = severity
+        self.title = title
+        self.sent = sent
+        self.received = received
+        let rule = Rule(rawValue: id)
+        self.reference = rule?.entry.reference ?? reference
+        let red = severity == .error || severity == .warning
+        self.fix = red ? fix ?? rule?.entry.serverFix : fix
+    }
+
+    /// The ids of findings that are not about one rule: what was found, skipped or could not be tried.
+    /// A finding id is one of these or a rule's (`CheckCatalogueTests` fails on any other).
+    static let outcomeIDs: Set<String> = [
+        "discovery.found", "discovery.endpoints-served", "discovery.jwks", "discovery.jwks-unreachable",
+        "discovery.skipped", "dpop.no-grant", "dpop.not-oauth", "dpop.nonce-header-missing", "dpop.fresh-accepted",
+        "dpop.fresh-refused", "dpop.binding-opaque", "dpop.nonce-rotated", "dpop.nonce-rotation-unseen",
+        "dpop.skipped", "haapi.absent", "haapi.configuration", "haapi.token", "haapi.token-refused",
+        "haapi.unknown-parts", "haapi.parts-known", "haapi.session-header", "haapi.session-header-unused",
+        "haapi.no-session-header", "haapi.session-unchecked", "haapi.steps", "haapi.no-form", "haapi.problem",
+        "haapi.authorize-failed", "haapi.skipped", "hygiene.no-login", "hygiene.configuration",
+        "hygiene.login-failed", "hygiene.no-refresh-token", "hygiene.refresh-refused", "hygiene.no-introspection",
+        "hygiene.no-revocation", "hygiene.skipped", "check.budget",
+    ]
 
     var json: JSONValue {
         var object: JSONObject = [
@@ -47,6 +84,7 @@ struct CheckFinding: Sendable {
         if let sent { object["sent"] = .string(sent) }
         if let received { object["received"] = .string(received) }
         if let fix { object["fix"] = .string(fix) }
+        if let rule { object["ruleTitle"] = .string(rule.entry.title) }
         return .object(object)
     }
 }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HaapiDriver
 import HaapiModel
+import HaapiServer
 
 /// Makes the proofs the checks send, good and bad, for one key and endpoint.
 struct ProofForge: Sendable {
@@ -164,7 +165,7 @@ struct DPoPChecks {
                 return
             }
             add(
-                "dpop.nonce-required", .pass, "The server demands a nonce and sends one in DPoP-Nonce",
+                "dpop.nonce-missing", .pass, "The server demands a nonce and sends one in DPoP-Nonce",
                 reference: "RFC 9449 §8",
                 (request, response), note: "proof without nonce")
             nonce = offered
@@ -178,7 +179,7 @@ struct DPoPChecks {
             (request, response) = second
         } else if response.statusCode == 200 {
             add(
-                "dpop.nonce-not-required", .warning, "Proofs are accepted without a server nonce",
+                "dpop.nonce-missing", .warning, "Proofs are accepted without a server nonce",
                 reference: "RFC 9449 §8, §11.1", (request, response), note: "proof without nonce",
                 fix: "require DPoP nonces, so a proof made in advance cannot be used later")
         }
@@ -206,21 +207,23 @@ struct DPoPChecks {
             let jkt = claims["cnf"]?["jkt"]?.stringValue
         {
             if jkt == key.thumbprint {
-                add("dpop.bound", .pass, "The token's cnf.jkt is the proof key's thumbprint", reference: "RFC 9449 §6")
+                add(
+                    "dpop.token-not-bound", .pass, "The token's cnf.jkt is the proof key's thumbprint",
+                    reference: "RFC 9449 §6")
             } else {
                 add(
-                    "dpop.bound-to-other-key", .error, "The token's cnf.jkt is not the proof key's thumbprint",
+                    "dpop.cnf-mismatch", .error, "The token's cnf.jkt is not the proof key's thumbprint",
                     reference: "RFC 9449 §6", fix: "bind the token to the key of the proof that came with the request")
             }
         } else if let jkt = try await introspectedThumbprint(accessToken) {
             // RFC 9449 §6.2: an opaque token's binding is in its introspection answer.
             if jkt == key.thumbprint {
                 add(
-                    "dpop.bound", .pass, "Introspection gives the token the proof key's thumbprint (cnf.jkt)",
+                    "dpop.token-not-bound", .pass, "Introspection gives the token the proof key's thumbprint (cnf.jkt)",
                     reference: "RFC 9449 §6.2")
             } else {
                 add(
-                    "dpop.bound-to-other-key", .error, "Introspection gives the token another key's thumbprint",
+                    "dpop.cnf-mismatch", .error, "Introspection gives the token another key's thumbprint",
                     reference: "RFC 9449 §6.2",
                     fix: "bind the token to the key of the proof that came with the request")
             }
@@ -237,26 +240,26 @@ struct DPoPChecks {
         let attacks: [(id: String, note: String, reference: String, fix: String, proof: (String?) throws -> String?)] =
             [
                 (
-                    "replay", "the accepted proof again", "RFC 9449 §11.1",
+                    Rule.dpopReplay.id, "the jti of an accepted proof (a replay)", "RFC 9449 §11.1",
                     "keep the jti of accepted proofs for their iat window and refuse repeats",
                     { _ in replayed }
                 ),
                 (
-                    "wrong-htm", "htm GET", "RFC 9449 §4.3 (6)", "compare htm with the request's method",
+                    Rule.dpopHtmMismatch.id, "htm GET", "RFC 9449 §4.3 (6)", "compare htm with the request's method",
                     { try forge.signed(forge.claims(method: "GET", nonce: $0)) }
                 ),
                 (
-                    "wrong-htu", "htu of another endpoint", "RFC 9449 §4.3 (7)",
+                    Rule.dpopHtuMismatch.id, "htu of another endpoint", "RFC 9449 §4.3 (7)",
                     "compare htu with the request's URL, without query and fragment",
                     { try forge.signed(forge.claims(url: forge.htu + "/other", nonce: $0)) }
                 ),
                 (
-                    "stale-iat", "iat ten minutes ago", "RFC 9449 §4.3 (9), §11.1",
+                    Rule.dpopIatWindow.id, "iat ten minutes ago", "RFC 9449 §4.3 (9), §11.1",
                     "accept iat only within a short window around the server's time",
                     { try forge.signed(forge.claims(iat: Date() - 600, nonce: $0)) }
                 ),
                 (
-                    "alg-none", "alg none, no signature", "RFC 9449 §4.3 (5)",
+                    Rule.dpopAlg.id, "alg none, no signature", "RFC 9449 §4.3 (5)",
                     "accept only asymmetric signature algorithms for proofs",
                     { nonce in
                         let header: JSONValue = [
@@ -266,7 +269,7 @@ struct DPoPChecks {
                     }
                 ),
                 (
-                    "hmac", "alg HS256 with a shared key", "RFC 9449 §4.3 (5)",
+                    Rule.dpopAlg.id, "alg HS256 with a shared key", "RFC 9449 §4.3 (5)",
                     "refuse symmetric algorithms: a proof must be verifiable by its jwk alone",
                     { nonce in
                         let secret = SymmetricKey(size: .bits256)
@@ -280,7 +283,7 @@ struct DPoPChecks {
                     }
                 ),
                 (
-                    "private-jwk", "jwk with the private key d", "RFC 9449 §4.3 (8)",
+                    Rule.dpopJWK.id, "jwk with the private key d", "RFC 9449 §4.3 (8)",
                     "refuse proofs whose jwk carries private members",
                     {
                         try forge.signed(
@@ -302,11 +305,11 @@ struct DPoPChecks {
                     await http.obtained(token)
                 }
                 add(
-                    "dpop.\(attack.id)-accepted", .error, "A proof with \(attack.note) was accepted",
+                    attack.id, .error, "Accepted: a proof with \(attack.note)",
                     reference: attack.reference, exchange, note: attack.note, fix: attack.fix)
             } else {
                 add(
-                    "dpop.\(attack.id)-refused", .pass, "A proof with \(attack.note) is refused",
+                    attack.id, .pass, "Refused: a proof with \(attack.note)",
                     reference: attack.reference,
                     exchange, note: attack.note)
             }
@@ -332,7 +335,7 @@ struct DPoPChecks {
         _ forge: ProofForge
     ) -> (id: String, note: String, reference: String, fix: String, proof: (String?) throws -> String?) {
         (
-            "invented-nonce", "a nonce the server never issued", "RFC 9449 §8, §11.1",
+            Rule.dpopNonceUnknown.id, "a nonce the server never issued", "RFC 9449 §8, §11.1",
             "accept only nonces the server issued, and only while they are current",
             { _ in try forge.signed(forge.claims(nonce: "haapi-check-" + SecureRandom.token(byteCount: 12))) }
         )

@@ -79,7 +79,8 @@ struct DiscoveryChecks {
         let named = document["issuer"]?.stringValue ?? ""
         if named == issuer || named == issuer + "/" {
             add(
-                "discovery.issuer", .pass, "issuer is the URL the document was fetched from", reference: "RFC 8414 §3.3"
+                "discovery.issuer-mismatch", .pass, "issuer is the URL the document was fetched from",
+                reference: "RFC 8414 §3.3"
             )
         } else {
             add(
@@ -98,7 +99,7 @@ struct DiscoveryChecks {
         /// An endpoint the checks may use: advertised, and on the issuer's origin.
         func endpoint(_ member: String) -> URL? { offOrigin.contains(member) ? nil : advertised(member) }
         if offOrigin.isEmpty {
-            add("discovery.endpoints-origin", .pass, "Every endpoint is on \(origin)", reference: "RFC 8414 §2")
+            add("discovery.endpoints-off-origin", .pass, "Every endpoint is on \(origin)", reference: "RFC 8414 §2")
         } else {
             add(
                 "discovery.endpoints-off-origin", .error,
@@ -143,11 +144,11 @@ struct DiscoveryChecks {
         switch algorithms {
         case nil:
             add(
-                "discovery.dpop-algs-missing", .warning, "dpop_signing_alg_values_supported is not advertised",
+                "discovery.dpop-algs", .warning, "dpop_signing_alg_values_supported is not advertised",
                 reference: "RFC 9449 §5.1", fix: "advertise the DPoP algorithms the server accepts (ES256 at least)")
         case let values? where values.contains(where: { $0 == "none" || $0.hasPrefix("HS") }):
             add(
-                "discovery.dpop-algs-weak", .error,
+                "discovery.dpop-algs", .error,
                 "DPoP algorithms include none or HMAC: \(values.joined(separator: " "))",
                 reference: "RFC 9449 §4.2", fix: "accept only asymmetric algorithms for DPoP proofs")
         case let values?:
@@ -158,14 +159,14 @@ struct DiscoveryChecks {
         let pkce = document["code_challenge_methods_supported"]?.arrayValue?.compactMap(\.stringValue) ?? []
         if pkce.contains("plain") {
             add(
-                "discovery.pkce-plain", .warning, "code_challenge_methods_supported lists plain",
+                "oauth.pkce-plain", .warning, "code_challenge_methods_supported lists plain",
                 reference: "RFC 9700 §2.1.1", fix: "allow only S256 for PKCE")
         } else if !pkce.contains("S256") {
             add(
-                "discovery.pkce-s256-missing", .warning, "code_challenge_methods_supported does not list S256",
+                "discovery.pkce-s256", .warning, "code_challenge_methods_supported does not list S256",
                 reference: "RFC 8414 §2", fix: "support and advertise PKCE with S256")
         } else {
-            add("discovery.pkce", .pass, "PKCE: S256 only", reference: "RFC 9700 §2.1.1")
+            add("discovery.pkce-s256", .pass, "PKCE: S256 only", reference: "RFC 9700 §2.1.1")
         }
         if let jwks = endpoint("jwks_uri") {
             let request = HTTPRequest(method: "GET", url: jwks, headers: [("Accept", "application/json")])

@@ -75,7 +75,7 @@ struct HaapiChecks {
         }
         if audit.offOrigin.isEmpty {
             add(
-                "haapi.actions-on-origin", .pass,
+                "haapi.actions-off-origin", .pass,
                 "Every action and link stays on \(DiscoveryChecks.origin(client.server))",
                 reference: "HAAPI: representations")
         } else {
@@ -115,13 +115,13 @@ struct HaapiChecks {
         switch await manager.submitForm(selected) {
         case .representation(let step):
             add(
-                "haapi.session-ignored", .warning,
+                "haapi.session-missing", .warning,
                 "The authenticator choice sent again without Session-Id was answered with a \(step.type.rawValue) step",
                 "HAAPI: Session-Id",
                 "continue a flow only for requests that carry its Session-Id (and the DPoP key that started it)")
         case .problem, .error:
             add(
-                "haapi.session-honoured", .pass, "A step sent without Session-Id is refused", "HAAPI: Session-Id",
+                "haapi.session-missing", .pass, "A step sent without Session-Id is refused", "HAAPI: Session-Id",
                 nil)
         }
     }

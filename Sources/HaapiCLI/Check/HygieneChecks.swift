@@ -2,6 +2,7 @@ import Foundation
 import HaapiDriver
 import HaapiModel
 import HaapiSdk
+import HaapiServer
 
 /// The OAuth hygiene group, for a server where a login can be automated (a username and password for the
 /// password authenticator): PKCE is required and `plain` refused, the redirect URI matched exactly, the code
@@ -68,12 +69,12 @@ struct HygieneChecks {
                 reference: String, fix: String
             )] = [
                 (
-                    "pkce-missing", base + [("redirect_uri", client.redirectURI)], "no code_challenge", .warning,
+                    Rule.pkceMissing.id, base + [("redirect_uri", client.redirectURI)], "no code_challenge", .warning,
                     "RFC 9700 §2.1.1",
                     "require PKCE (S256) for every authorization request of client \(client.clientID)"
                 ),
                 (
-                    "pkce-plain",
+                    Rule.pkcePlain.id,
                     base + [
                         ("redirect_uri", client.redirectURI), ("code_challenge", plain),
                         ("code_challenge_method", "plain"),
@@ -82,7 +83,7 @@ struct HygieneChecks {
                     "accept only S256 as the PKCE method"
                 ),
                 (
-                    "redirect-uri",
+                    Rule.redirectURI.id,
                     base + [
                         ("redirect_uri", client.redirectURI + "/haapi-check"), ("code_challenge", challenge),
                         ("code_challenge_method", "S256"),
@@ -95,22 +96,22 @@ struct HygieneChecks {
             switch await manager.startExactly(variant.query) {
             case .representation(let step):
                 add(
-                    "hygiene.\(variant.id)-accepted", variant.severity,
+                    variant.id, variant.severity,
                     "An authorization request with \(variant.note) is accepted", reference: variant.reference,
                     sent: sent, received: "a \(step.type.rawValue) step", fix: variant.fix)
             case .problem(let problem):
                 add(
-                    "hygiene.\(variant.id)-refused", .pass, "An authorization request with \(variant.note) is refused",
+                    variant.id, .pass, "An authorization request with \(variant.note) is refused",
                     reference: variant.reference, sent: sent, received: "problem \(problem.type.rawValue)")
             case .error(let error):
                 if case HaapiError.invalidStatusCode(let status)? = error as? HaapiError, (400..<500).contains(status) {
                     add(
-                        "hygiene.\(variant.id)-refused", .pass,
+                        variant.id, .pass,
                         "An authorization request with \(variant.note) is refused", reference: variant.reference,
                         sent: sent, received: "\(status)")
                 } else {
                     add(
-                        "hygiene.\(variant.id)-unknown", .info,
+                        variant.id, .info,
                         "No answer to the authorization request with \(variant.note): \(Self.words(error))",
                         reference: variant.reference, sent: sent)
                 }
@@ -131,14 +132,14 @@ struct HygieneChecks {
             return
         case .failure(.code(let answer)):
             add(
-                "hygiene.code-refused", .error, "The authorization code with its S256 verifier was refused",
+                "oauth.pkce-mismatch", .error, "The authorization code with its S256 verifier was refused",
                 reference: "RFC 7636 §4.6", sent: tokenPath + " (authorization_code)", received: Self.words(answer),
                 fix: "accept the code with the verifier whose SHA-256 is the challenge")
             return
         case .success(let first):
             redeemed = first
         }
-        add("hygiene.code-redeemed", .pass, "A code from an S256 login is redeemed", reference: "RFC 7636 §4.6")
+        add("oauth.pkce-mismatch", .pass, "A code from an S256 login is redeemed", reference: "RFC 7636 §4.6")
         await client.http.obtained(redeemed.tokens.accessToken)
         await introspection(redeemed.tokens.accessToken, add: add)
 
@@ -168,13 +169,13 @@ struct HygieneChecks {
         case .successfulToken(let again):
             await client.http.obtained(again.accessToken)
             add(
-                "hygiene.code-reused-accepted", .error, "The same authorization code was redeemed twice",
+                "oauth.code-reused", .error, "The same authorization code was redeemed twice",
                 reference: "RFC 6749 §4.1.2, RFC 9700 §4.5", sent: tokenPath + " (the code again)",
                 received: "200 access_token …",
                 fix: "accept each code once, and revoke the tokens issued for it when it comes back")
         case let answer:
             add(
-                "hygiene.code-single-use", .pass, "A code redeemed once is refused the second time",
+                "oauth.code-reused", .pass, "A code redeemed once is refused the second time",
                 reference: "RFC 6749 §4.1.2", sent: tokenPath + " (the code again)", received: Self.words(answer))
         }
     }
@@ -226,13 +227,13 @@ struct HygieneChecks {
         let active = (try? JSONParser().parse(response.body))?["active"]?.boolValue ?? false
         if response.statusCode == 200, active {
             add(
-                "hygiene.introspection-open", .error,
+                "oauth.introspection-open", .error,
                 "Introspection describes a live token to a caller without client authentication",
                 "RFC 7662 §2.1, §4", CheckHTTP.line(request, "no client authentication"), CheckHTTP.line(response),
                 "require client authentication (or a bearer token) at the introspection endpoint")
         } else {
             add(
-                "hygiene.introspection-closed", .pass, "Introspection without client authentication reveals nothing",
+                "oauth.introspection-open", .pass, "Introspection without client authentication reveals nothing",
                 "RFC 7662 §2.1", CheckHTTP.line(request, "no client authentication"), CheckHTTP.line(response), nil)
         }
     }
@@ -258,25 +259,25 @@ struct HygieneChecks {
         await client.http.obtained(refreshed.accessToken)
         guard let second = refreshed.rawJSON["refresh_token"]?.stringValue, second != first else {
             add(
-                "hygiene.refresh-not-rotated", .warning,
+                "oauth.refresh-rotation", .warning,
                 "Refreshing returns the same refresh token (or none): a stolen one stays usable with the key",
                 "RFC 9700 §4.14.2", sent + ")", "200, the same refresh token",
                 "rotate refresh tokens on each use and revoke the family when an old one comes back")
             return (first, false)
         }
         add(
-            "hygiene.refresh-rotated", .pass, "Each refresh gives a new refresh token", "RFC 9700 §4.14.2", nil, nil,
+            "oauth.refresh-rotation", .pass, "Each refresh gives a new refresh token", "RFC 9700 §4.14.2", nil, nil,
             nil)
         switch await refresh(first) {
         case .successfulToken(let again):
             await client.http.obtained(again.accessToken)
             add(
-                "hygiene.refresh-reuse-grace", .info,
+                "oauth.refresh-reused", .info,
                 "The rotated refresh token was accepted once more right after its rotation: a reuse grace period (ours is 30 s); past it a reuse must be refused",
                 "RFC 9700 §4.14.2", sent + ", the rotated one again)", "200", nil)
         default:
             add(
-                "hygiene.refresh-reuse-refused", .pass, "A rotated refresh token is refused", "RFC 9700 §4.14.2",
+                "oauth.refresh-reused", .pass, "A rotated refresh token is refused", "RFC 9700 §4.14.2",
                 sent + ", the rotated one again)", nil, nil)
         }
         // After a reuse the server cannot tell the thief from the client: the token issued before it must die too.
@@ -284,14 +285,14 @@ struct HygieneChecks {
         case .successfulToken(let after):
             await client.http.obtained(after.accessToken)
             add(
-                "hygiene.refresh-reuse-undetected", .warning,
+                "oauth.refresh-reused", .warning,
                 "After a rotated refresh token came back, its replacement still works",
                 "RFC 9700 §4.14.2", sent + ", the replacement after a reuse)", "200",
                 "revoke the whole token family when a rotated refresh token is presented")
             return (after.rawJSON["refresh_token"]?.stringValue ?? second, false)
         default:
             add(
-                "hygiene.refresh-reuse-detected", .pass, "A reuse revokes the family: the replacement is refused too",
+                "oauth.refresh-reused", .pass, "A reuse revokes the family: the replacement is refused too",
                 "RFC 9700 §4.14.2", sent + ", the replacement after a reuse)", nil, nil)
         }
         return (nil, true)
@@ -318,7 +319,7 @@ struct HygieneChecks {
         guard let revoked = try? await client.http.send(revoke) else { return }
         guard revoked.statusCode == 200 else {
             add(
-                "hygiene.revocation-refused", .error, "The client could not revoke its own access token",
+                "oauth.revocation", .error, "The client could not revoke its own access token",
                 "RFC 7009 §2.2", CheckHTTP.line(revoke), CheckHTTP.line(revoked),
                 "accept revocation requests from the client the token was issued to")
             return
@@ -329,13 +330,13 @@ struct HygieneChecks {
         else { return }
         if active {
             add(
-                "hygiene.access-revocation-ineffective", .error,
+                "oauth.revocation", .error,
                 "A revoked access token is still active at introspection", "RFC 7009 §2.1",
                 CheckHTTP.line(ask, "after revoking it"), CheckHTTP.line(answer),
                 "make revocation take effect at once for the token")
         } else {
             add(
-                "hygiene.access-revocation", .pass, "A revoked access token is inactive at introspection",
+                "oauth.revocation", .pass, "A revoked access token is inactive at introspection",
                 "RFC 7009 §2.1", CheckHTTP.line(ask, "after revoking it"), CheckHTTP.line(answer), nil)
         }
     }
@@ -352,7 +353,7 @@ struct HygieneChecks {
         let oauth = OAuthTokenManager(oauthTokenConfiguration: configuration)
         guard case .success = await oauth.revokeRefreshToken(token) else {
             add(
-                "hygiene.revocation-refused", .error, "The client could not revoke its own refresh token",
+                "oauth.revocation", .error, "The client could not revoke its own refresh token",
                 "RFC 7009 §2.2", "POST \(endpoint.path) (refresh_token)", nil,
                 "accept revocation requests from the client the token was issued to")
             return
@@ -364,12 +365,12 @@ struct HygieneChecks {
             await client.http.obtained(still.accessToken)
             if let next = still.rawJSON["refresh_token"]?.stringValue { _ = await oauth.revokeRefreshToken(next) }
             add(
-                "hygiene.revocation-ineffective", .error, "A revoked refresh token still works",
+                "oauth.revocation", .error, "A revoked refresh token still works",
                 "RFC 7009 §2.1", "POST \(client.discovered.tokenEndpoint.path) (the revoked refresh token)", "200",
                 "make revocation take effect at once for the token and the grant's other tokens")
         default:
             add(
-                "hygiene.revocation", .pass, "A revoked refresh token is refused", "RFC 7009 §2.1",
+                "oauth.revocation", .pass, "A revoked refresh token is refused", "RFC 7009 §2.1",
                 "POST \(endpoint.path), then the token at \(client.discovered.tokenEndpoint.path)", nil, nil)
         }
     }
