@@ -4,7 +4,7 @@ import HaapiUI
 /// A failure as the user reads it: one line on stderr starting `error: `, in words, naming what failed, and
 /// the exit code that classifies it (`ExitCodes`). `--verbose` (or `HAAPI_VERBOSE=1`) adds the details.
 struct CLIFailure: Error, CustomStringConvertible {
-    let message: String
+    var message: String
     let code: Int32
     let details: String?
 
@@ -63,6 +63,15 @@ struct CLIFailure: Error, CustomStringConvertible {
     }
 
     static func haapi(_ error: HaapiError) -> CLIFailure {
+        var failure = refusal(error)
+        // The rule a swift-haapi server named: where to read what it expected and what came.
+        if let rule = error.serverRule, !failure.message.contains("rule \(rule)") {
+            failure.message += " The server's rule \(rule): its log line and /inspector say what it expected."
+        }
+        return failure
+    }
+
+    private static func refusal(_ error: HaapiError) -> CLIFailure {
         let details = String(describing: error)
         switch error {
         case .communication(let message, _):
@@ -90,7 +99,7 @@ struct CLIFailure: Error, CustomStringConvertible {
                 details: details)
         case .attestationRefusedByServer(let cause as HaapiError):
             // The server refuses attestation for a client it does not know: say that, not "attestation refused".
-            if case .serverError("invalid_client", _, _) = cause { return haapi(cause) }
+            if case .serverError("invalid_client", _, _) = cause { return refusal(cause) }
             // No attestation endpoint at all: this is not a HAAPI server (or not its base URL).
             if case .invalidStatusCode(let status) = cause, [404, 405, 406, 415].contains(status) {
                 return CLIFailure(
@@ -114,7 +123,11 @@ struct CLIFailure: Error, CustomStringConvertible {
     /// The token endpoint's OAuth error (RFC 6749 §5.2) as a refusal.
     static func tokenEndpointRefused(_ error: ErrorTokenResponse) -> CLIFailure {
         let words = error.errorDescription.map { ": " + $0 } ?? ""
-        return CLIFailure("The token endpoint refused the request (\(error.error)\(words)).", code: ExitCodes.refused)
+        var message = "The token endpoint refused the request (\(error.error)\(words))."
+        if let rule = error.errorDescription.flatMap(HaapiError.ruleID(in:)) {
+            message += " The server's rule \(rule): its log line and /inspector say what it expected."
+        }
+        return CLIFailure(message, code: ExitCodes.refused)
     }
 
     /// The last path segment of a problem type in words ("incorrect-credentials" → "incorrect credentials").
