@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Tests in a real browser (Tests/Browser): headless Chromium from Debian (chromium, chromium-driver) driven
+# Tests in real browsers (Tests/Browser): headless Chromium from Debian (chromium, chromium-driver) and WebKit,
+# Safari's engine (webkit2gtk-driver: WebKitGTK's MiniBrowser and WebKitWebDriver, on an Xvfb display), driven
 # by Selenium from PyPI, against `haapi serve` and `haapi login` built here. It installs what is missing;
-# if Chromium cannot be installed it says so and fails (the tests are never skipped quietly).
+# if a browser cannot be installed it says so and fails (the tests are never skipped quietly).
 # Screenshots of every page, and a failing test's HTML and console log, go to BROWSER_ARTIFACTS
 # (.build/browser-artifacts by default).
 set -euo pipefail
@@ -13,6 +14,16 @@ if ! need_packages chromium chromium-driver || [ ! -x /usr/bin/chromium ] || [ !
   echo "browser: FAILED: Chromium and its driver could not be installed (apt-get install chromium chromium-driver)"
   exit 1
 fi
+if ! need_packages webkit2gtk-driver xvfb || [ ! -x /usr/bin/WebKitWebDriver ] || ! command -v Xvfb >/dev/null; then
+  echo "browser: FAILED: WebKit could not be installed (apt-get install webkit2gtk-driver xvfb)"
+  exit 1
+fi
+minibrowser="$(ls /usr/lib/*/webkit2gtk-4.*/MiniBrowser 2>/dev/null | head -n 1 || true)"
+if [ -z "$minibrowser" ]; then
+  echo "browser: FAILED: webkit2gtk-driver is installed but WebKitGTK's MiniBrowser is not (libwebkit2gtk-4.1-0)"
+  exit 1
+fi
+export WEBKIT_BROWSER_BIN="$minibrowser"
 need_venv "$root/.venv-browser" "${browser_requirements[@]}"
 
 # HAAPI_BIN: a haapi built already (.ci/run passes the test build's, so nothing is compiled twice).
@@ -25,9 +36,9 @@ export BROWSER_ARTIFACTS="${BROWSER_ARTIFACTS:-$root/.build/browser-artifacts}"
 rm -rf "$BROWSER_ARTIFACTS"
 mkdir -p "$BROWSER_ARTIFACTS"
 
-echo "browser: $(/usr/bin/chromium --version 2>/dev/null | head -n 1), selenium $("$root/.venv-browser/bin/python" -c 'import selenium; print(selenium.__version__)')"
+echo "browser: $(/usr/bin/chromium --version 2>/dev/null | head -n 1), WebKitGTK $(dpkg-query -W -f='${Version}' libwebkit2gtk-4.1-0 2>/dev/null), selenium $("$root/.venv-browser/bin/python" -c 'import selenium; print(selenium.__version__)')"
 cd "$root/Tests/Browser"
 status=0
-"$root/.venv-browser/bin/python" -m pytest -q -p no:cacheprovider "$@" || status=$?
+"$root/.venv-browser/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning "$@" || status=$?
 echo "browser: screenshots and logs in $BROWSER_ARTIFACTS"
 exit $status

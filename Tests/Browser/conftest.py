@@ -1,10 +1,12 @@
 """Fixtures for the real-browser tests: a `haapi serve` process, headless Chromium driven by Selenium
-(Debian's chromium and chromium-driver), and the artifacts each test leaves behind (a screenshot of each
-page; on failure the page's HTML and the browser's console log).
+(Debian's chromium and chromium-driver), WebKit (Safari's engine: Debian's WebKitGTK MiniBrowser and its
+WebKitWebDriver, on an Xvfb display), and the artifacts each test leaves behind (a screenshot of each
+page; on failure the page's HTML and, in Chromium, the browser's console log).
 
 scripts/browser.sh installs what these need and runs them; HAAPI_BIN names the haapi binary and
 BROWSER_ARTIFACTS the output folder."""
 
+import glob
 import json
 import os
 import re
@@ -21,6 +23,28 @@ HAAPI_BIN = os.environ.get("HAAPI_BIN", "")
 ARTIFACTS = Path(os.environ.get("BROWSER_ARTIFACTS", ".build/browser-artifacts"))
 CHROMIUM = os.environ.get("CHROMIUM_BIN", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER_BIN", "/usr/bin/chromedriver")
+WEBKIT_DRIVER = os.environ.get("WEBKIT_DRIVER_BIN", "/usr/bin/WebKitWebDriver")
+MINIBROWSER = os.environ.get(
+    "WEBKIT_BROWSER_BIN", next(iter(sorted(glob.glob("/usr/lib/*/webkit2gtk-4.*/MiniBrowser"))), ""))
+
+_display = {}
+
+
+def ensure_display():
+    """WebKitGTK needs an X display even for automation: start one Xvfb for the session when none is set."""
+    if os.environ.get("DISPLAY"):
+        return
+    read, write = os.pipe()
+    process = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+                               pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        number = pipe.readline().strip()
+    if not number:
+        process.kill()
+        raise RuntimeError("Xvfb did not start (scripts/browser.sh installs xvfb)")
+    _display["process"] = process
+    os.environ["DISPLAY"] = ":" + number
 
 
 class Server:
@@ -78,7 +102,24 @@ class Browser:
     """A headless Chromium with the DevTools performance log kept, so navigations to an app's URI (which
     headless Chromium cannot open) and every response's headers can be read."""
 
-    def __init__(self, name, javascript=True, width=390, height=844):
+    def __init__(self, name, javascript=True, width=390, height=844, engine="chromium"):
+        self.engine = engine
+        self.name = name
+        self.events = []
+        self.console = []
+        self.shots = 0
+        if engine == "webkit":
+            # WebKitGTK's WebDriver has no console or network log, and no switch for JavaScript.
+            assert javascript, "WebKit runs with JavaScript on"
+            ensure_display()
+            options = webdriver.WebKitGTKOptions()
+            options.binary_location = MINIBROWSER
+            options.add_argument("--automation")
+            from selenium.webdriver.webkitgtk.service import Service as WebKitService
+            self.driver = webdriver.WebKitGTK(options=options, service=WebKitService(executable_path=WEBKIT_DRIVER))
+            self.driver.set_window_size(width, height)
+            self.driver.set_page_load_timeout(20)
+            return
         options = webdriver.ChromeOptions()
         options.binary_location = CHROMIUM
         for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
@@ -89,19 +130,21 @@ class Browser:
             options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
         self.driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
         self.driver.set_page_load_timeout(20)
-        self.name = name
-        self.events = []
-        self.console = []
-        self.shots = 0
 
     def collect(self):
         """Moves the logs Chromium has buffered into `events` and `console` (reading them empties them)."""
+        if self.engine == "webkit":
+            return
         for entry in self.driver.get_log("performance"):
             self.events.append(json.loads(entry["message"])["message"])
         self.console.extend(self.driver.get_log("browser"))
 
     def navigations_to(self, prefix):
-        """URLs starting with `prefix` that the browser was sent to (requests, redirects, navigations)."""
+        """URLs starting with `prefix` that the browser was sent to (requests, redirects, navigations). WebKit,
+        which keeps no network log, reports the address it is at when it cannot open it (an app's URI)."""
+        if self.engine == "webkit":
+            current = self.driver.current_url
+            return [current] if current.startswith(prefix) else []
         self.collect()
         found = []
         for event in self.events:
@@ -159,13 +202,20 @@ def open_browser(request):
     """Opens browsers for a test; each is closed after it, and saves its page and console if it failed."""
     request.node.browsers = []
 
-    def make(javascript=True):
+    def make(javascript=True, engine="chromium"):
         label = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)
         suffix = "" if not request.node.browsers else f"-{len(request.node.browsers) + 1}"
-        browser = Browser(label + suffix, javascript=javascript)
+        browser = Browser(label + suffix, javascript=javascript, engine=engine)
         request.node.browsers.append(browser)
         return browser
 
     yield make
     for browser in request.node.browsers:
         browser.quit()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def stop_display():
+    yield
+    if "process" in _display:
+        _display["process"].terminate()

@@ -56,10 +56,10 @@ struct RefusalLogTests {
         // iat 75 seconds old, against the ±60 s window.
         mark = lines.all.count
         _ = try await D.authorize(device, proofs: [try D.sign(D.claims(device, iat: Date() - 75), key: device.key)])
-        // 75 s, or 76 when the second turned between the proof and its check.
+        // 75 s, and the time the request took on a busy machine (the proof's iat is in whole seconds).
         let iat = lines.line(after: mark, rule: .dpopIatWindow)
-        #expect(
-            ["75", "76"].contains { iat.contains("iat: \($0) s before the server's clock, window ±60 s") }, "\(iat)")
+        let seconds = try #require(iat.firstMatch(of: /iat: (\d+) s before the server's clock, window ±60 s/), "\(iat)")
+        #expect((75...90).contains(Int(seconds.output.1) ?? 0), "\(iat)")
 
         // A nonce the server never issued.
         mark = lines.all.count

@@ -17,11 +17,10 @@ struct RequestRecorder: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let path = request.uri.path
-        // Not kept: the inspector's own pages (a page that polls would push the flows out of the ring),
-        // health checks (load balancers and benchmarks poll them), and static assets.
-        if path.hasPrefix(InspectorRoutes.path) || path == Paths.health || path.hasPrefix("/assets/") {
-            return try await next(request, context)
-        }
+        // Not kept: health checks (load balancers and benchmarks poll them) and static assets; the
+        // inspector's own pages only when refused (a page that polls would push the flows out of the ring).
+        if path == Paths.health || path.hasPrefix("/assets/") { return try await next(request, context) }
+        let onlyRefusals = path.hasPrefix(InspectorRoutes.path)
         let trace = RequestTrace()
         let started = clock()
         let response: Response
@@ -35,7 +34,9 @@ struct RequestRecorder: RouterMiddleware {
             record(request, status: 500, response: nil, trace: trace, started: started)
             throw error
         }
-        record(request, status: Int(response.status.code), response: response, trace: trace, started: started)
+        if !onlyRefusals || response.status.code >= 400 {
+            record(request, status: Int(response.status.code), response: response, trace: trace, started: started)
+        }
         return response
     }
 

@@ -23,6 +23,10 @@ enum SequenceDiagram {
             let refused = exchange.isRefused
             let colour = refused ? "#c62828" : "#2e7d32"
             parts.append("<a href=\"#r\(exchange.sequence)\" class=\"arrow\(refused ? " refused" : "")\">")
+            // An invisible band over both arrows and their labels, so the whole row is what a click selects.
+            parts.append(
+                "<rect x=\"\(appLane)\" y=\"\(y - 20)\" width=\"\(serverLane - appLane)\" height=\"\(rowHeight - 8)\" fill=\"#fff\" fill-opacity=\"0\"/>"
+            )
             parts.append(
                 arrow(from: appLane, to: serverLane, y: y, colour: "#1f3b73", label: view.requestLabel, dashed: false))
             parts.append(
