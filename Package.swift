@@ -225,7 +225,10 @@ if Context.environment["HAAPI_FUZZ"] == "1" {
         ("CBORFuzzer", ["Passkeys"]),
         (
             "DPoPProofFuzzer",
-            ["HaapiModel", "HaapiDriver", "HaapiServer", .product(name: "Crypto", package: "swift-crypto")]
+            [
+                "HaapiModel", "HaapiDriver", "HaapiServer", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         ("AuthHubResponseFuzzer", ["AuthHub", "HaapiModel"]),
         ("ServerConfigurationFuzzer", ["HaapiServer"]),

@@ -3,13 +3,16 @@ import Foundation
 import FuzzSupport
 import HaapiDriver
 import HaapiModel
+import NIOCore
 
 @testable import HaapiServer
 
 // What the server parses of a request's credentials: the compact JWS parser, the DPoP proof parser the
 // verifier runs (with every algorithm it may accept), the JWK in a proof's header, the htu normalisation, a
 // form body as received (bytes), Basic credentials, the browser page's cookie and CSP form-action sources, and
-// the App Attest policy's challenge response, attestation object (CBOR, X.509) and assertion.
+// the App Attest policy's challenge response, attestation object (CBOR, X.509) and assertion; and what a
+// refusal makes of the request (the rule of an unparsable proof, the URL and values on the log line, the rule id
+// the SDK reads back, the inspector's page of the exchange).
 // Never a crash; a proof that parses has a key thumbprint; a form that parses encodes back to the same pairs;
 // no assertion of random bytes verifies.
 func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
@@ -35,6 +38,7 @@ func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         _ = DPoPVerifier.normalized(proof.htu)
     }
     _ = DPoPVerifier.normalized(text)
+    refusalDetails(text, bytes)
     // The sign-in page's cookie, read from a Cookie field; a redirect URI (a dynamic client registers its
     // own) made into a CSP source, which must never carry a separator that starts another source or directive.
     _ = BrowserFormGuard.cookie(inFields: [text])
@@ -58,6 +62,30 @@ func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         fuzzFailure("random bytes verified as an App Attest assertion")
     }
     return 0
+}
+
+/// A refusal's words built from a client's input: one line, no markup the inspector would run.
+func refusalDetails(_ text: String, _ bytes: [UInt8]) {
+    _ = DPoPFailure.unparsed(text, error: JOSEError.invalidSignature, algorithms: [.es256]).detail
+    let shown = LogMasking.url(text)
+    guard shown.count <= 201 else { fuzzFailure("a URL on a log line is longer than its cut") }
+    if RequestLogLine.clean(text).unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        fuzzFailure("a control character survived on a log line")
+    }
+    if let id = HaapiError.ruleID(in: text),
+        !id.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x2E })
+    {
+        fuzzFailure("a rule id read back with characters outside [a-z0-9.-]")
+    }
+    let buffer = ByteBuffer(bytes: bytes)
+    let exchange = RecordedExchange(
+        sequence: 1, time: Date(timeIntervalSince1970: 0), duration: 0, method: "POST", path: "/" + text,
+        query: text, requestHeaders: [("Content-Type", "application/x-www-form-urlencoded"), ("DPoP", text)],
+        requestBody: RecordedExchange.cut(buffer), status: 400, responseHeaders: [("Set-Cookie", text)],
+        responseBody: RecordedExchange.cut(buffer), responseContentType: "application/json", clientID: text,
+        refusal: Refusal(rule: .dpopMalformed, detail: text), proofKey: nil, issuedLink: nil, consumedLink: nil)
+    let page = InspectorPages.section(exchange) + SequenceDiagram.svg([exchange])
+    if page.lowercased().contains("<script") { fuzzFailure("a request's bytes made markup on the inspector's page") }
 }
 
 @_cdecl("DPoPProofFuzzer_main")

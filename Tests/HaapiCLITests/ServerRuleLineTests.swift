@@ -7,13 +7,22 @@ import Testing
 @Suite("The server's rule on both sides: serve's line, the SDK's error, the CLI's error line")
 struct ServerRuleLineTests {
     @Test("HaapiError.serverRule: the bracketed id at the end of error_description, also through a cause")
-    func parsing() {
+    func parsing() throws {
         let refused = HaapiError.serverError(
             error: "invalid_dpop_proof", errorDescription: "htu does not match the request URL [dpop.htu-mismatch]",
             statusCode: 400)
         #expect(refused.serverRule == "dpop.htu-mismatch")
         #expect(refused.localizedDescription.contains("htu does not match the request URL [dpop.htu-mismatch]"))
-        #expect(HaapiError.attestationRefusedByServer(cause: refused).serverRule == "dpop.htu-mismatch")
+        let attestation = HaapiError.attestationRefusedByServer(cause: refused)
+        #expect(attestation.serverRule == "dpop.htu-mismatch")
+        #expect(attestation.localizedDescription.contains("[dpop.htu-mismatch]"), "\(attestation.localizedDescription)")
+        let problem = try #require(
+            try HaapiDecoder().decodeProblem(
+                Data(
+                    #"{"type":"https://curity.se/problems/error-authorization-response","title":"t","error":"invalid_redirect_uri","error_description":"redirect_uri is not registered for this client [oauth.redirect-uri]"}"#
+                        .utf8)
+            ) as? AuthorizationProblem)
+        #expect(problem.serverRule == "oauth.redirect-uri")
         for description in [
             "no rule here", "[dpop.htu-mismatch] at the start", "a [Dpop.Upper]", "a [dpop]", "a [a.b.c]", "a [.x]",
             "a [dpop.<script>]", "a [x." + String(repeating: "y", count: 70) + "]", "a []", "]",

@@ -61,6 +61,12 @@ public enum HaapiError: IdsvrError, CustomStringConvertible {
         case .attestationFailure: "The device attestation could not be produced."
         case .attestationKeyGenFailure: "The attestation key could not be created."
         case .attestationNotSupported: "This device does not support attestation."
+        case .attestationRefusedByServer(let cause as HaapiError):
+            if case .serverError(_, let description, _) = cause, !description.isEmpty {
+                "The server refused the device attestation: \(description)."
+            } else {
+                "The server refused the device attestation."
+            }
         case .attestationRefusedByServer: "The server refused the device attestation."
         case .communication(let message, _): "Communication with the server failed: \(message)."
         case .dpopKeyCreationFailure: "The DPoP key could not be created."

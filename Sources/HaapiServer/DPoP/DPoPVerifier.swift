@@ -80,7 +80,8 @@ enum DPoPFailure: Error, Equatable, CustomStringConvertible {
         case .iatOutOfWindow(nil, let window):
             "iat: older than the replay memory's window (±\(window) s) reaches back"
         case .replayed: "jti: this proof was accepted before"
-        case .nonce(.missing): "nonce: none, the current one was sent in DPoP-Nonce"
+        case .nonce(.missing):
+            "nonce: none, the current one was sent in DPoP-Nonce (a client's first proof gets this; it retries with it)"
         case .nonce(.unknown): "nonce: unknown, the current one was sent in DPoP-Nonce"
         case .nonce(.stale): "nonce: no longer current, the new one was sent in DPoP-Nonce"
         case .athMissing: "ath: expected the access token's hash, got none"

@@ -72,6 +72,25 @@ final class RequestJournal: Sendable {
         }
     }
 
+    /// The bytes the kept requests hold in bodies, header fields and the strings recorded with them: what the
+    /// budget above bounds.
+    var retainedBytes: Int {
+        state.withLock { state in
+            state.entries.reduce(0) { total, exchange in
+                let headers = (exchange.requestHeaders + exchange.responseHeaders).reduce(0) {
+                    $0 + $1.name.utf8.count + $1.value.utf8.count
+                }
+                let strings = [
+                    exchange.method, exchange.path, exchange.query ?? "", exchange.clientID ?? "",
+                    exchange.refusal?.detail ?? "", exchange.proofKey ?? "", exchange.issuedLink ?? "",
+                    exchange.consumedLink ?? "", exchange.responseContentType ?? "",
+                ].reduce(0) { $0 + $1.utf8.count }
+                return total + headers + strings + (exchange.requestBody?.capacity ?? 0)
+                    + (exchange.responseBody?.capacity ?? 0)
+            }
+        }
+    }
+
     func exchanges(inFlow flow: Int) -> [RecordedExchange] {
         exchanges.filter { $0.flow == flow }
     }

@@ -9,7 +9,12 @@ extension Rule {
         case .incorrectCredentialsProblem?: self = .incorrectCredentials
         case .authenticationFailedProblem?, .tooManyAttemptsProblem?: self = .authenticationFailed
         case .sessionAndAccessTokenMismatchProblem?: self = .sessionMismatch
-        default: self = status == .notFound ? .notFound : .flowState
+        default:
+            if status == .notFound {
+                self = .notFound
+            } else {
+                self = status.code >= 500 ? .serverError : .flowState
+            }
         }
     }
 }
