@@ -117,6 +117,20 @@ struct InspectorTests {
         #expect(try await Self.page(server, "/inspector", headers: [("Origin", server.base)]).status == 200)
     }
 
+    /// Tests reach the server from 127.0.0.1 only, so the peer rule is checked on the addresses themselves.
+    @Test("only a loopback peer passes the peer rule (the admin endpoints' and the inspector's)")
+    func loopbackPeers() {
+        for address in ["127.0.0.1", "127.5.6.7", "::1", "::ffff:127.0.0.1"] {
+            #expect(ServerRequestContext.isLoopback(address), "\(address)")
+        }
+        for address in [
+            nil, "10.0.0.2", "192.168.1.20", "::ffff:10.0.0.1", "1127.0.0.1", "127.0.0", "127.0.0.256", "fe80::1",
+            "127.evil.example", "",
+        ] {
+            #expect(!ServerRequestContext.isLoopback(address), "\(address ?? "nil")")
+        }
+    }
+
     /// The journal keeps 500 requests whatever comes: after 100,000 refused requests, each as the middleware
     /// records it (headers with 512 bytes of padding, a form body, an OAuth error body, its refusal), it holds
     /// exactly what the last 500 hold, far inside its 10 MiB budget. (The process's RSS through the same flood

@@ -14,8 +14,14 @@ public struct ServerRequestContext: RequestContext, RemoteAddressRequestContext 
     /// Bodies are small in this protocol; anything bigger is refused before it is read.
     public var maxUploadSize: Int { 64 * 1024 }
 
-    var isFromLoopback: Bool {
-        guard let address = remoteAddress?.ipAddress else { return false }
-        return address == "127.0.0.1" || address == "::1" || address.hasPrefix("127.") || address == "::ffff:127.0.0.1"
+    var isFromLoopback: Bool { Self.isLoopback(remoteAddress?.ipAddress) }
+
+    /// Whether a peer's address is this machine's loopback (127.0.0.0/8, ::1, or 127.x mapped into IPv6).
+    static func isLoopback(_ address: String?) -> Bool {
+        guard let address else { return false }
+        let v4 = address.hasPrefix("::ffff:") ? String(address.dropFirst(7)) : address
+        if address == "::1" { return true }
+        let octets = v4.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 }
