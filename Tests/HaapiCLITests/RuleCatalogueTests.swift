@@ -18,8 +18,9 @@ struct RuleCatalogueTests {
         let folders = ["Sources/HaapiCLI/Check", "Sources/HaapiCLI/Commands"]
         var ids: Set<String> = []
         let pattern = try Regex(#""((?:discovery|dpop|haapi|hygiene|oauth|passkeys|server|check)\.[a-z0-9-]+)""#)
-        // Rules named by their case (`Rule.dpopReplay.id`).
-        let byCase = try Regex(#"Rule\.([a-zA-Z]+)\.id"#)
+        // Rules named by their case: `Rule.dpopReplay.id`, `rule: .dpopReplay`, `(.dpopAthMissing, …`, `finding(.dpopTokenNotBound, …`: a name that is no rule's
+        // case is some other enum's, and ignored.
+        let byCase = try Regex(#"(?:Rule|rule: |\(|finding\()\.([a-zA-Z]+)(?![A-Za-z0-9])"#)
         let cases = Dictionary(uniqueKeysWithValues: Rule.allCases.map { ("\($0)", $0.id) })
         for folder in folders {
             let directory = root.appendingPathComponent(folder)
@@ -30,9 +31,7 @@ struct RuleCatalogueTests {
                     if let id = match.output[1].substring { ids.insert(String(id)) }
                 }
                 for match in text.matches(of: byCase) {
-                    if let name = match.output[1].substring {
-                        ids.insert(cases[String(name)] ?? "unknown case \(name)")
-                    }
+                    if let name = match.output[1].substring, let id = cases[String(name)] { ids.insert(id) }
                 }
             }
         }
@@ -50,7 +49,10 @@ struct RuleCatalogueTests {
         #expect(stale.isEmpty, "outcome ids no check uses: \(stale.sorted())")
         #expect(CheckFinding.outcomeIDs.isDisjoint(with: rules))
         // The DPoP rules the issue names are all tested by haapi check.
-        for rule: Rule in [.dpopReplay, .dpopHtmMismatch, .dpopHtuMismatch, .dpopIatWindow, .dpopAlg, .dpopJWK] {
+        for rule: Rule in [
+            .dpopReplay, .dpopHtmMismatch, .dpopHtuMismatch, .dpopIatWindow, .dpopAlg, .dpopJWK, .dpopTyp,
+            .dpopSignature, .dpopAthMissing, .dpopAthMismatch, .clientAuthentication,
+        ] {
             #expect(used.contains(rule.id), "haapi check does not test \(rule.id)")
         }
     }

@@ -68,13 +68,24 @@ struct CheckFinding: Sendable {
         "discovery.found", "discovery.endpoints-served", "discovery.jwks", "discovery.jwks-unreachable",
         "discovery.skipped", "dpop.no-grant", "dpop.not-oauth", "dpop.nonce-header-missing", "dpop.fresh-accepted",
         "dpop.fresh-refused", "dpop.binding-opaque", "dpop.nonce-rotated", "dpop.nonce-rotation-unseen",
-        "dpop.skipped", "haapi.absent", "haapi.configuration", "haapi.token", "haapi.token-refused",
+        "dpop.skipped", "dpop.control-failed", "haapi.absent", "haapi.configuration", "haapi.token",
+        "haapi.token-refused",
         "haapi.unknown-parts", "haapi.parts-known", "haapi.session-header", "haapi.session-header-unused",
         "haapi.no-session-header", "haapi.session-unchecked", "haapi.steps", "haapi.no-form", "haapi.problem",
         "haapi.authorize-failed", "haapi.skipped", "hygiene.no-login", "hygiene.configuration",
         "hygiene.login-failed", "hygiene.no-refresh-token", "hygiene.refresh-refused", "hygiene.no-introspection",
-        "hygiene.no-revocation", "hygiene.skipped", "check.budget",
+        "hygiene.no-revocation", "hygiene.resource-unusable", "hygiene.skipped", "check.budget",
     ]
+
+    /// This finding made inconclusive by what happened after it (`reason`): a pass or an information
+    /// becomes a warning that says so; an error (something accepted that must not be) stays what it is.
+    mutating func demote(to reason: String) {
+        guard severity == .pass || severity == .info else { return }
+        self = CheckFinding(
+            id: id, group: group, severity: .warning, title: "Inconclusive: \(title), but \(reason)", sent: sent,
+            received: received, reference: reference,
+            fix: "run the check again when the server answers correct requests")
+    }
 
     var json: JSONValue {
         var object: JSONObject = [

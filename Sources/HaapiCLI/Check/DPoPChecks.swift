@@ -18,10 +18,14 @@ struct ProofForge: Sendable {
         return claims
     }
 
-    func signed(_ claims: JSONObject, header: JSONObject? = nil) throws -> String {
+    func signed(
+        _ claims: JSONObject, header: JSONObject? = nil, signer: SoftwareP256SigningKey? = nil
+    ) throws
+        -> String
+    {
         try JWS.sign(
             claims: claims, header: header ?? ["typ": "dpop+jwt", "jwk": try key.publicJWK.publicKey().json],
-            signer: key)
+            signer: signer ?? key)
     }
 
     /// The header and claims as a JWS with `alg` as given and `signature` appended as is.
@@ -120,6 +124,25 @@ struct DPoPChecks {
         return (try? JSONParser().parse(response.body))?["cat"]?.stringValue
     }
 
+    /// One request that must be refused: the rule it breaks, what it is in words ("a replayed proof"), and its
+    /// proof for the nonce of the moment.
+    struct Attack {
+        let rule: Rule
+        let what: String
+        let proof: (String?) throws -> String?
+    }
+
+    /// Whether the token endpoint refused the client itself (its secret, assertion or attestation token),
+    /// which says nothing about DPoP: 401, `invalid_client`, or words about the client's credentials.
+    static func refusesClient(_ response: HTTPResponse) -> Bool {
+        let body = (try? JSONParser().parse(response.body))?.objectValue
+        let error = body?["error"]?.stringValue
+        if error == "invalid_dpop_proof" || error == "use_dpop_nonce" { return false }
+        if response.statusCode == 401 || error == "invalid_client" || error == "unauthorized_client" { return true }
+        let words = (body?["error_description"]?.stringValue ?? "").lowercased()
+        return ["credential", "client auth", "client secret", "authorization failed"].contains { words.contains($0) }
+    }
+
     mutating func run(_ report: inout [CheckFinding]) async throws {
         func add(
             _ id: String, _ severity: CheckFinding.Severity, _ title: String, reference: String,
@@ -144,7 +167,7 @@ struct DPoPChecks {
                 "dpop.no-grant", .info,
                 "No token could be requested without a user: no client secret was given and the server has no attestation endpoint for \(grant.clientID)",
                 reference: "RFC 9449 §5",
-                fix: "run haapi check with --client-id and --client-secret of a confidential client")
+                fix: "run haapi check with --client-id and --client-secret-file of a confidential client")
             return
         }
         var nonce: String?
@@ -159,15 +182,14 @@ struct DPoPChecks {
         if response.statusCode == 400, firstError == "use_dpop_nonce" {
             guard let offered = response.header("DPoP-Nonce") else {
                 add(
-                    "dpop.nonce-header-missing", .error, "use_dpop_nonce without a DPoP-Nonce header",
+                    "dpop.nonce-header-missing", .error, "use_dpop_nonce came without a DPoP-Nonce header",
                     reference: "RFC 9449 §8", (request, response), note: "proof without nonce",
                     fix: "send the nonce in DPoP-Nonce with every use_dpop_nonce error")
                 return
             }
             add(
-                "dpop.nonce-missing", .pass, "The server demands a nonce and sends one in DPoP-Nonce",
-                reference: "RFC 9449 §8",
-                (request, response), note: "proof without nonce")
+                Rule.dpopNonceMissing.id, .pass, "A proof without a nonce was refused, and a nonce sent in DPoP-Nonce",
+                reference: "", (request, response), note: "proof without nonce")
             nonce = offered
             guard
                 let second = try await tokenRequest(
@@ -179,140 +201,84 @@ struct DPoPChecks {
             (request, response) = second
         } else if response.statusCode == 200 {
             add(
-                "dpop.nonce-missing", .warning, "Proofs are accepted without a server nonce",
-                reference: "RFC 9449 §8, §11.1", (request, response), note: "proof without nonce",
-                fix: "require DPoP nonces, so a proof made in advance cannot be used later")
+                Rule.dpopNonceMissing.id, .warning, "A proof without a server nonce was accepted", reference: "",
+                (request, response), note: "proof without nonce")
+        }
+        // No DPoP verdict from requests that never passed client authentication.
+        if response.statusCode != 200, Self.refusesClient(response) {
+            add(
+                Rule.clientAuthentication.id, .error,
+                "The client's own credentials were refused, so no DPoP check could run: \(CheckHTTP.line(response))",
+                reference: "", (request, response), note: "fresh proof",
+                fix: "check --client-id and the client's secret (--client-secret-file) or its attestation policy")
+            return
         }
         let tokens = (try? JSONParser().parse(response.body))?.objectValue
         guard response.statusCode == 200, let accessToken = tokens?["access_token"]?.stringValue else {
             add(
                 "dpop.fresh-refused", .error, "A fresh, correct proof was refused", reference: "RFC 9449 §4.3",
                 (request, response), note: "fresh proof",
-                fix: "check the client's DPoP settings; a correct proof must be accepted")
+                fix: "accept a correct proof: check the server's DPoP algorithms, clock and htu (its public URL)")
             return
         }
         fresh = accessToken
         await http.obtained(accessToken)
         nonce = response.header("DPoP-Nonce") ?? nonce
         add(
-            "dpop.fresh-accepted", .pass, "A fresh proof is accepted", reference: "RFC 9449 §4.3", (request, response),
+            "dpop.fresh-accepted", .pass, "A fresh proof was accepted", reference: "RFC 9449 §4.3", (request, response),
             note: "fresh proof")
-        if tokens?["token_type"]?.stringValue?.lowercased() != "dpop" {
-            add(
-                "dpop.token-not-bound", .error,
-                "The token type is \(tokens?["token_type"]?.stringValue ?? "missing"), not DPoP",
-                reference: "RFC 9449 §5", (request, response),
-                fix: "issue DPoP-bound tokens (token_type DPoP) when the request carries a proof")
-        } else if let claims = try? CompactJWS(parsing: accessToken).payloadObject(),
-            let jkt = claims["cnf"]?["jkt"]?.stringValue
-        {
-            if jkt == key.thumbprint {
-                add(
-                    "dpop.token-not-bound", .pass, "The token's cnf.jkt is the proof key's thumbprint",
-                    reference: "RFC 9449 §6")
-            } else {
-                add(
-                    "dpop.cnf-mismatch", .error, "The token's cnf.jkt is not the proof key's thumbprint",
-                    reference: "RFC 9449 §6", fix: "bind the token to the key of the proof that came with the request")
-            }
-        } else if let jkt = try await introspectedThumbprint(accessToken) {
-            // RFC 9449 §6.2: an opaque token's binding is in its introspection answer.
-            if jkt == key.thumbprint {
-                add(
-                    "dpop.token-not-bound", .pass, "Introspection gives the token the proof key's thumbprint (cnf.jkt)",
-                    reference: "RFC 9449 §6.2")
-            } else {
-                add(
-                    "dpop.cnf-mismatch", .error, "Introspection gives the token another key's thumbprint",
-                    reference: "RFC 9449 §6.2",
-                    fix: "bind the token to the key of the proof that came with the request")
-            }
-        } else {
-            add(
-                "dpop.binding-opaque", .info,
-                "token_type is DPoP; the token is opaque and introspection (which needs the client's secret) did not show its cnf.jkt",
-                reference: "RFC 9449 §6")
-        }
+        report.append(
+            try await binding(of: accessToken, type: tokens?["token_type"]?.stringValue, exchange: (request, response)))
 
         // Each of these must be refused. A refused proof costs the client nothing, so a fresh grant is not
         // always needed; the attestation grant makes a fresh CAT each time anyway.
-        let replayed = acceptedProof
-        let attacks: [(id: String, note: String, reference: String, fix: String, proof: (String?) throws -> String?)] =
-            [
-                (
-                    Rule.dpopReplay.id, "the jti of an accepted proof (a replay)", "RFC 9449 §11.1",
-                    "keep the jti of accepted proofs for their iat window and refuse repeats",
-                    { _ in replayed }
-                ),
-                (
-                    Rule.dpopHtmMismatch.id, "htm GET", "RFC 9449 §4.3 (6)", "compare htm with the request's method",
-                    { try forge.signed(forge.claims(method: "GET", nonce: $0)) }
-                ),
-                (
-                    Rule.dpopHtuMismatch.id, "htu of another endpoint", "RFC 9449 §4.3 (7)",
-                    "compare htu with the request's URL, without query and fragment",
-                    { try forge.signed(forge.claims(url: forge.htu + "/other", nonce: $0)) }
-                ),
-                (
-                    Rule.dpopIatWindow.id, "iat ten minutes ago", "RFC 9449 §4.3 (9), §11.1",
-                    "accept iat only within a short window around the server's time",
-                    { try forge.signed(forge.claims(iat: Date() - 600, nonce: $0)) }
-                ),
-                (
-                    Rule.dpopAlg.id, "alg none, no signature", "RFC 9449 §4.3 (5)",
-                    "accept only asymmetric signature algorithms for proofs",
-                    { nonce in
-                        let header: JSONValue = [
-                            "typ": "dpop+jwt", "alg": "none", "jwk": try forge.key.publicJWK.publicKey().json,
-                        ]
-                        return forge.unsigned(header: header, nonce: nonce) + "."
-                    }
-                ),
-                (
-                    Rule.dpopAlg.id, "alg HS256 with a shared key", "RFC 9449 §4.3 (5)",
-                    "refuse symmetric algorithms: a proof must be verifiable by its jwk alone",
-                    { nonce in
-                        let secret = SymmetricKey(size: .bits256)
-                        let header: JSONValue = [
-                            "typ": "dpop+jwt", "alg": "HS256",
-                            "jwk": ["kty": "oct", "k": .string(secret.withUnsafeBytes { Base64URL.encode(Data($0)) })],
-                        ]
-                        let input = forge.unsigned(header: header, nonce: nonce)
-                        let mac = HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: secret)
-                        return input + "." + Base64URL.encode(Data(mac))
-                    }
-                ),
-                (
-                    Rule.dpopJWK.id, "jwk with the private key d", "RFC 9449 §4.3 (8)",
-                    "refuse proofs whose jwk carries private members",
-                    {
-                        try forge.signed(
-                            forge.claims(nonce: $0), header: ["typ": "dpop+jwt", "jwk": forge.key.privateJWK.json])
-                    }
-                ),
-            ]
         let required = nonce != nil
         var seen = Set([nonce].compactMap { $0 })
         let started = Date()
-        for attack in attacks + (required ? [Self.inventedNonce(forge)] : []) {
-            guard let exchange = try await tokenRequest(proof: attack.proof, nonce: nonce) else { continue }
-            if let fresh = exchange.1.header("DPoP-Nonce") {
+        var verdicts: [(index: Int, verdict: RefusalVerdict)] = []
+        for attack in Self.attacks(forge, replayed: acceptedProof, nonceRequired: required) {
+            let exchange: (HTTPRequest, HTTPResponse)?
+            var failure: String?
+            do {
+                exchange = try await tokenRequest(proof: attack.proof, nonce: nonce)
+                guard exchange != nil else { continue }
+            } catch let error as TransportError {
+                exchange = nil
+                failure = error.description
+            }
+            if let fresh = exchange?.1.header("DPoP-Nonce") {
                 nonce = fresh
                 seen.insert(fresh)
             }
-            if exchange.1.statusCode == 200 {
-                if let token = (try? JSONParser().parse(exchange.1.body))?["access_token"]?.stringValue {
-                    await http.obtained(token)
-                }
-                add(
-                    attack.id, .error, "Accepted: a proof with \(attack.note)",
-                    reference: attack.reference, exchange, note: attack.note, fix: attack.fix)
-            } else {
-                add(
-                    attack.id, .pass, "Refused: a proof with \(attack.note)",
-                    reference: attack.reference,
-                    exchange, note: attack.note)
+            let verdict = RefusalVerdict.of(exchange?.1, failure: failure)
+            if verdict == .accepted,
+                let token = (try? JSONParser().parse(exchange?.1.body ?? Data()))?["access_token"]?.stringValue
+            {
+                await http.obtained(token)
             }
+            verdicts.append((report.count, verdict))
+            report.append(
+                verdict.finding(
+                    rule: attack.rule, group: .dpop, what: attack.what, exchange: exchange.map { ($0.0, $0.1) },
+                    note: attack.what))
+        }
+        // The control: a correct request after the attacks. When it fails, the refusals above may be the
+        // server failing rather than checking, so they prove nothing.
+        let control = try? await tokenRequest(proof: { try forge.signed(forge.claims(nonce: $0)) }, nonce: nonce)
+        if let control, control.1.statusCode == 200 {
+            if let token = (try? JSONParser().parse(control.1.body))?["access_token"]?.stringValue {
+                await http.obtained(token)
+            }
+        } else {
+            let answer = control.map { CheckHTTP.line($0.1) } ?? "no answer"
+            for (index, verdict) in verdicts where verdict != .accepted {
+                report[index].demote(to: "the correct request sent after the attacks failed too (\(answer))")
+            }
+            add(
+                "dpop.control-failed", .warning,
+                "A correct proof sent after the attacks was not accepted (\(answer)): the refusals above prove nothing",
+                reference: "docs/CHECK.md", control, note: "control: a fresh, correct proof",
+                fix: "run the check again when the server answers correct requests")
         }
         guard required else { return }
         // A rotation shows only when the run outlasts the server's period; one unchanged nonce is not a fault.
@@ -329,15 +295,103 @@ struct DPoPChecks {
         }
     }
 
-    /// A nonce the server never issued must be refused with `use_dpop_nonce` (and a real one offered):
-    /// otherwise the nonce is decoration and a proof made in advance still works.
-    private static func inventedNonce(
-        _ forge: ProofForge
-    ) -> (id: String, note: String, reference: String, fix: String, proof: (String?) throws -> String?) {
-        (
-            Rule.dpopNonceUnknown.id, "a nonce the server never issued", "RFC 9449 §8, §11.1",
-            "accept only nonces the server issued, and only while they are current",
-            { _ in try forge.signed(forge.claims(nonce: "haapi-check-" + SecureRandom.token(byteCount: 12))) }
+    /// Whether the token is bound to the proof's key (RFC 9449 §6): `cnf.jkt` in a JWT, or from introspection
+    /// for an opaque token. A readable JWT without `cnf` is not bound, whatever its `token_type` says.
+    private func binding(
+        of accessToken: String, type: String?, exchange: (HTTPRequest, HTTPResponse)
+    ) async throws -> CheckFinding {
+        func finding(
+            _ rule: Rule, _ severity: CheckFinding.Severity, _ title: String, shown: Bool = false
         )
+            -> CheckFinding
+        {
+            CheckFinding(
+                id: rule.id, group: .dpop, severity: severity, title: title,
+                sent: shown ? CheckHTTP.line(exchange.0, "fresh proof") : nil,
+                received: shown ? CheckHTTP.line(exchange.1) : nil, reference: "")
+        }
+        let jwt = try? CompactJWS(parsing: accessToken).payloadObject()
+        guard type?.lowercased() == "dpop" else {
+            return finding(.dpopTokenNotBound, .error, "The token type is \(type ?? "missing"), not DPoP", shown: true)
+        }
+        if let jwt {
+            guard let jkt = jwt["cnf"]?["jkt"]?.stringValue else {
+                return finding(
+                    .dpopTokenNotBound, .error,
+                    "The token is a readable JWT with token_type DPoP but no cnf.jkt: it is not bound to the proof's key",
+                    shown: true)
+            }
+            return jkt == key.thumbprint
+                ? finding(.dpopTokenNotBound, .pass, "The token's cnf.jkt is the proof key's thumbprint")
+                : finding(.dpopCnfMismatch, .error, "The token's cnf.jkt is not the proof key's thumbprint")
+        }
+        if let jkt = try await introspectedThumbprint(accessToken) {
+            // RFC 9449 §6.2: an opaque token's binding is in its introspection answer.
+            return jkt == key.thumbprint
+                ? finding(
+                    .dpopTokenNotBound, .pass, "Introspection gives the token the proof key's thumbprint (cnf.jkt)")
+                : finding(.dpopCnfMismatch, .error, "Introspection gives the token another key's thumbprint")
+        }
+        return CheckFinding(
+            id: "dpop.binding-opaque", group: .dpop, severity: .info,
+            title:
+                "token_type is DPoP; the token is opaque and introspection (which needs the client's secret) did not show its cnf.jkt",
+            reference: "RFC 9449 §6")
+    }
+
+    /// The requests that must be refused at the token endpoint.
+    static func attacks(_ forge: ProofForge, replayed: String?, nonceRequired: Bool) -> [Attack] {
+        var list = [
+            Attack(rule: .dpopReplay, what: "a replayed proof (the jti of an accepted one)") { _ in replayed },
+            Attack(rule: .dpopHtmMismatch, what: "a proof for GET sent with a POST") {
+                try forge.signed(forge.claims(method: "GET", nonce: $0))
+            },
+            Attack(rule: .dpopHtuMismatch, what: "a proof for another URL") {
+                try forge.signed(forge.claims(url: forge.htu + "/other", nonce: $0))
+            },
+            Attack(rule: .dpopIatWindow, what: "a proof made ten minutes ago") {
+                try forge.signed(forge.claims(iat: Date() - 600, nonce: $0))
+            },
+            Attack(rule: .dpopIatWindow, what: "a proof dated ten minutes ahead") {
+                try forge.signed(forge.claims(iat: Date() + 600, nonce: $0))
+            },
+            Attack(rule: .dpopTyp, what: "a proof whose typ is jwt, not dpop+jwt") {
+                try forge.signed(
+                    forge.claims(nonce: $0), header: ["typ": "jwt", "jwk": try forge.key.publicJWK.publicKey().json])
+            },
+            Attack(rule: .dpopAlg, what: "a proof with alg none and no signature") { nonce in
+                let header: JSONValue = [
+                    "typ": "dpop+jwt", "alg": "none", "jwk": try forge.key.publicJWK.publicKey().json,
+                ]
+                return forge.unsigned(header: header, nonce: nonce) + "."
+            },
+            Attack(rule: .dpopAlg, what: "a proof signed with HS256 and a shared key") { nonce in
+                let secret = SymmetricKey(size: .bits256)
+                let header: JSONValue = [
+                    "typ": "dpop+jwt", "alg": "HS256",
+                    "jwk": ["kty": "oct", "k": .string(secret.withUnsafeBytes { Base64URL.encode(Data($0)) })],
+                ]
+                let input = forge.unsigned(header: header, nonce: nonce)
+                let mac = HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: secret)
+                return input + "." + Base64URL.encode(Data(mac))
+            },
+            Attack(rule: .dpopSignature, what: "a proof signed by another key than its jwk") {
+                try forge.signed(forge.claims(nonce: $0), signer: SoftwareP256SigningKey())
+            },
+            Attack(rule: .dpopJWK, what: "a proof whose jwk holds the private key") {
+                try forge.signed(
+                    forge.claims(nonce: $0), header: ["typ": "dpop+jwt", "jwk": forge.key.privateJWK.json])
+            },
+        ]
+        if nonceRequired { list.append(inventedNonce(forge)) }
+        return list
+    }
+
+    /// A nonce the server never issued must be refused (with `use_dpop_nonce` and a real one offered):
+    /// otherwise the nonce is decoration and a proof made in advance still works.
+    private static func inventedNonce(_ forge: ProofForge) -> Attack {
+        Attack(rule: .dpopNonceUnknown, what: "a proof with a nonce the server never issued") { _ in
+            try forge.signed(forge.claims(nonce: "haapi-check-" + SecureRandom.token(byteCount: 12)))
+        }
     }
 }

@@ -9,6 +9,8 @@ struct DiscoveredServer: Sendable {
     let authorizationEndpoint: URL
     let revocationEndpoint: URL?
     let introspectionEndpoint: URL?
+    /// A protected resource that takes the tokens (UserInfo), where `ath` is checked.
+    var userinfoEndpoint: URL? = nil
     /// The members naming an endpoint on another origin than the issuer's: never used, since the checks
     /// would send the client's credentials, the test user's password or tokens there.
     var offOrigin: [String] = []
@@ -191,7 +193,8 @@ struct DiscoveryChecks {
             document: document, tokenEndpoint: endpoint("token_endpoint") ?? fallback.tokenEndpoint,
             authorizationEndpoint: endpoint("authorization_endpoint") ?? fallback.authorizationEndpoint,
             revocationEndpoint: endpoint("revocation_endpoint"),
-            introspectionEndpoint: endpoint("introspection_endpoint"), offOrigin: offOrigin)
+            introspectionEndpoint: endpoint("introspection_endpoint"), userinfoEndpoint: endpoint("userinfo_endpoint"),
+            offOrigin: offOrigin)
     }
 
     /// The endpoints checked for being served, with the method each is used with (those on the issuer's

@@ -142,6 +142,10 @@ struct HygieneChecks {
         add("oauth.pkce-mismatch", .pass, "A code from an S256 login is redeemed", reference: "RFC 7636 §4.6")
         await client.http.obtained(redeemed.tokens.accessToken)
         await introspection(redeemed.tokens.accessToken, add: add)
+        if redeemed.tokens.tokenType?.lowercased() == "dpop", let userinfo = client.discovered.userinfoEndpoint {
+            await ResourceChecks(endpoint: userinfo, http: client.http, dpop: manager.dpop).run(
+                redeemed.tokens.accessToken, &found)
+        }
 
         var live = redeemed.tokens.rawJSON["refresh_token"]?.stringValue
         if let first = live {
@@ -315,8 +319,22 @@ struct HygieneChecks {
                     CheckClient.basic(id: client.clientID, secret: secret),
                 ], body: Data(FormURLEncoding.encode(form).utf8))
         }
+        // The token must be seen active first: a server that never shows this client its own token (an
+        // introspection limited to the token's audience) would make any revocation look effective.
+        let before = post(introspection, [("token", token)])
+        let activeBefore = (try? await client.http.send(before)).flatMap { answer in
+            answer.statusCode == 200 ? (try? JSONParser().parse(answer.body))?["active"]?.boolValue : nil
+        }
         let revoke = post(revocation, [("token", token), ("token_type_hint", "access_token")])
         guard let revoked = try? await client.http.send(revoke) else { return }
+        guard activeBefore == true else {
+            add(
+                Rule.revocation.id, .warning,
+                "Inconclusive: introspection never showed this client its live access token as active, so its revocation cannot be seen",
+                "", CheckHTTP.line(before, "before revoking it"), nil,
+                "let the client introspect its own tokens, or check revocation with a resource that takes the token")
+            return
+        }
         guard revoked.statusCode == 200 else {
             add(
                 "oauth.revocation", .error, "The client could not revoke its own access token",
@@ -368,10 +386,23 @@ struct HygieneChecks {
                 "oauth.revocation", .error, "A revoked refresh token still works",
                 "RFC 7009 §2.1", "POST \(client.discovered.tokenEndpoint.path) (the revoked refresh token)", "200",
                 "make revocation take effect at once for the token and the grant's other tokens")
-        default:
+        case .errorToken(let refusal) where refusal.error == "invalid_grant":
             add(
-                "oauth.revocation", .pass, "A revoked refresh token is refused", "RFC 7009 §2.1",
-                "POST \(endpoint.path), then the token at \(client.discovered.tokenEndpoint.path)", nil, nil)
+                "oauth.revocation", .pass, "A revoked refresh token was refused", "RFC 7009 §2.1",
+                "POST \(endpoint.path), then the token at \(client.discovered.tokenEndpoint.path)",
+                Self.words(.errorToken(refusal)), nil)
+        case .errorToken(let refusal):
+            add(
+                "oauth.revocation", .info,
+                "A revoked refresh token was refused for another reason (\(refusal.error)), so whether the revocation took effect cannot be told",
+                "RFC 7009 §2.1", "POST \(endpoint.path), then the token at \(client.discovered.tokenEndpoint.path)",
+                Self.words(.errorToken(refusal)), nil)
+        case .error(let failure):
+            add(
+                "oauth.revocation", .warning,
+                "Inconclusive: the revoked refresh token got no OAuth answer (\(Self.words(failure)))", "RFC 7009 §2.1",
+                "POST \(endpoint.path), then the token at \(client.discovered.tokenEndpoint.path)", nil,
+                "run the check again when the server answers")
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HaapiSdk
+import HaapiServer
 
 /// `haapi check`: points what the SDK knows at any HAAPI or OAuth + DPoP server and reports what it finds,
 /// with the fix for each finding (docs/CHECK.md).
@@ -178,7 +179,12 @@ struct CheckCommand: AsyncParsableCommand {
     /// A finding that makes `group` pointless: the SDK cannot work without the DPoP nonces it is told.
     /// Reported once, as its cause, rather than as a cascade of errors.
     static func blocker(of group: CheckGroup, in findings: [CheckFinding]) -> CheckFinding? {
-        findings.first { $0.id == "dpop.nonce-header-missing" || (group == .hygiene && $0.id == "haapi.configuration") }
+        let clientRefused = Rule.clientAuthentication.id
+        return findings.first { finding in
+            if finding.id == "dpop.nonce-header-missing" { return true }
+            if finding.id == clientRefused, finding.severity == .error { return true }
+            return group == .hygiene && finding.id == "haapi.configuration"
+        }
     }
 
     /// A group not run because an endpoint it needs is on another origin than the issuer's.
