@@ -52,11 +52,15 @@ struct CheckCommandTests {
             "haapi.session-missing pass", "oauth.pkce-missing pass", "oauth.pkce-plain pass", "oauth.redirect-uri pass",
             "oauth.pkce-mismatch pass", "oauth.introspection-open pass", "oauth.refresh-rotation pass",
             "oauth.refresh-reused info", "oauth.refresh-reused pass", "oauth.revocation pass", "oauth.code-reused pass",
+            "dpop.typ pass", "dpop.signature pass", "dpop.ath-missing pass", "dpop.ath-mismatch pass",
         ] {
             #expect(ids.contains(id), "missing \(id): \(ids.sorted())")
         }
-        // Both alg attacks (none and HS256) are reported, under the one rule.
+        // Both alg attacks (none and HS256) are reported, under the one rule; the iat window both ways.
         #expect(findings.filter { $0["id"]?.stringValue == "dpop.alg" }.count == 2)
+        #expect(findings.filter { $0["id"]?.stringValue == "dpop.iat-window" }.count == 2)
+        // Nothing inconclusive against a server that answers every request.
+        #expect(!findings.contains { $0["title"]?.stringValue?.hasPrefix("Inconclusive") == true }, "\(result.stdout)")
         let report = try JSONParser().parse(result.stdout)
         let used = try #require(report["requests"]?.numberValue?.intValue)
         #expect(used <= (report["budget"]?.numberValue?.intValue ?? 0) && used > 10)

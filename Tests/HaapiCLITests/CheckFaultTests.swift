@@ -105,6 +105,63 @@ struct CheckFaultTests {
         #expect(skipped.contains("haapi.skipped") && skipped.contains("hygiene.skipped"), "\(skipped)")
     }
 
+    /// Issue 43: verdicts a team can trust on a server the check has never seen.
+    @Test(
+        "a 5xx is never a pass; refused client credentials stop the DPoP verdicts; a token never shown active makes revocation inconclusive; a JWT without cnf is not bound"
+    )
+    func unseenServers() async throws {
+        let proxy = try await FaultProxy()
+        defer { proxy.stop() }
+        let server = try DevServer(configuration: try ServerConfiguration.embeddedDefault, store: ServerStore(path: nil))
+        let running = try await server.start(publicURL: proxy.url.absoluteString, logLevel: .critical)
+        defer { Task { await running.stop() } }
+        await proxy.forward(to: try #require(URL(string: "http://127.0.0.1:\(running.port)")))
+        let attackRules: Set<String> = [
+            "dpop.replay", "dpop.htm-mismatch", "dpop.htu-mismatch", "dpop.iat-window", "dpop.typ", "dpop.alg",
+            "dpop.signature", "dpop.jwk", "dpop.nonce-unknown",
+        ]
+
+        // Every second token request answered 500: no attack answered 500 passes.
+        await proxy.set(.failEverySecondTokenRequest)
+        let failing = try CheckCommandTests.findings(try await Self.check(proxy.url, ["--only", "dpop"]))
+        let attacks = failing.filter { attackRules.contains($0["id"]?.stringValue ?? "") }
+        #expect(attacks.count >= 10, "\(failing)")
+        for finding in attacks where finding["received"]?.stringValue?.hasPrefix("500") == true {
+            #expect(finding["severity"]?.stringValue == "warning", "\(finding)")
+            #expect(finding["title"]?.stringValue?.hasPrefix("Inconclusive") == true, "\(finding)")
+        }
+        #expect(attacks.contains { $0["received"]?.stringValue?.hasPrefix("500") == true })
+        #expect(!attacks.contains { $0["severity"]?.stringValue == "pass" && $0["received"]?.stringValue?.hasPrefix("500") == true })
+
+        // The client's credentials refused: that finding, no DPoP verdict, the groups needing a token skipped.
+        await proxy.set(.refuseClient)
+        let refused = try CheckCommandTests.findings(try await Self.check(proxy.url))
+        let ids = refused.compactMap { $0["id"]?.stringValue }
+        #expect(
+            refused.contains { $0["id"] == "oauth.client-authentication" && $0["severity"] == "error" }, "\(ids)")
+        #expect(ids.filter { attackRules.contains($0) }.isEmpty, "\(ids)")
+        #expect(!ids.contains("dpop.fresh-refused"))
+        #expect(ids.contains("haapi.skipped") && ids.contains("hygiene.skipped"), "\(ids)")
+
+        // Introspection that never shows the client its token: the revocation is inconclusive, not a pass.
+        await proxy.set(.introspectionInactive)
+        let secret = try CheckCommandTests.secretFile("authhub-secret-change-me")
+        let quiet = try CheckCommandTests.findings(
+            try await CLIRunner.run([
+                "check", "--server", proxy.url.absoluteString, "--client-id", "authhub-app", "--client-secret-file",
+                secret.path, "--scope", "urn:iam:myscopes", "--json",
+            ]))
+        let revocation = quiet.filter { $0["id"] == "oauth.revocation" }
+        #expect(revocation.count == 1 && revocation.first?["severity"] == "warning", "\(quiet)")
+        #expect(revocation.first?["title"]?.stringValue?.hasPrefix("Inconclusive") == true)
+
+        // A readable JWT access token with token_type DPoP and no cnf: not bound, an error.
+        await proxy.set(.jwtWithoutCnf)
+        let unbound = try CheckCommandTests.findings(try await Self.check(proxy.url, ["--only", "dpop"]))
+        let binding = try #require(unbound.first { $0["id"] == "dpop.token-not-bound" }, "\(unbound)")
+        #expect(binding["severity"] == "error" && binding["title"]?.stringValue?.contains("no cnf.jkt") == true)
+    }
+
     @Test("a client that keeps its refresh tokens (seed 003's option): exactly that finding")
     func protectionsOff() async throws {
         var configuration = try ServerConfiguration.embeddedDefault

@@ -27,6 +27,15 @@ final class FaultProxy: Sendable {
         /// Sends the last flow session upstream when a step comes without `Session-Id`: a server that
         /// continues a flow for a request that does not name it.
         case ignoreSessionHeader
+        /// Answers every second token request after the first two with 500 `server_error`: a server failing
+        /// under the run, whose refusals prove nothing.
+        case failEverySecondTokenRequest
+        /// Answers every token request 401 `invalid_client`: the client's credentials are refused.
+        case refuseClient
+        /// Answers every introspection `{"active": false}`: a server that never shows the client its tokens.
+        case introspectionInactive
+        /// Replaces the access token of every token response with a readable JWT that has no `cnf`.
+        case jwtWithoutCnf
     }
 
     private let state: State
@@ -54,6 +63,7 @@ final class FaultProxy: Sendable {
         private var fault = Fault.none
         private var answers: [String: HaapiDriver.HTTPResponse] = [:]
         private var lastSession: String?
+        private var tokenRequests = 0
         private var moved: (from: URL, to: URL)?
         private(set) var received = 0
         private let transport: (any HTTPTransport)?
@@ -72,6 +82,7 @@ final class FaultProxy: Sendable {
             self.fault = fault
             answers = [:]
             lastSession = nil
+            tokenRequests = 0
         }
 
         func handle(_ request: Request) async throws -> Response {
@@ -93,6 +104,18 @@ final class FaultProxy: Sendable {
                 !headers.contains(where: { $0.name.lowercased() == "session-id" })
             {
                 headers.append(("Session-Id", lastSession))
+            }
+            if request.method == .post, request.uri.path.hasSuffix("/oauth/token") {
+                tokenRequests += 1
+                if fault == .refuseClient {
+                    return Self.json(#"{"error":"invalid_client","error_description":"client authentication failed"}"#, 401)
+                }
+                if fault == .failEverySecondTokenRequest, tokenRequests > 2, tokenRequests % 2 == 0 {
+                    return Self.json(#"{"error":"server_error"}"#, 500)
+                }
+            }
+            if fault == .introspectionInactive, request.uri.path.hasSuffix("/introspect") {
+                return Self.json(#"{"active":false}"#, 200)
             }
             let proof = request.headers.first { $0.name.canonicalName == "dpop" }?.value
             if fault == .replayAnswer, let proof, let seen = answers[proof] { return Self.response(seen, fault: fault) }
@@ -129,7 +152,21 @@ final class FaultProxy: Sendable {
                     if object["refresh_token"] != nil { object["refresh_token"] = .string(presented) }
                 }
             }
+            if fault == .jwtWithoutCnf, request.uri.path.hasSuffix("/oauth/token") {
+                answer = Self.rewriting(answer) { object in
+                    guard object["access_token"] != nil else { return }
+                    let header = Base64URL.encode(Data(#"{"alg":"ES256","typ":"at+jwt"}"#.utf8))
+                    let claims = Base64URL.encode(Data(#"{"sub":"check","scope":"api","exp":4102444800}"#.utf8))
+                    object["access_token"] = .string(header + "." + claims + ".c2lnbmF0dXJl")
+                }
+            }
             return Self.response(answer, fault: fault)
+        }
+
+        static func json(_ body: String, _ status: Int) -> Response {
+            Response(
+                status: .init(code: status), headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(string: body)))
         }
 
         /// `code_challenge_method=plain` becomes S256 with BASE64URL(SHA256(challenge)): the upstream then
