@@ -112,7 +112,8 @@ struct CheckFaultTests {
     func unseenServers() async throws {
         let proxy = try await FaultProxy()
         defer { proxy.stop() }
-        let server = try DevServer(configuration: try ServerConfiguration.embeddedDefault, store: ServerStore(path: nil))
+        let server = try DevServer(
+            configuration: try ServerConfiguration.embeddedDefault, store: ServerStore(path: nil))
         let running = try await server.start(publicURL: proxy.url.absoluteString, logLevel: .critical)
         defer { Task { await running.stop() } }
         await proxy.forward(to: try #require(URL(string: "http://127.0.0.1:\(running.port)")))
@@ -131,7 +132,10 @@ struct CheckFaultTests {
             #expect(finding["title"]?.stringValue?.hasPrefix("Inconclusive") == true, "\(finding)")
         }
         #expect(attacks.contains { $0["received"]?.stringValue?.hasPrefix("500") == true })
-        #expect(!attacks.contains { $0["severity"]?.stringValue == "pass" && $0["received"]?.stringValue?.hasPrefix("500") == true })
+        #expect(
+            !attacks.contains {
+                $0["severity"]?.stringValue == "pass" && $0["received"]?.stringValue?.hasPrefix("500") == true
+            })
 
         // The client's credentials refused: that finding, no DPoP verdict, the groups needing a token skipped.
         await proxy.set(.refuseClient)

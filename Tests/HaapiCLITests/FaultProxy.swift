@@ -108,7 +108,8 @@ final class FaultProxy: Sendable {
             if request.method == .post, request.uri.path.hasSuffix("/oauth/token") {
                 tokenRequests += 1
                 if fault == .refuseClient {
-                    return Self.json(#"{"error":"invalid_client","error_description":"client authentication failed"}"#, 401)
+                    return Self.json(
+                        #"{"error":"invalid_client","error_description":"client authentication failed"}"#, 401)
                 }
                 if fault == .failEverySecondTokenRequest, tokenRequests > 2, tokenRequests % 2 == 0 {
                     return Self.json(#"{"error":"server_error"}"#, 500)

@@ -129,3 +129,12 @@ extension RuleCatalogueTests {
         #expect(page.contains(expected), "replace the table in docs/DEBUGGING.md with:\n\(expected)")
     }
 }
+
+extension RuleCatalogueTests {
+    @Test("docs/CHECK.md names every id haapi check reports")
+    func checkDocumented() throws {
+        let page = try String(contentsOf: Self.root.appendingPathComponent("docs/CHECK.md"), encoding: .utf8)
+        let missing = try Self.checkIDs().filter { !page.contains("`\($0)`") && !$0.hasSuffix(".skipped") }
+        #expect(missing.isEmpty, "ids docs/CHECK.md does not list: \(missing.sorted())")
+    }
+}
