@@ -121,6 +121,17 @@ struct RefusalLogTests {
         #expect(lines.all.contains { $0.contains("POST /oauth/token 200 client=haapi-demo (") })
     }
 
+    @Test("an Authentication Hub refusal names the hub's errorCode and message")
+    func authHubLine() async throws {
+        let lines = CapturedLines()
+        let server = try await TestServer(requestLog: lines.options())
+        defer { Task { await server.stop() } }
+        let refused = try await RawHTTP.send("GET", server.base + "/default/auth/v1/BrandingSettings")
+        #expect(refused.status == 401, "\(refused.text)")
+        let line = lines.line(after: 0, rule: .authHubRefused)
+        #expect(line.contains("client=- [authhub.refused] errorCode 8910004: Invalid token; fix: "), "\(line)")
+    }
+
     @Test("--log-format json: one object a line with the same members; a newline sent by a client stays inside")
     func jsonLines() async throws {
         let lines = CapturedLines()

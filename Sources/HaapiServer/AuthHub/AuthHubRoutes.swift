@@ -118,7 +118,9 @@ extension AuthHubRoutes {
     /// "unknown user" or "no credential".
     static func storeFailure(_ error: any Error) -> Response {
         Logger(label: "haapi.devserver").error("database call failed: \(error)")
-        return authHubError("8000014", "Failed to process request", status: .internalServerError)
+        let response = authHubError("8000014", "Failed to process request", status: .internalServerError)
+        RequestTrace.refuse(.storeFailure, "the database failed: errorCode 8000014")
+        return response
     }
 
     /// The client of a live, unbound access token that carries `scope`.
@@ -144,6 +146,7 @@ extension AuthHubRoutes {
         _ code: String, _ message: String, status: HTTPResponse.Status = .badRequest, flowState: String? = nil,
         nested: Bool = false
     ) -> Response {
+        RequestTrace.refuse(status.code >= 500 ? .serverError : .authHubRefused, "errorCode \(code): \(message)")
         let error: JSONObject = ["errorCode": .string(code), "errorMessage": .string(message)]
         var body: JSONObject = nested ? ["data": .object(error)] : error
         if let flowState { body["flowState"] = .string(flowState) }

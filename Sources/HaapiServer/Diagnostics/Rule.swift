@@ -84,6 +84,9 @@ package enum Rule: String, CaseIterable, Sendable {
     case passkeyInvalid = "passkeys.invalid"
     case passkeySession = "passkeys.session"
 
+    // The Authentication Hub (seed 002): its refusals carry the hub's own errorCode and errorMessage.
+    case authHubRefused = "authhub.refused"
+
     // The dev server's own pages and endpoints.
     case localOnly = "server.local-only"
     case notFound = "server.not-found"

@@ -380,6 +380,12 @@ package enum RuleCatalogue {
             RuleEntry(
                 title: "The relying party's session is missing or expired", reference: "docs/PASSKEYS.md",
                 fix: "sign in again", serverFix: "refuse expired sessions")
+        case .authHubRefused:
+            RuleEntry(
+                title: "The Authentication Hub refused the step", reference: "docs/AUTHHUB.md",
+                fix:
+                    "read the answer's errorCode and errorMessage (AHServerError names each code), and follow the flow's X-Flow-State",
+                serverFix: "answer each refused step with an errorCode the client can act on")
         case .localOnly:
             RuleEntry(
                 title: "Admin and inspector pages answer this machine only", reference: "docs/SECURITY.md",
