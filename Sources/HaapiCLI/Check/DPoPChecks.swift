@@ -24,7 +24,8 @@ struct ProofForge: Sendable {
         -> String
     {
         try JWS.sign(
-            claims: claims, header: header ?? ["typ": "dpop+jwt", "jwk": try key.publicJWK.publicKey().json],
+            claims: claims,
+            header: header ?? ["typ": .string(Dpop.proofType), "jwk": try key.publicJWK.publicKey().json],
             signer: signer ?? key)
     }
 
@@ -361,14 +362,14 @@ struct DPoPChecks {
             },
             Attack(rule: .dpopAlg, what: "a proof with alg none and no signature") { nonce in
                 let header: JSONValue = [
-                    "typ": "dpop+jwt", "alg": "none", "jwk": try forge.key.publicJWK.publicKey().json,
+                    "typ": .string(Dpop.proofType), "alg": "none", "jwk": try forge.key.publicJWK.publicKey().json,
                 ]
                 return forge.unsigned(header: header, nonce: nonce) + "."
             },
             Attack(rule: .dpopAlg, what: "a proof signed with HS256 and a shared key") { nonce in
                 let secret = SymmetricKey(size: .bits256)
                 let header: JSONValue = [
-                    "typ": "dpop+jwt", "alg": "HS256",
+                    "typ": .string(Dpop.proofType), "alg": "HS256",
                     "jwk": ["kty": "oct", "k": .string(secret.withUnsafeBytes { Base64URL.encode(Data($0)) })],
                 ]
                 let input = forge.unsigned(header: header, nonce: nonce)
@@ -380,7 +381,7 @@ struct DPoPChecks {
             },
             Attack(rule: .dpopJWK, what: "a proof whose jwk holds the private key") {
                 try forge.signed(
-                    forge.claims(nonce: $0), header: ["typ": "dpop+jwt", "jwk": forge.key.privateJWK.json])
+                    forge.claims(nonce: $0), header: ["typ": .string(Dpop.proofType), "jwk": forge.key.privateJWK.json])
             },
         ]
         if nonceRequired { list.append(inventedNonce(forge)) }

@@ -11,6 +11,6 @@ extension HaapiError {
         }
     }
 
-    /// The rule id in brackets at the end of `description` (``ServerRuleID/parse(_:)``).
+    /// The rule id in brackets at the end of `description` (`ServerRuleID.parse(_:)` of HaapiModel).
     public static func ruleID(in description: String) -> String? { ServerRuleID.parse(description) }
 }
