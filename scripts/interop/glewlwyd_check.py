@@ -62,10 +62,11 @@ check("discovery: jwks_uri advertised but refused (glewlwyd with HMAC-signed tok
 check("dpop: a fresh proof after the use_dpop_nonce retry is accepted and the token bound",
       all(passed(i) for i in ("dpop.nonce-missing", "dpop.fresh-accepted", "dpop.token-not-bound")))
 # The rule ids of the catalogue (Sources/HaapiServer/Diagnostics/RuleCatalogue.swift) the attacks test.
-attacks = ["dpop.replay", "dpop.htm-mismatch", "dpop.htu-mismatch", "dpop.iat-window", "dpop.alg", "dpop.jwk",
-           "dpop.nonce-unknown"]
-check("dpop: every forged or replayed proof refused (alg: none and HS256 both)",
-      all(passed(a) for a in attacks) and len(severities.get("dpop.alg", [])) == 2,
+attacks = ["dpop.replay", "dpop.htm-mismatch", "dpop.htu-mismatch", "dpop.iat-window", "dpop.typ", "dpop.alg",
+           "dpop.signature", "dpop.jwk", "dpop.nonce-unknown"]
+check("dpop: every forged or replayed proof refused (alg: none and HS256 both; iat past and ahead)",
+      all(passed(a) for a in attacks) and len(severities.get("dpop.alg", [])) == 2
+      and len(severities.get("dpop.iat-window", [])) == 2,
       [a for a in attacks if not passed(a)])
 check("haapi: reported absent, in one finding", by_group("haapi") == ["haapi.absent"], by_group("haapi"))
 check("hygiene: introspection closed to anonymous callers; a revoked access token inactive",
