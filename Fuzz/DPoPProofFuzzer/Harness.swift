@@ -72,7 +72,7 @@ func refusalDetails(_ text: String, _ bytes: [UInt8]) {
     if RequestLogLine.clean(text).unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
         fuzzFailure("a control character survived on a log line")
     }
-    if let id = HaapiError.ruleID(in: text),
+    if let id = ServerRuleID.parse(text),
         !id.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x2E })
     {
         fuzzFailure("a rule id read back with characters outside [a-z0-9.-]")

@@ -27,7 +27,7 @@ struct ServerRuleLineTests {
             "no rule here", "[dpop.htu-mismatch] at the start", "a [Dpop.Upper]", "a [dpop]", "a [a.b.c]", "a [.x]",
             "a [dpop.<script>]", "a [x." + String(repeating: "y", count: 70) + "]", "a []", "]",
         ] {
-            #expect(HaapiError.ruleID(in: description) == nil, "\(description)")
+            #expect(ServerRuleID.parse(description) == nil, "\(description)")
         }
         #expect(HaapiError.invalidStatusCode(statusCode: 400).serverRule == nil)
     }

@@ -81,6 +81,25 @@ struct RefusalLogTests {
             "\(redirect)")
     }
 
+    /// A client's iat can be any Int; the refusal's words must not trap converting the huge offset.
+    @Test("a proof dated at Int.max or Int.min seconds is refused with its line, and the server keeps answering")
+    func extremeIat() async throws {
+        let lines = CapturedLines()
+        let server = try await TestServer(requestLog: lines.options())
+        defer { Task { await server.stop() } }
+        let device = HaapiDevice(base: server.base)
+        try await device.obtainHaapiToken()
+        for iat in [Int.max, Int.min] {
+            var claims = D.claims(device)
+            claims["iat"] = .number(JSONNumber(iat))
+            let refused = try await D.authorize(device, proofs: [try D.sign(claims, key: device.key)])
+            #expect(refused.status == 401, "\(refused.text)")
+            #expect(refused.json["error_description"]?.stringValue?.hasSuffix("[dpop.iat-window]") == true)
+        }
+        #expect(lines.all.filter { $0.contains("[dpop.iat-window] iat: 1000000000000 s") }.count == 2, "\(lines.all)")
+        #expect(try await RawHTTP.send("GET", server.base + "/health").status == 200)
+    }
+
     @Test("no token, code, password, client secret, proof signature or cookie reaches a line")
     func noSecrets() async throws {
         let lines = CapturedLines()

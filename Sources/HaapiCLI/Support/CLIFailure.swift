@@ -124,7 +124,7 @@ struct CLIFailure: Error, CustomStringConvertible {
     static func tokenEndpointRefused(_ error: ErrorTokenResponse) -> CLIFailure {
         let words = error.errorDescription.map { ": " + $0 } ?? ""
         var message = "The token endpoint refused the request (\(error.error)\(words))."
-        if let rule = error.errorDescription.flatMap(HaapiError.ruleID(in:)) {
+        if let rule = error.errorDescription.flatMap(ServerRuleID.parse) {
             message += " The server's rule \(rule): its log line and /inspector say what it expected."
         }
         return CLIFailure(message, code: ExitCodes.refused)

@@ -10,7 +10,4 @@ extension HaapiError {
         default: (cause as? HaapiError)?.serverRule
         }
     }
-
-    /// The rule id in brackets at the end of `description` (`ServerRuleID.parse(_:)` of HaapiModel).
-    public static func ruleID(in description: String) -> String? { ServerRuleID.parse(description) }
 }

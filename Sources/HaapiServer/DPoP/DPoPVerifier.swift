@@ -155,7 +155,8 @@ struct DPoPVerifier: Sendable {
         let issued = Date(timeIntervalSince1970: TimeInterval(proof.iat))
         let offset = issued.timeIntervalSince(now)
         guard abs(offset) <= iatWindow else {
-            throw .iatOutOfWindow(offset: Int(offset.rounded()), window: Int(iatWindow))
+            // Clamped before the conversion: a client's iat can be any Int, and Int(Double) traps out of range.
+            throw .iatOutOfWindow(offset: Int(max(-1e12, min(1e12, offset.rounded()))), window: Int(iatWindow))
         }
         if requireNonce {
             guard let nonce = proof.nonce else { throw .nonce(.missing) }

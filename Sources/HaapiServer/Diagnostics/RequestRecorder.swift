@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
 
 /// The middleware in front of every route: it gives the request a ``RequestTrace`` while it runs, then
 /// writes its log line and keeps it in the journal for the inspector. A refusal thrown as ``Rejection``
