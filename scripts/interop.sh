@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Interop checks against independent implementations. Installs what it needs itself:
-# a Python venv in .venv-interop with joserfc from PyPI.
+# Python venvs from PyPI (.venv-interop with joserfc, .venv-passkeys, .venv-idpyoidc with idpyoidc and Flask).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -36,3 +36,8 @@ trap 'kill "$(cat "$work/pid")" 2>/dev/null || true' EXIT
 
 echo "interop: haapi check against glewlwyd (discovery, DPoP and the login-free hygiene checks; HAAPI absent)"
 "$venv/bin/python" "$root/scripts/interop/glewlwyd_check.py" --haapi "$haapi" --work "$work"
+
+echo "interop: haapi check against idpyoidc (IdentityPython, PyPI) with its DPoP add-on, a second server we did not write; what it really does is established by direct requests first"
+idpyoidc_venv="$root/.venv-idpyoidc"
+need_venv "$idpyoidc_venv" "${idpyoidc_requirements[@]}"
+"$idpyoidc_venv/bin/python" "$root/scripts/interop/idpyoidc_check.py" --haapi "$haapi" --work "$root/.build-interop-idpyoidc"

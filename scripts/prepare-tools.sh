@@ -9,6 +9,7 @@ need_packages chromium chromium-driver webkit2gtk-driver xvfb
 need_venv "$root/.venv-browser" "${browser_requirements[@]}"
 need_venv "$root/.venv-interop" "${interop_requirements[@]}"
 need_venv "$root/.venv-passkeys" "${passkeys_requirements[@]}"
+need_venv "$root/.venv-idpyoidc" "${idpyoidc_requirements[@]}"
 mkdir -p "$root/.glewlwyd"
 bash "$root/scripts/interop/glewlwyd-start.sh" "$root/.glewlwyd" --fetch-only
 echo "prepare-tools: done"

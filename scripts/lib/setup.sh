@@ -32,4 +32,5 @@ need_venv() {
 # (which installs everything ahead, while .ci/run builds) name the same versions.
 interop_requirements=("joserfc>=1.6,<2")
 passkeys_requirements=("webauthn>=2.0,<3" "fido2>=1.1,<2" "cbor2>=5.4,<6")
+idpyoidc_requirements=("idpyoidc>=5,<6" "flask>=3,<4")
 browser_requirements=("selenium>=4.20,<5" "pytest>=8,<10" "pexpect>=4.8,<5")
