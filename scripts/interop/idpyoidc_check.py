@@ -58,13 +58,26 @@ def secret_file(name, value):
 client_id, client_secret = "swift-haapi-check", secrets.token_urlsafe(24)
 secret_path = secret_file("client-secret", client_secret)
 wrong_secret_path = secret_file("wrong-secret", "not-" + client_secret)
-port = free_port()
-issuer = f"http://127.0.0.1:{port}"
+
+
+def start_server(*extra):
+    """idpyoidc behind the wrapper on a free loopback port: (process, issuer, log file)."""
+    port = free_port()
+    log = open(os.path.join(options.work, f"idpyoidc-{port}.log"), "w")
+    process = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "idpyoidc_server.py"),
+                                "--port", str(port), "--client-id", client_id, "--client-secret-file", secret_path,
+                                *extra], stdout=log, stderr=subprocess.STDOUT)
+    return process, f"http://127.0.0.1:{port}", log
+
+
+def stop_server(process, log):
+    process.terminate()
+    process.wait(timeout=10)
+    log.close()
+
+
+server, issuer, log = start_server()
 token_url = f"{issuer}/token"
-log = open(os.path.join(options.work, "idpyoidc.log"), "w")
-server = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "idpyoidc_server.py"),
-                           "--port", str(port), "--client-id", client_id, "--client-secret-file", secret_path],
-                          stdout=log, stderr=subprocess.STDOUT)
 
 
 def request(method, url, form=None, headers=None):
@@ -82,15 +95,15 @@ def request(method, url, form=None, headers=None):
         return status, None
 
 
-def wait_for_server():
+def wait_for_server(process, base):
     for _ in range(100):  # 20 s at most: idpyoidc makes its RSA key at start
         try:
-            status, _ = request("GET", f"{issuer}/.well-known/oauth-authorization-server")
+            status, _ = request("GET", f"{base}/.well-known/oauth-authorization-server")
             if status == 200:
                 return True
         except OSError:
             pass
-        if server.poll() is not None:
+        if process.poll() is not None:
             return False
         time.sleep(0.2)
     return False
@@ -162,10 +175,11 @@ def jwt_claims(token):
         return None
 
 
-def run_check(secret_path_used):
-    arguments = [options.haapi, "check", "--server", issuer, "--client-id", client_id,
+def run_check(secret_path_used, base=None, table_too=True):
+    """`haapi check` as a table (printed) and as JSON (judged); `table_too` False: the JSON run only."""
+    arguments = [options.haapi, "check", "--server", base or issuer, "--client-id", client_id,
                  "--client-secret-file", secret_path_used, "--scope", "read"]
-    table = subprocess.run(arguments, capture_output=True, text=True, timeout=120)
+    table = subprocess.run(arguments, capture_output=True, text=True, timeout=120) if table_too else None
     run = subprocess.run(arguments + ["--json"], capture_output=True, text=True, timeout=120)
     try:
         report = json.loads(run.stdout)
@@ -183,7 +197,7 @@ def severities(report, prefix):
 
 
 try:
-    check("idpyoidc started behind the wrapper", wait_for_server(), f"see {log.name}")
+    check("idpyoidc started behind the wrapper", wait_for_server(server, issuer), f"see {log.name}")
     version = subprocess.run([sys.executable, "-c", "import importlib.metadata as m; print(m.version('idpyoidc'))"],
                              capture_output=True, text=True).stdout.strip()
     print(f"idpyoidc {version} at {issuer}")
@@ -266,7 +280,23 @@ try:
           ("oauth.client-authentication", "error") in ids and not severities(report, "dpop."), ids)
     check("wrong secret: neither secret in the report", client_secret not in table.stdout + run.stdout)
 finally:
-    server.terminate()
-    server.wait(timeout=10)
-    log.close()
+    stop_server(server, log)
+
+# The same server with its bug served as it is: every client-credentials request after the first fails (400,
+# "'ClientSessionInfo' object is not subscriptable"). Those refusals say nothing about the proofs: the check's
+# control request fails too, and no attack may be reported as refused (a pass) or accepted (an error).
+buggy, base, buggy_log = start_server("--without-workaround")
+try:
+    check("idpyoidc without the workaround started", wait_for_server(buggy, base), f"see {buggy_log.name}")
+    # One run only: the server's first client-credentials request succeeds, and the check's fresh proof must be it.
+    _, run, report = run_check(secret_path, base, table_too=False)
+    attacks_reported = {rule: values for rule, values in severities(report, "dpop.").items()
+                        if rule not in ("dpop.fresh-accepted", "dpop.nonce-missing", "dpop.token-not-bound",
+                                        "dpop.control-failed")}
+    check("idpyoidc's own bug: the control request fails, so every attack is inconclusive (a warning), none passes",
+          severities(report, "dpop.control-failed") == {"dpop.control-failed": ["warning"]}
+          and attacks_reported and all(v == "warning" for values in attacks_reported.values() for v in values),
+          attacks_reported)
+finally:
+    stop_server(buggy, buggy_log)
 finish()

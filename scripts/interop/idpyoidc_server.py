@@ -7,7 +7,7 @@ The wrapper only carries HTTP in and out of idpyoidc's endpoints (method, URL, h
 idpyoidc's own; the wrapper's workarounds for that server's bugs are marked WORKAROUND below, each with what it works
 around, and none of them touches a DPoP decision.
 
-Usage: idpyoidc_server.py --port PORT --client-id ID --client-secret-file FILE
+Usage: idpyoidc_server.py --port PORT --client-id ID --client-secret-file FILE [--without-workaround]
 Serves: /.well-known/oauth-authorization-server, /token, /introspection, /revocation, /jwks.json."""
 import argparse
 import json
@@ -24,6 +24,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--port", type=int, required=True)
 parser.add_argument("--client-id", required=True)
 parser.add_argument("--client-secret-file", required=True)
+parser.add_argument("--without-workaround", action="store_true", help="serve idpyoidc's bug as it is")
 options = parser.parse_args()
 with open(options.client_secret_file) as handle:
     client_secret = handle.read().strip()
@@ -104,7 +105,8 @@ def get_previous_client_credentials_grant(path):
 resolving = []  # one request at a time: the server runs with threaded=False
 
 
-manager.add_grant, manager.get = add_grant_remembering_client_credentials, get_previous_client_credentials_grant
+if not options.without_workaround:
+    manager.add_grant, manager.get = add_grant_remembering_client_credentials, get_previous_client_credentials_grant
 
 app = Flask(__name__)
 logging.getLogger("werkzeug").setLevel(logging.ERROR)
