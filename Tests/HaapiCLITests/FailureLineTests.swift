@@ -72,7 +72,6 @@ struct FailureLineTests {
         defer { try? FileManager.default.removeItem(at: file) }
         for (name, arguments) in [
             ("inspect", ["inspect", file.path]), ("jwk thumbprint", ["jwk", "thumbprint", file.path]),
-            ("serve", ["serve", "--config", file.path, "--port", "0"]),
             (
                 "passkey register",
                 ["passkey", "register", "--options", file.path, "--origin", "https://x.example", "--store", Self.store]
@@ -81,6 +80,9 @@ struct FailureLineTests {
             let result = try await CLIRunner.run(arguments, stdin: Data())
             Self.expectFailureLine(result, code: 65, mentioning: "", name)
         }
+        // The dev server's configuration has its own code, sysexits' EX_CONFIG.
+        let serve = try await CLIRunner.run(["serve", "--config", file.path, "--port", "0"], stdin: Data())
+        Self.expectFailureLine(serve, code: 78, mentioning: "config: ", "serve")
     }
 
     @Test("usage errors are ArgumentParser's words and code, spelt `error: ` like every other failure")

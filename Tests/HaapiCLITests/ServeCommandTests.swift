@@ -15,7 +15,7 @@ struct ServeCommandTests {
         #expect(configuration["clients"]?[0]?["id"] == "haapi-demo")
     }
 
-    @Test("a bad configuration file is a clear error and exit 65")
+    @Test("a bad configuration file is one `error: config:` line and exit 78")
     func badConfig() async throws {
         let directory = try CLIRunner.temporaryDirectory()
         let file = directory.appendingPathComponent("bad.json")
@@ -24,8 +24,8 @@ struct ServeCommandTests {
                 .utf8
         ).write(to: file)
         let result = try await CLIRunner.run(["serve", "--config", file.path, "--port", "0"])
-        #expect(result.status == 65)
-        #expect(result.stderr.contains("client \"a\" is defined twice"))
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("error: config: client \"a\" is defined twice"), "\(result.stderr)")
     }
 
     @Test("serve prints its summary and answers on loopback; approve reports when nothing is pending")

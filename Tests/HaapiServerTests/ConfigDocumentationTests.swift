@@ -23,7 +23,6 @@ struct ConfigDocumentationTests {
             ("clients[]", ClientConfiguration(id: "c")),
             ("dcrTemplate", ClientConfiguration.DCRTemplate(authenticateClientBy: "c")),
             ("users[]", UserConfiguration(username: "u", password: "p")),
-            ("authenticators[]", AuthenticatorConfiguration(id: "a", type: .passkeys, title: "A")),
             ("lifetimes", ServerConfiguration.Lifetimes()),
             ("dpop", ServerConfiguration.DPoPSettings()),
             ("security", ServerConfiguration.SecuritySettings()),
@@ -34,9 +33,15 @@ struct ConfigDocumentationTests {
             ("associatedApps.android[]", AssociatedApps.AndroidApp(packageName: "p", sha256CertFingerprints: [])),
             ("appAttest", AppAttestSettings(appIDs: [])),
         ]
+        // Types whose coding keys are not their stored properties: the keys the file holds.
+        let written: [(String, [String])] = [
+            ("authenticators[]", AuthenticatorConfiguration.CodingKeys.allCases.map(\.stringValue)),
+            ("authenticators[].steps[]", FormStepConfiguration.CodingKeys.allCases.map(\.stringValue)),
+            ("authenticators[].steps[].fields[]", FormFieldConfiguration.CodingKeys.allCases.map(\.stringValue)),
+        ]
         var missing: [String] = []
-        for (place, sample) in samples {
-            for key in Self.keys(of: sample) where !text.contains("`\(key)`") && !text.contains(".\(key)`") {
+        for (place, keys) in samples.map({ ($0.0, Self.keys(of: $0.1)) }) + written {
+            for key in keys where !text.contains("`\(key)`") && !text.contains(".\(key)`") {
                 missing.append("\(place).\(key)")
             }
         }

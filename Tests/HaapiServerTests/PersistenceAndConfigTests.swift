@@ -127,7 +127,7 @@ struct ConfigurationTests {
             ),
             (
                 #"{"clients":[{}],"authenticators":[{"id":"p","type":"username-password","title":"P"}]}"#,
-                "missing \"id\" at .clients[0]"
+                "clients[0].id: missing"
             ),
             (#"{"clients":[],"authenticators":[]}"#, "at least one authenticator is needed"),
             (

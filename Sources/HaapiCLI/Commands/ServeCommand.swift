@@ -67,8 +67,10 @@ struct ServeCommand: AsyncParsableCommand {
         let json = try config.map { try StandardStreams.read($0, what: "configuration file") }
         do {
             configuration = try json.map(ServerConfiguration.load(json:)) ?? ServerConfiguration.embeddedDefault
-        } catch {
-            throw CLIFailure("\(config ?? "the default configuration"): \(error)", code: ExitCodes.dataError)
+        } catch let error as ConfigurationError {
+            // One line that names the place in the file: `config: authenticators[2].steps[0].fields[1].accept: …`.
+            throw CLIFailure(
+                "config: \(error.detail)\(config.map { " (in \($0))" } ?? "")", code: ExitCodes.configuration)
         }
         let output = StandardOutputLines()
         let server = try DevServer(

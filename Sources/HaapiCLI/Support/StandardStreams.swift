@@ -53,12 +53,14 @@ enum ExitCodes {
     static let unavailable: Int32 = 69
     /// The server refused: wrong credentials, an unknown client, a revoked or stolen token.
     static let refused: Int32 = 77
+    /// A configuration file the dev server cannot run with (sysexits' EX_CONFIG).
+    static let configuration: Int32 = 78
     /// The user cancelled (Ctrl-C, or the flow's cancel).
     static let cancelled: Int32 = 130
 
     static let helpText = """
         Exit codes: 0 success; 1 other failure; 64 usage error; 65 bad input data; 66 input not found; \
         69 server unavailable (cannot connect, timeout, not a HAAPI server); 77 refused by the server (credentials, \
-        client, token); 130 cancelled.
+        client, token); 78 bad server configuration; 130 cancelled.
         """
 }

@@ -45,7 +45,18 @@ extension ServerConfiguration {
             { "id": "email", "type": "email-otp", "title": "Code by e-mail" },
             { "id": "approve", "type": "approve-on-another-device", "title": "Approve on another device" },
             { "id": "browser", "type": "external-browser", "title": "Sign in with the browser" },
-            { "id": "passkeys", "type": "passkeys", "title": "Passkey (sign in, or create one)" }
+            { "id": "passkeys", "type": "passkeys", "title": "Passkey (sign in, or create one)" },
+            {
+              "id": "otp", "type": "form", "title": "One-time code", "user": "demouser",
+              "steps": [
+                {
+                  "title": "Enter the code", "submit": "Verify",
+                  "messages": ["The dev server takes any six digits"], "invalidMessage": "The code is six digits",
+                  "fields": [{ "name": "otp", "type": "text", "label": "Code", "placeholder": "123456", "accept": "[0-9]{6}" }]
+                }
+              ]
+            },
+            { "id": "bankid", "type": "polling", "title": "BankID", "user": "demouser", "clientOperation": "bankid", "pollsUntilDone": 3 }
           ],
           "authHub": {
             "tenants": [

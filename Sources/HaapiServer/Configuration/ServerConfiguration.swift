@@ -1,4 +1,5 @@
 import Foundation
+import HaapiModel
 
 /// Everything the dev server is told: clients, users, authenticators and lifetimes. One JSON file
 /// (`haapi serve --config FILE`); `haapi serve --print-default-config` prints the embedded default.
@@ -281,26 +282,6 @@ public struct UserConfiguration: Codable, Sendable, Equatable {
     }
 }
 
-public struct AuthenticatorConfiguration: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable {
-        case usernamePassword = "username-password"
-        case emailOTP = "email-otp"
-        case approval = "approve-on-another-device"
-        case externalBrowser = "external-browser"
-        case passkeys
-    }
-
-    public var id: String
-    public var type: Kind
-    public var title: String
-
-    public init(id: String, type: Kind, title: String) {
-        self.id = id
-        self.type = type
-        self.title = title
-    }
-}
-
 public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
     case unreadable(String)
     case invalid(String)
@@ -311,30 +292,64 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
         case .invalid(let detail): "invalid configuration: \(detail)"
         }
     }
+
+    /// What is wrong, where the file says where (`authenticators[2].steps[0].fields[1].accept: …`).
+    public var detail: String {
+        switch self {
+        case .unreadable(let detail): "cannot read it: \(detail)"
+        case .invalid(let detail): detail
+        }
+    }
 }
 
 extension ServerConfiguration {
-    /// Parses and checks a configuration; every problem is reported with what to fix.
+    /// Parses and checks a configuration; every problem is reported with what to fix, and where the file has
+    /// it (`authenticators[2].steps[0].fields[1].accept: …`).
     public static func load(json data: Data) throws -> ServerConfiguration {
-        let configuration: ServerConfiguration
+        var configuration: ServerConfiguration
         do {
             configuration = try JSONDecoder().decode(ServerConfiguration.self, from: data)
         } catch let DecodingError.keyNotFound(key, context) {
-            throw ConfigurationError.invalid("missing \"\(key.stringValue)\" at \(Self.path(context.codingPath))")
+            let why = context.debugDescription.hasPrefix("No value associated") ? "" : " (\(context.debugDescription))"
+            throw ConfigurationError.invalid("\(Self.path(context.codingPath + [key])): missing\(why)")
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            throw ConfigurationError.invalid("\(context.debugDescription) at \(Self.path(context.codingPath))")
+            throw ConfigurationError.invalid("\(Self.path(context.codingPath)): \(context.debugDescription)")
         } catch let DecodingError.dataCorrupted(context) {
-            throw ConfigurationError.invalid("\(context.debugDescription) at \(Self.path(context.codingPath))")
+            throw ConfigurationError.invalid("\(Self.path(context.codingPath)): \(context.debugDescription)")
         } catch {
             throw ConfigurationError.unreadable("\(error)")
         }
+        configuration.restoreRecordedSteps(from: data)
         try configuration.validate()
         return configuration
     }
 
-    private static func path(_ codingPath: [any CodingKey]) -> String {
-        codingPath.isEmpty
-            ? "(root)" : codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+    /// Recorded steps exactly as the file has them (member order, number literals), read with our own parser:
+    /// `JSONDecoder` keeps neither.
+    private mutating func restoreRecordedSteps(from data: Data) {
+        guard
+            let listed = (try? JSONParser(limits: .init(maxBytes: max(data.count, 1), maxDepth: 64)).parse(data))?[
+                "authenticators"]?.arrayValue
+        else { return }
+        for index in authenticators.indices where authenticators[index].type == .recorded {
+            guard listed.indices.contains(index), let steps = listed[index]["steps"]?.arrayValue,
+                steps.count == authenticators[index].recordedSteps.count
+            else { continue }
+            authenticators[index].recordedSteps = steps
+        }
+    }
+
+    static func path(_ codingPath: [any CodingKey]) -> String {
+        guard !codingPath.isEmpty else { return "(root)" }
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += (text.isEmpty ? "" : ".") + key.stringValue
+            }
+        }
+        return text
     }
 
     public func validate() throws {
@@ -369,9 +384,16 @@ extension ServerConfiguration {
             }
         }
         if let id = duplicates(authenticators.map(\.id)).first {
-            throw ConfigurationError.invalid("authenticator \"\(id)\" is defined twice")
+            let second = authenticators.indices.filter { authenticators[$0].id == id }[1]
+            throw ConfigurationError.invalid("authenticators[\(second)].id: authenticator \"\(id)\" is defined twice")
         }
         guard !authenticators.isEmpty else { throw ConfigurationError.invalid("at least one authenticator is needed") }
+        for (index, authenticator) in authenticators.enumerated() {
+            if let user = authenticator.user, !users.contains(where: { $0.username == user }) {
+                throw ConfigurationError.invalid(
+                    "authenticators[\(index)].user: \"\(user)\" is not one of the configured users")
+            }
+        }
         let authenticatorIDs = Set(authenticators.map(\.id))
         for client in clients {
             if client.isConfidential, client.authenticationMethod != .privateKeyJWT, (client.secret ?? "").isEmpty {

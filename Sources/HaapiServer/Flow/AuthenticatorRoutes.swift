@@ -3,7 +3,8 @@ import HaapiModel
 import Hummingbird
 import Logging
 
-/// The HAAPI authenticators (password, e-mail code, approval, browser, passkeys) and the browser page.
+/// The HAAPI authenticators (password, e-mail code, approval, browser, passkeys, and the configured form,
+/// polling and recorded ones) and the browser page.
 struct AuthenticatorRoutes: ServerService, FlowCompleting, PasswordChecking, PasskeyStoring {
     let address: ServerAddress
     let configuration: ServerConfiguration
@@ -106,6 +107,9 @@ extension AuthenticatorRoutes {
             case .approval: return try await approvalAuthenticator(authenticator, input)
             case .externalBrowser: return try await browserAuthenticator(authenticator, input)
             case .passkeys: return try await passkeysAuthenticator(authenticator, input)
+            case .form: return try await formAuthenticator(authenticator, input)
+            case .polling: return try await pollingAuthenticator(authenticator, input)
+            case .recorded: return try await recordedAuthenticator(authenticator, input)
             }
         } catch {
             Logger(label: "haapi.devserver").error("authenticator \(authenticator.id) failed: \(error)")

@@ -140,7 +140,7 @@ extension AuthorizeRoutes {
             Representation.form(
                 kind: "select-authenticator", title: authenticator.title,
                 href: url(Paths.authenticate + "/" + authenticator.id),
-                method: "GET", properties: ["authenticatorType": .string(authenticator.type.rawValue)])
+                method: "GET", properties: ["authenticatorType": .string(authenticator.advertisedType)])
         }
         return representation(
             caller,

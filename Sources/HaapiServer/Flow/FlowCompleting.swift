@@ -26,6 +26,7 @@ extension FlowCompleting {
             flow.email = nil
             flow.approval = nil
             flow.browser = nil
+            flow.custom = nil
         }
         return representation(caller, Representation.redirection(to: url(Paths.authorizeResume)))
     }

@@ -19,6 +19,20 @@ struct FlowSession: Sendable {
     var approval: Approval?
     var browser: BrowserLogin?
     var passkey: PasskeyCeremony?
+    /// Where the flow is in a configured authenticator (form, polling, recorded).
+    var custom: CustomProgress?
+
+    /// Progress through a `form`, `polling` or `recorded` authenticator. It belongs to one authenticator, so a
+    /// request naming another one's step starts over instead of going on.
+    struct CustomProgress: Sendable {
+        let authenticatorID: String
+        /// Form: the step whose submission comes next. Recorded: the furthest step served.
+        var step: Int
+        /// The user a form's `username` field named.
+        var username: String?
+        /// Polls answered so far.
+        var polls: Int
+    }
 
     struct EmailChallenge: Sendable {
         let username: String?

@@ -1,0 +1,198 @@
+import Foundation
+import HaapiModel
+
+/// One way of signing in that the dev server offers. The built-in kinds need only an id and a title; `form`,
+/// `polling` and `recorded` describe a team's own steps (docs/FLOWS.md has the reference).
+public struct AuthenticatorConfiguration: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        case usernamePassword = "username-password"
+        case emailOTP = "email-otp"
+        case approval = "approve-on-another-device"
+        case externalBrowser = "external-browser"
+        case passkeys
+        /// Steps of forms with the team's own fields, checked by their `accept` patterns.
+        case form
+        /// A polling step (after a BankID or Encap launch, when configured) that turns done after a number of
+        /// polls or when `haapi approve` approves it.
+        case polling
+        /// Representations a real server sent, served again with this server's URLs.
+        case recorded
+    }
+
+    public var id: String
+    public var type: Kind
+    public var title: String
+    /// Who a `form`, `polling` or `recorded` authenticator signs in. A form with a field named `username`
+    /// signs in the user typed there instead.
+    public var user: String?
+    /// The steps of a `form` authenticator, in order.
+    public var formSteps: [FormStepConfiguration]
+    /// What a `polling` authenticator launches and when it is done.
+    public var polling: PollingConfiguration?
+    /// The representations of a `recorded` authenticator, each a JSON object exactly as a server sent it.
+    public var recordedSteps: [JSONValue]
+
+    public init(
+        id: String, type: Kind, title: String, user: String? = nil, formSteps: [FormStepConfiguration] = [],
+        polling: PollingConfiguration? = nil, recordedSteps: [JSONValue] = []
+    ) {
+        self.id = id
+        self.type = type
+        self.title = title
+        self.user = user
+        self.formSteps = formSteps
+        self.polling = polling
+        self.recordedSteps = recordedSteps
+    }
+
+    /// What the authenticator selector tells the app this option is (`properties.authenticatorType`): the
+    /// app operation a polling authenticator launches (`bankid`), `html-form` for forms.
+    var advertisedType: String {
+        switch type {
+        case .form, .recorded: "html-form"
+        case .polling: polling?.clientOperation?.rawValue ?? "polling"
+        default: type.rawValue
+        }
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, type, title, user, steps, clientOperation, pollsUntilDone
+    }
+
+    /// Each member is checked where it is read, so an error names its place in the file
+    /// (`authenticators[2].steps[0].fields[1].accept`).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        // The id is a segment of the authenticator's URLs.
+        guard !id.isEmpty, id.utf8.count <= 64,
+            id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) })
+        else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .id, in: c, debugDescription: "1 to 64 letters, digits, '-', '_' or '.', not \"\(id)\"")
+        }
+        let typeName = try c.decode(String.self, forKey: .type)
+        guard let kind = Kind(rawValue: typeName) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .type, in: c,
+                debugDescription:
+                    "unknown authenticator type \"\(typeName)\"; one of \(Kind.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
+        }
+        type = kind
+        title = try c.decode(String.self, forKey: .title)
+        user = try c.decodeIfPresent(String.self, forKey: .user)
+        formSteps = []
+        polling = nil
+        recordedSteps = []
+        switch kind {
+        case .form:
+            formSteps = try c.decode([FormStepConfiguration].self, forKey: .steps)
+            guard !formSteps.isEmpty else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .steps, in: c, debugDescription: "a form authenticator needs at least one step")
+            }
+            let typesUser = formSteps.contains { $0.fields.contains { $0.name == "username" } }
+            guard user != nil || typesUser else {
+                throw DecodingError.keyNotFound(
+                    CodingKeys.user,
+                    .init(
+                        codingPath: c.codingPath,
+                        debugDescription: "who the form signs in: \"user\", or a field named \"username\""))
+            }
+        case .polling:
+            polling = try PollingConfiguration(from: c)
+            try Self.requireUser(user, in: c)
+        case .recorded:
+            recordedSteps = try c.decode([RecordedStep].self, forKey: .steps).map(\.value)
+            guard !recordedSteps.isEmpty else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .steps, in: c, debugDescription: "a recorded authenticator needs at least one step")
+            }
+            try Self.requireUser(user, in: c)
+        case .usernamePassword, .emailOTP, .approval, .externalBrowser, .passkeys:
+            for key in [CodingKeys.steps, .user, .clientOperation, .pollsUntilDone] where c.contains(key) {
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: c,
+                    debugDescription: "\"\(key.stringValue)\" is for form, polling and recorded authenticators only")
+            }
+        }
+    }
+
+    private static func requireUser(_ user: String?, in c: KeyedDecodingContainer<CodingKeys>) throws {
+        guard user == nil else { return }
+        throw DecodingError.keyNotFound(
+            CodingKeys.user, .init(codingPath: c.codingPath, debugDescription: "who the authenticator signs in"))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(type, forKey: .type)
+        try c.encode(title, forKey: .title)
+        try c.encodeIfPresent(user, forKey: .user)
+        switch type {
+        case .form: try c.encode(formSteps, forKey: .steps)
+        case .recorded: try c.encode(recordedSteps.map(CodableJSON.init), forKey: .steps)
+        case .polling:
+            try c.encodeIfPresent(polling?.clientOperation, forKey: .clientOperation)
+            try c.encodeIfPresent(polling?.pollsUntilDone, forKey: .pollsUntilDone)
+        default: break
+        }
+    }
+}
+
+/// A `polling` authenticator's launch and its end.
+public struct PollingConfiguration: Sendable, Equatable {
+    /// The app operations a polling authenticator can start before it polls.
+    public enum ClientOperation: String, Codable, Sendable, CaseIterable {
+        case bankID = "bankid"
+        case encapAutoActivation = "encap-auto-activation"
+    }
+
+    /// Started first (a `client-operation` step), or nil for a polling step straight away.
+    public var clientOperation: ClientOperation?
+    /// The poll that turns the step done; nil: only `haapi approve` does (or the wait runs out).
+    public var pollsUntilDone: Int?
+
+    public init(clientOperation: ClientOperation? = nil, pollsUntilDone: Int? = nil) {
+        self.clientOperation = clientOperation
+        self.pollsUntilDone = pollsUntilDone
+    }
+
+    init(from c: KeyedDecodingContainer<AuthenticatorConfiguration.CodingKeys>) throws {
+        if let name = try c.decodeIfPresent(String.self, forKey: .clientOperation) {
+            guard let operation = ClientOperation(rawValue: name) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .clientOperation, in: c,
+                    debugDescription:
+                        "unknown client operation \"\(name)\"; one of \(ClientOperation.allCases.map(\.rawValue).joined(separator: ", ")) or null"
+                )
+            }
+            clientOperation = operation
+        }
+        pollsUntilDone = try c.decodeIfPresent(Int.self, forKey: .pollsUntilDone)
+        if let polls = pollsUntilDone, !(1...1000).contains(polls) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .pollsUntilDone, in: c, debugDescription: "1…1000 polls, not \(polls)")
+        }
+    }
+}
+
+/// One recorded representation: any JSON object.
+private struct RecordedStep: Decodable {
+    let value: JSONValue
+
+    init(from decoder: any Decoder) throws {
+        let decoded = try CodableJSON(from: decoder).value
+        guard decoded.objectValue != nil else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription:
+                        "a recorded step must be a JSON object (a representation as the server sent it), not a \(decoded.typeName)"
+                ))
+        }
+        value = decoded
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import HaapiDriver
+import HaapiModel
+import Hummingbird
+
+extension AuthenticatorRoutes {
+    /// A `polling` authenticator: with a client operation, first the step that launches the app (BankID with
+    /// its auto-start token and launch link, or Encap's activation), then a polling step. The step is pending
+    /// until the configured number of polls, or until `haapi approve` approves it (it is listed like an
+    /// "approve on another device" request), and failed when the wait (`lifetimes.approvalWait`) runs out.
+    func pollingAuthenticator(
+        _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
+    )
+        async throws -> Response
+    {
+        let caller = input.caller
+        guard let session = caller.session, let user = authenticator.user else {
+            return problem(
+                caller, Representation.problem(.unexpectedProblem, title: "No flow session"), rule: .flowExpired)
+        }
+        let now = clock()
+        let operation = authenticator.polling?.clientOperation
+        switch (input.method, input.action) {
+        case ("GET", nil), ("POST", nil):
+            let deadline = now.addingTimeInterval(TimeInterval(configuration.lifetimes.approvalWait))
+            let approval = FlowSession.Approval(
+                id: SecureRandom.token(byteCount: 32), username: user, isAccount: true, status: .pending,
+                deadline: deadline)
+            await flows.update(session.id) {
+                $0.approval = approval
+                $0.custom = .init(authenticatorID: authenticator.id, step: 0, username: nil, polls: 0)
+            }
+            if let operation {
+                return representation(caller, launchStep(authenticator, operation))
+            }
+            return representation(
+                caller, waitingStep(authenticator, status: "pending", remaining: deadline.timeIntervalSince(now)))
+        case ("GET", "poll"), ("POST", "poll"):
+            guard let approval = session.approval, var progress = session.custom,
+                progress.authenticatorID == authenticator.id
+            else {
+                return problem(
+                    caller, Representation.problem(.unexpectedProblem, title: "Nothing to wait for"), rule: .flowState)
+            }
+            progress.polls += 1
+            let polls = progress.polls
+            await flows.update(session.id) { $0.custom?.polls = polls }
+            let enoughPolls = authenticator.polling?.pollsUntilDone.map { polls >= $0 } ?? false
+            let status =
+                approval.status == .approved || enoughPolls ? "done" : approval.deadline <= now ? "failed" : "pending"
+            if status == "done", approval.status != .approved {
+                await flows.update(session.id) { $0.approval?.status = .approved }
+            }
+            return representation(
+                caller, waitingStep(authenticator, status: status, remaining: approval.deadline.timeIntervalSince(now)))
+        case ("POST", "done"):
+            guard let approval = session.approval, approval.status == .approved,
+                session.custom?.authenticatorID == authenticator.id
+            else {
+                return problem(
+                    caller, Representation.problem(.authenticationFailedProblem, title: "The sign-in was not completed")
+                )
+            }
+            return await completeAuthentication(caller, username: approval.username)
+        case ("POST", "cancel"), ("GET", "cancel"):
+            await flows.update(session.id) {
+                $0.approval = nil
+                $0.custom = nil
+            }
+            return representation(caller, Representation.redirection(to: url(Paths.authenticate)))
+        default:
+            break
+        }
+        return problem(
+            caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"), status: .notFound)
+    }
+
+    /// The step that starts the app. Its continue action leads to polling; BankID's error action offers the
+    /// app on another device (polling without the launch).
+    private func launchStep(
+        _ authenticator: AuthenticatorConfiguration, _ operation: PollingConfiguration.ClientOperation
+    ) -> JSONValue {
+        let poll = authenticatorURL(authenticator, "poll")
+        var model: JSONObject = [
+            "name": .string(operation.rawValue),
+            "arguments": .object(launchArguments(authenticator, operation)),
+            "continueActions": [
+                Representation.form(
+                    kind: "redirect", title: "If the app does not return here, continue", href: poll, method: "GET")
+            ],
+        ]
+        if operation == .bankID {
+            model["errorActions"] = [
+                Representation.form(
+                    kind: "bankid-other-device", title: "Use BankID on another device", href: poll, method: "GET")
+            ]
+        }
+        let title = operation == .bankID ? "Sign in with BankID" : "Activate this device"
+        return Representation.step(
+            "authentication-step", viewName: "authenticator/\(authenticator.id)/launch/index",
+            actions: [
+                ["template": "client-operation", "kind": "login", "title": .string(title), "model": .object(model)],
+                Representation.form(
+                    kind: "cancel", title: "Cancel", href: authenticatorURL(authenticator, "cancel"),
+                    actionTitle: "Cancel"),
+            ])
+    }
+
+    /// What the app is started with. BankID: a fresh auto-start token, and the launch link whose `redirect`
+    /// is `null` (BankID returns to the app that opened it); the `redirect` argument names this server's
+    /// polling address, percent-encoded, as the vendor's server does. Encap: an activation code and link.
+    private func launchArguments(
+        _ authenticator: AuthenticatorConfiguration, _ operation: PollingConfiguration.ClientOperation
+    ) -> JSONObject {
+        switch operation {
+        case .bankID:
+            let token = UUID().uuidString.lowercased()
+            let poll = authenticatorURL(authenticator, "poll")
+            return [
+                "href": .string("bankid:///?autostarttoken=\(token)&redirect=null"),
+                "autoStartToken": .string(token),
+                "redirect": .string(poll.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? poll),
+            ]
+        case .encapAutoActivation:
+            let code = String(format: "%08d", Int.random(in: 0..<100_000_000))
+            return ["activationCode": .string(code), "href": .string("encap://activate?code=\(code)")]
+        }
+    }
+
+    private func waitingStep(
+        _ authenticator: AuthenticatorConfiguration, status: String, remaining: TimeInterval
+    )
+        -> JSONValue
+    {
+        let properties: JSONValue = [
+            "status": .string(status),
+            "interval": .string(String(configuration.security.pollingIntervalMilliseconds)),
+            "maxWaitTime": .string(String(configuration.lifetimes.approvalWait)),
+            "maxWaitRemainingTime": .string(String(max(Int(remaining), 0))),
+        ]
+        let actions: [JSONValue]
+        var messages: [JSONValue] = []
+        switch status {
+        case "done":
+            actions = [
+                Representation.form(
+                    kind: "redirect", href: authenticatorURL(authenticator, "done"),
+                    fields: [Representation.field("moveOn", type: "hidden", value: "true")])
+            ]
+        case "failed":
+            actions = [
+                Representation.form(
+                    kind: "continue", title: "Try again", href: authenticatorURL(authenticator), method: "GET")
+            ]
+            messages = [Representation.message("The sign-in was not completed in time", ["error"])]
+        default:
+            actions = [
+                Representation.form(kind: "poll", href: authenticatorURL(authenticator, "poll"), method: "GET"),
+                Representation.form(
+                    kind: "cancel", title: "Cancel", href: authenticatorURL(authenticator, "cancel"),
+                    actionTitle: "Cancel"),
+            ]
+            messages = [Representation.message("Waiting for \(authenticator.title)")]
+        }
+        return Representation.step(
+            "polling-step", viewName: "authenticator/\(authenticator.id)/wait/index", actions: actions,
+            messages: messages, properties: properties)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import HaapiDriver
+import HaapiModel
+import Hummingbird
+
+extension AuthenticatorRoutes {
+    /// A `recorded` authenticator: the representations a real server sent, served in order with this server's
+    /// addresses (`RecordedFlow` says where each action leads). A step is served only once the flow has reached
+    /// the one before it, and the end (which signs in the configured user) only after the last one, so no
+    /// address skips the recorded steps. A recorded problem is answered as a problem (400).
+    func recordedAuthenticator(
+        _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
+    )
+        async throws -> Response
+    {
+        let caller = input.caller
+        guard let session = caller.session, let user = authenticator.user else {
+            return problem(
+                caller, Representation.problem(.unexpectedProblem, title: "No flow session"), rule: .flowExpired)
+        }
+        let flow = RecordedFlow(steps: authenticator.recordedSteps)
+        let reached = session.custom?.authenticatorID == authenticator.id ? session.custom?.step : nil
+        let index: Int
+        switch input.action {
+        case nil:
+            index = 0
+        case "finish":
+            guard reached == flow.steps.count - 1 else { return outOfOrder(caller, authenticator) }
+            return await completeAuthentication(caller, username: user)
+        case "not-recorded":
+            return problem(
+                caller,
+                Representation.problem(
+                    .unexpectedProblem, title: "This action was not recorded",
+                    messages: [Representation.message("The recording of \(authenticator.title) does not go this way")]),
+                rule: .flowState, detail: "\(authenticator.id): an action outside the recording")
+        case let action? where action.hasPrefix("r-"):
+            guard let wanted = Int(action.dropFirst(2)), flow.steps.indices.contains(wanted) else {
+                return problem(
+                    caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"),
+                    status: .notFound)
+            }
+            guard let reached, wanted <= reached + 1 else { return outOfOrder(caller, authenticator) }
+            index = wanted
+        default:
+            return problem(
+                caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"), status: .notFound)
+        }
+        let furthest = max(index, index == 0 ? 0 : reached ?? 0)
+        await flows.update(session.id) {
+            $0.custom = .init(authenticatorID: authenticator.id, step: furthest, username: nil, polls: 0)
+        }
+        let served = flow.served(index) { target in
+            switch target {
+            case .step(let next): authenticatorURL(authenticator, "r-\(next)")
+            case .finish: authenticatorURL(authenticator, "finish")
+            case .notRecorded: authenticatorURL(authenticator, "not-recorded")
+            }
+        }
+        if RecordedFlow.isProblem(served) {
+            return problem(caller, served, detail: "\(authenticator.id): a recorded problem")
+        }
+        return representation(caller, served)
+    }
+
+    private func outOfOrder(_ caller: HaapiCaller, _ authenticator: AuthenticatorConfiguration) -> Response {
+        problem(
+            caller,
+            Representation.problem(.unexpectedProblem, title: "This step is not reached yet in the recorded flow"),
+            rule: .flowState, detail: "\(authenticator.id): a recorded step out of order")
+    }
+}
