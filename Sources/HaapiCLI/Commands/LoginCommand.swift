@@ -22,6 +22,7 @@ struct LoginCommand: AsyncParsableCommand {
             """,
             "haapi login --server http://localhost:8080 --client-id haapi-demo",
             "haapi login --server http://localhost:8080 --client-id haapi-demo --username demouser --password-file pw.txt --save-session ~/.haapi/session",
+            "haapi login --server https://login.example.com --client-id my-app --record my-login.json",
             "HAAPI_CLIENT_SECRET=s haapi login --server http://localhost:8080 --client-id haapi-dcr-main --dcr-template haapi-dcr-template --dcr-endpoint http://localhost:8080/oauth/register"
         ))
 
@@ -80,6 +81,13 @@ struct LoginCommand: AsyncParsableCommand {
         help: "With --save-session: bind the new tokens to a new DPoP key instead of the folder's existing one.")
     var newDPoPKey = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Write the steps the server sent, as a recorded authenticator for `haapi serve --config` (docs/FLOWS.md): no token, code, nonce, header or value you typed.",
+            valueName: "file"))
+    var record: String?
+
     @Flag(name: .long, help: "Print the RFC 6749 token response as JSON.")
     var json = false
 
@@ -112,8 +120,10 @@ struct LoginCommand: AsyncParsableCommand {
             throw ValidationError("--server must be an http(s) URL")
         }
         let clientId = client.clientId ?? ""
-        let transport = commandTransport()
-        let endpoints = try await ServerEndpoints.discover(base, transport: transport)
+        let endpoints = try await ServerEndpoints.discover(base, transport: commandTransport())
+        let recording = record.map { _ in FlowRecording() }
+        let transport: any HTTPTransport =
+            recording.map { RecordingTransport(inner: commandTransport(), recording: $0) } ?? commandTransport()
         // The session folder keeps its DPoP key in the SDK's key store, so logging in again keeps the binding.
         let key: SoftwareP256SigningKey =
             try dpopKey.map { try KeyFile.loadOrCreateP256(at: $0).key }
@@ -150,6 +160,9 @@ struct LoginCommand: AsyncParsableCommand {
             outcome = try await interactive(
                 base: base, endpoints: endpoints, transport: transport, key: key, method: method, dcr: dcr, io: io)
         }
+        if let record, let recording {
+            try await Self.write(recording, to: record, host: base.host ?? "the server")
+        }
         if let saveSession {
             try SavedSession(
                 tokenEndpoint: endpoints.token, revocationEndpoint: endpoints.revocation,
@@ -174,6 +187,25 @@ struct LoginCommand: AsyncParsableCommand {
             }
             print("  dpop_jkt: \(outcome.jkt)")
         }
+    }
+
+    /// Writes the recording as one `recorded` authenticator; its `user` is the dev server's demo user, which
+    /// the configuration it is merged into may change.
+    private static func write(_ recording: FlowRecording, to path: String, host: String) async throws {
+        guard
+            let authenticator = await recording.authenticator(
+                id: "recorded", title: "Recorded login (\(host))", user: "demouser")
+        else { throw CLIFailure("--record: the server sent no HAAPI step to record") }
+        do {
+            try Data((PrettyJSON.text(authenticator) + "\n").utf8).write(
+                to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CLIFailure("--record: cannot write \(path): \(error.localizedDescription)", code: ExitCodes.noInput)
+        }
+        let count = authenticator["steps"]?.arrayValue?.count ?? 0
+        StandardStreams.printError(
+            "haapi login: \(count) steps recorded in \(path); add it to \"authenticators\" of a haapi serve configuration (docs/FLOWS.md)"
+        )
     }
 
     /// The dynamic client's secret, read back from where the DCR fallback stored it.
