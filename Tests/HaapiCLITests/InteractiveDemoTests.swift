@@ -35,6 +35,35 @@ struct InteractiveDemoTests {
         #expect(screen.contains("Refreshed") && screen.contains("Revoked"))
     }
 
+    @Test(
+        "the configured one-time code: a wrong code is refused on its field with the configured words, six digits sign in"
+    )
+    func oneTimeCode() async throws {
+        let terminal = try PseudoTerminal(["demo"])
+        try await terminal.waitFor("Choose 1–\\d")
+        #expect(terminal.screen.contains("6) One-time code"))
+        terminal.type("6\n")
+        try await terminal.waitFor("Code: ")
+        terminal.type("12ab\n")
+        try await terminal.waitFor("The code is six digits")
+        terminal.type("123456\n")
+        try await terminal.waitFor("\\[exit (\\d+)\\]")
+        let screen = terminal.screen
+        #expect(screen.contains("[exit 0]") && screen.contains("sub: demouser"), "\(screen.suffix(1500))")
+    }
+
+    @Test("the configured BankID: the launch link is printed, the polling step turns done by itself, signed in")
+    func bankID() async throws {
+        let terminal = try PseudoTerminal(["demo"])
+        try await terminal.waitFor("Choose 1–\\d")
+        #expect(terminal.screen.contains("7) BankID"))
+        terminal.type("7\n")
+        try await terminal.waitFor("\\[exit (\\d+)\\]")
+        let screen = terminal.screen
+        #expect(screen.contains("bankid:///?autostarttoken="), "\(screen.suffix(1500))")
+        #expect(screen.contains("Waiting for BankID") && screen.contains("[exit 0]"), "\(screen.suffix(1500))")
+    }
+
     @Test("Ctrl-C at the hidden password prompt: echo is back on, the line is ended, exit 130")
     func ctrlCAtPassword() async throws {
         // After haapi exits, the shell reports whether the terminal echoes: "echo" or "-echo".

@@ -1,10 +1,10 @@
 import Foundation
 import HaapiDriver
 import HaapiModel
+import HaapiServer
 import Testing
 
 @testable import HaapiCLI
-import HaapiServer
 
 /// `haapi login --record FILE` and `haapi serve --config` with the recording (issue 39 item 4).
 @Suite("Recorded logins: recorded by haapi login, replayed by haapi serve")
@@ -35,7 +35,9 @@ struct RecordReplayTests {
         }
         return (recording["steps"]?.arrayValue ?? []).map { step in
             let actions = step["actions"]?.arrayValue ?? []
-            let fields = actions.flatMap { $0["model"]?["fields"]?.arrayValue ?? [] }.compactMap { $0["name"]?.stringValue }
+            let fields = actions.flatMap { $0["model"]?["fields"]?.arrayValue ?? [] }.compactMap {
+                $0["name"]?.stringValue
+            }
             return "\(step["type"]?.stringValue ?? "?") \(kinds(actions)) \(fields)"
         }
     }
@@ -51,7 +53,9 @@ struct RecordReplayTests {
         }
     }
 
-    @Test("the dev server's default login, recorded and replayed by a second dev server: the same steps, fields and kinds")
+    @Test(
+        "the dev server's default login, recorded and replayed by a second dev server: the same steps, fields and kinds"
+    )
     func recordAndReplay() async throws {
         let directory = try CLIRunner.temporaryDirectory()
         let first = directory.appendingPathComponent("first.json")
@@ -93,7 +97,8 @@ struct RecordReplayTests {
         let url = try #require(URL(string: "https://login.example.com/authn/authenticate/corp"))
         func step(_ json: String) throws -> HTTPResponse {
             HTTPResponse(
-                statusCode: 200, headers: ["content-type": "application/vnd.auth+json"], body: Data(json.utf8), url: url)
+                statusCode: 200, headers: ["content-type": "application/vnd.auth+json"], body: Data(json.utf8), url: url
+            )
         }
         func post(_ form: String) -> HTTPRequest {
             HTTPRequest(

@@ -28,6 +28,24 @@ struct ServeCommandTests {
         #expect(result.stderr.contains("error: config: client \"a\" is defined twice"), "\(result.stderr)")
     }
 
+    @Test("each configuration in Examples/flows starts haapi serve, whose summary lists its authenticators")
+    func exampleFlows() async throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Examples/flows")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }
+        #expect(files.count == 5, "\(files)")
+        for file in files.sorted() {
+            let path = directory.appendingPathComponent(file).path
+            let listed =
+                try JSONParser().parse(try Data(contentsOf: URL(fileURLWithPath: path)))["authenticators"]?
+                .arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+            let (process, output) = try CLIRunner.start(["serve", "--config", path, "--port", "0"])
+            defer { process.terminate() }
+            let line = try await CLIRunner.waitForLine(containing: "authenticators:", in: output, timeout: 30)
+            #expect(!listed.isEmpty && listed.allSatisfy { line.contains($0) }, "\(file): \(line)")
+        }
+    }
+
     @Test("serve prints its summary and answers on loopback; approve reports when nothing is pending")
     func serveAndApprove() async throws {
         let (process, output) = try CLIRunner.start(["serve", "--port", "0"])

@@ -26,8 +26,8 @@ actor FlowRecording {
     static let shortestScrubbed = 3
 
     func note(_ request: HTTPRequest, _ response: HTTPResponse) {
-        for value in Self.submittedValues(request) where value.count >= Self.shortestScrubbed && !offered.contains(value)
-        {
+        for value in Self.submittedValues(request)
+        where value.count >= Self.shortestScrubbed && !offered.contains(value) {
             sent.insert(value)
         }
         let type = (response.headers["content-type"] ?? "").split(separator: ";").first.map {
