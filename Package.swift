@@ -231,7 +231,7 @@ if Context.environment["HAAPI_FUZZ"] == "1" {
             ]
         ),
         ("AuthHubResponseFuzzer", ["AuthHub", "HaapiModel"]),
-        ("ServerConfigurationFuzzer", ["HaapiServer"]),
+        ("ServerConfigurationFuzzer", ["HaapiServer", "HaapiModel"]),
     ]
     for harness in harnesses {
         package.targets.append(

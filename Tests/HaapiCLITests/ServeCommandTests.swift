@@ -26,6 +26,21 @@ struct ServeCommandTests {
         let result = try await CLIRunner.run(["serve", "--config", file.path, "--port", "0"])
         #expect(result.status == 78)
         #expect(result.stderr.contains("error: config: client \"a\" is defined twice"), "\(result.stderr)")
+
+        let pattern = directory.appendingPathComponent("pattern.json")
+        try Data(
+            #"{"clients":[],"users":[{"username":"u","password":"p"}],"authenticators":[{"id":"p","type":"passkeys","title":"P"},{"id":"e","type":"email-otp","title":"E"},{"id":"f","type":"form","title":"F","user":"u","steps":[{"title":"T","fields":[{"name":"a","type":"text"},{"name":"otp","type":"text","accept":"([0-9"}]}]}]}"#
+                .utf8
+        ).write(to: pattern)
+        let refused = try await CLIRunner.run(["serve", "--config", pattern.path, "--port", "0"])
+        #expect(refused.status == 78)
+        let lines = refused.stderr.split(separator: "\n")
+        #expect(
+            lines.count == 1
+                && lines[0].hasPrefix(
+                    "error: config: authenticators[2].steps[0].fields[1].accept: the regular expression \"([0-9\" does not compile"
+                ),
+            "\(refused.stderr)")
     }
 
     @Test("each configuration in Examples/flows starts haapi serve, whose summary lists its authenticators")
