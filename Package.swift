@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "Passkeys", targets: ["Passkeys"]),
         .library(name: "AuthHub", targets: ["AuthHub"]),
         .library(name: "HaapiServer", targets: ["HaapiServer"]),
+        // For an app's unit tests only (never linked into the app): typed models from JSON, scripted servers.
+        .library(name: "HaapiTestSupport", targets: ["HaapiTestSupport"]),
         .executable(name: "haapi", targets: ["haapi"]),
     ],
     dependencies: [
@@ -63,6 +65,9 @@ let package = Package(
         ),
         // What apps use: configuration, HaapiManager, OAuthTokenManager, the accessor builder with DCR fallback.
         .target(name: "HaapiSdk", dependencies: ["HaapiDriver"], swiftSettings: [linuxTransport]),
+        // The seed's test helpers for an app's own unit tests: steps, problems and token responses from JSON, and a
+        // HaapiManager / OAuthTokenManager talking to a scripted transport instead of a server.
+        .target(name: "HaapiTestSupport", dependencies: ["HaapiSdk"], swiftSettings: [linuxTransport]),
         // WebAuthn: CBOR, COSE keys, the JSON types, authenticators (software; ASAuthorization on Apple), RP checks.
         .target(
             name: "Passkeys",
@@ -152,7 +157,7 @@ let package = Package(
         .testTarget(
             name: "HaapiDriverTests",
             dependencies: [
-                "HaapiDriver", .product(name: "Crypto", package: "swift-crypto"),
+                "HaapiDriver", "HaapiTestSupport", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -167,6 +172,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "HaapiTestSupportTests", dependencies: ["HaapiTestSupport"], swiftSettings: [linuxTransport]),
         .testTarget(
             name: "HaapiSdkTests",
             dependencies: [

@@ -1,5 +1,6 @@
 import Foundation
 import HaapiDriver
+import HaapiTestSupport
 import Logging
 import Testing
 
@@ -44,6 +45,70 @@ struct HaapiLoggerTests {
             HaapiLogger.isSensitiveValueMasked = true
         }
         try body(sink)
+    }
+
+    /// Keeps every line, from any thread (for the asynchronous flow below), with the file it came from.
+    final class FileRecordingSink: LogSink, @unchecked Sendable {
+        private let lock = NSLock()
+        private var entries: [(tag: String, file: String, message: String)] = []
+
+        func writeLog(logType: LogType, followUpTag: any FollowUpTag, message: String, file: String, line: Int) {
+            lock.lock()
+            entries.append((followUpTag.rawValue, file, message))
+            lock.unlock()
+        }
+
+        var lines: [(tag: String, file: String, message: String)] {
+            lock.lock()
+            defer { lock.unlock() }
+            return entries
+        }
+    }
+
+    @Test("HAAPI_DRIVER_STORAGE: the DPoP key's store, read and delete, and a storage that fails, each logged")
+    func storageTag() throws {
+        try Self.withFreshLogger { sink in
+            HaapiLogger.followUpTags = [DriverFollowUpTag.storage]
+            let store = DeviceKeyStore(storage: InMemoryStorage())
+            _ = try store.loadOrCreate(name: "logged")
+            _ = try store.load(name: "logged")
+            try store.delete(name: "logged")
+            let broken = DeviceKeyStore(storage: FailingStorage())
+            #expect(throws: HaapiError.self) { _ = try broken.loadOrCreate(name: "x") }
+            let storage = sink.lines.filter { $0.tag == "HAAPI_DRIVER_STORAGE" }.map(\.message)
+            #expect(storage.contains { $0.hasPrefix("stored a new p256 DPoP key") }, "\(storage)")
+            #expect(
+                storage.contains { $0.hasPrefix("read the DPoP key") } && storage.contains { $0.hasPrefix("deleted") })
+            #expect(storage.contains { $0.hasPrefix("cannot read the DPoP key") }, "\(storage)")
+        }
+    }
+
+    struct FailingStorage: Storage {
+        func read(key: String) throws(StorageError) -> Data? { throw .unavailable("disk gone") }
+        func write(_ data: Data, key: String) throws(StorageError) { throw .unavailable("disk gone") }
+        func delete(key: String) throws(StorageError) { throw .unavailable("disk gone") }
+    }
+
+    @Test("HAAPI_SDK_HTTP: the SDK's own requests (HAAPI steps, the token request), addresses masked")
+    func sdkHTTPTag() async throws {
+        HaapiLogger.removeAppendedLogSinks()
+        HaapiLogger.followUpTags = [SdkFollowUpTag.http]
+        HaapiLogger.isDebugEnabled = true
+        let sink = FileRecordingSink()
+        HaapiLogger.appendLogSink(sink)
+        defer {
+            HaapiLogger.removeAppendedLogSinks()
+            HaapiLogger.followUpTags = []
+        }
+        let done = #"{"type":"oauth-authorization-response","properties":{"code":"c"}}"#
+        let (accessor, _) = try await InternalTestUtility.accessor(steps: [done])
+        _ = await accessor.haapiManager.start()
+        _ = await accessor.oAuthTokenManager.fetchAccessToken(with: "c", dpop: accessor.haapiManager.dpop)
+        await accessor.haapiManager.close()
+        let http = sink.lines.filter { $0.tag == "HAAPI_SDK_HTTP" && $0.file.hasPrefix("HaapiSdk/") }
+        #expect(http.contains { $0.message.hasPrefix("GET *****") }, "\(http)")
+        #expect(http.contains { $0.message.contains("(grant authorization_code)") }, "\(http)")
+        #expect(!http.contains { $0.message.contains("login.test.example") })
     }
 
     @Test("the tags carry the seed's HAAPI_* names")

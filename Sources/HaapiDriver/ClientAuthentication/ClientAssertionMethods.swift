@@ -78,11 +78,25 @@ public struct ClientAuthenticationMethodJWTAsymmetric: ClientAuthenticationMetho
     public init(pem: String, signatureAlgorithm: JWTAsymmetricAlgorithm, keyID: String? = nil) throws(HaapiError) {
         self.signatureAlgorithm = signatureAlgorithm
         self.keyID = keyID
+        do {
+            signer = try Self.signer(pem: pem, algorithm: signatureAlgorithm)
+        } catch {
+            throw .invalidConfiguration(reason: error.description)
+        }
+    }
+
+    /// The signer of a PEM private key (RSA or EC) for `algorithm`.
+    public static func signer(
+        pem: String, algorithm signatureAlgorithm: JWTAsymmetricAlgorithm
+    ) throws(CryptoImportError)
+        -> any JWSSigner
+    {
+        guard pem.contains("-----BEGIN ") else { throw .notPEM }
         let algorithm = signatureAlgorithm.jws
         do {
             switch algorithm.family {
             case .rsaPKCS1, .rsaPSS:
-                signer = RSASigner(algorithm: algorithm, key: try _RSA.Signing.PrivateKey(pemRepresentation: pem))
+                return RSASigner(algorithm: algorithm, key: try _RSA.Signing.PrivateKey(pemRepresentation: pem))
             case .ecdsa:
                 let scalar: Data
                 switch algorithm {
@@ -90,15 +104,14 @@ public struct ClientAuthenticationMethodJWTAsymmetric: ClientAuthenticationMetho
                 case .es512: scalar = try P521.Signing.PrivateKey(pemRepresentation: pem).rawRepresentation
                 default: scalar = try P256.Signing.PrivateKey(pemRepresentation: pem).rawRepresentation
                 }
-                signer = try ECDSASigner(algorithm: algorithm, scalar: scalar)
+                return try ECDSASigner(algorithm: algorithm, scalar: scalar)
             case .hmac:
-                throw HaapiError.invalidConfiguration(reason: "\(algorithm.rawValue) is symmetric")
+                throw CryptoImportError.symmetricAlgorithm(algorithm.rawValue)
             }
-        } catch let error as HaapiError {
+        } catch let error as CryptoImportError {
             throw error
         } catch {
-            throw .invalidConfiguration(
-                reason: "the PEM does not hold a private key for \(signatureAlgorithm.rawValue): \(error)")
+            throw .keyDoesNotSuit(algorithm: signatureAlgorithm.rawValue, detail: "\(error)")
         }
     }
 

@@ -59,7 +59,11 @@ public struct DeviceKeyStore: Sendable {
                 throw .dpopKeyCreationFailure(cause: error)
             }
         }
-        do { try storage.write(data, key: storageKey) } catch { throw .dpopKeyCreationFailure(cause: error) }
+        do { try storage.write(data, key: storageKey) } catch {
+            HaapiLogger.error(DriverFollowUpTag.storage, "cannot store the new DPoP key \(storageKey): \(error)")
+            throw .dpopKeyCreationFailure(cause: error)
+        }
+        HaapiLogger.info(DriverFollowUpTag.storage, "stored a new \(keyType.rawValue) DPoP key as \(storageKey)")
         return key
     }
 
@@ -68,8 +72,15 @@ public struct DeviceKeyStore: Sendable {
     public func load(name: String) throws(HaapiError) -> (any SigningKey)? {
         let storageKey = "dpop-key." + name + "." + keyType.rawValue
         let stored: Data?
-        do { stored = try storage.read(key: storageKey) } catch { throw .dpopKeyCreationFailure(cause: error) }
-        guard let stored else { return nil }
+        do { stored = try storage.read(key: storageKey) } catch {
+            HaapiLogger.error(DriverFollowUpTag.storage, "cannot read the DPoP key \(storageKey): \(error)")
+            throw .dpopKeyCreationFailure(cause: error)
+        }
+        guard let stored else {
+            HaapiLogger.debug(DriverFollowUpTag.storage, "no DPoP key stored as \(storageKey)")
+            return nil
+        }
+        HaapiLogger.debug(DriverFollowUpTag.storage, "read the DPoP key \(storageKey)")
         do {
             switch keyType {
             case .p256:
@@ -83,8 +94,11 @@ public struct DeviceKeyStore: Sendable {
 
     /// Deletes the key of that name, if there is one.
     public func delete(name: String) throws(HaapiError) {
-        do { try storage.delete(key: "dpop-key." + name + "." + keyType.rawValue) } catch {
+        let storageKey = "dpop-key." + name + "." + keyType.rawValue
+        do { try storage.delete(key: storageKey) } catch {
+            HaapiLogger.error(DriverFollowUpTag.storage, "cannot delete the DPoP key \(storageKey): \(error)")
             throw .dpopKeyCreationFailure(cause: error)
         }
+        HaapiLogger.info(DriverFollowUpTag.storage, "deleted the DPoP key \(storageKey)")
     }
 }

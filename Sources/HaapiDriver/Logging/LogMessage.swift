@@ -31,6 +31,11 @@ public struct LogMessage: ExpressibleByStringInterpolation, Sendable {
             segments.append(.plain(value.description))
         }
 
+        /// A value that masks itself (`Masking`): always sensitive.
+        public mutating func appendInterpolation(_ value: some Masking) {
+            segments.append(.sensitive(value.unmaskedDescription))
+        }
+
         /// A secret: tokens, codes, passwords, proofs, nonces, keys, or anything derived from them.
         public mutating func appendInterpolation(sensitive value: some CustomStringConvertible) {
             segments.append(.sensitive(value.description))

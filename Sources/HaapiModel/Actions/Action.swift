@@ -80,15 +80,28 @@ public struct SelectorAction: Action {
     public let title: Message?
     /// The options to choose between.
     public let model: SelectorActionModel
-    /// The action's `properties` object as sent, when there is one.
-    public let properties: JSONValue?
+    /// What the server adds about the choice, when it sends `properties`.
+    public let properties: Properties?
     public let rawJSON: JSONValue
+
+    /// A selector's `properties`: the authenticator type it chooses among, when the server names one; every
+    /// member as sent in `rawJSON`.
+    public struct Properties: RawJSONRepresentable, Hashable {
+        /// The kind of authenticator the options are (`html-form`, `bankid`, …), when named.
+        public let authenticatorType: String?
+        public let rawJSON: JSONValue
+
+        init(_ cursor: ObjectCursor) throws {
+            authenticatorType = try cursor.optionalString("authenticatorType")
+            rawJSON = cursor.raw
+        }
+    }
 
     init(_ header: ActionHeader, _ cursor: ObjectCursor) throws {
         kind = header.kind
         title = header.title
         model = try SelectorActionModel(try cursor.object("model"))
-        properties = cursor.value("properties")
+        properties = try cursor.optionalObject("properties").map(Properties.init)
         rawJSON = cursor.raw
     }
 }
@@ -112,15 +125,28 @@ public struct ClientOperationAction: Action {
     public let title: Message?
     /// The operation, with its arguments and the actions that follow it.
     public let model: any ClientOperationActionModel
-    /// The action's `properties` object as sent, when there is one.
-    public let properties: JSONValue?
+    /// What the server adds about the operation, when it sends `properties`.
+    public let properties: Properties?
     public let rawJSON: JSONValue
+
+    /// A client operation's `properties`: the authenticator it belongs to, when the server names it; every
+    /// member as sent in `rawJSON`.
+    public struct Properties: RawJSONRepresentable, Hashable {
+        /// The authenticator type that runs the operation (`bankid`, `passkeys`, …), when named.
+        public let authenticatorType: String?
+        public let rawJSON: JSONValue
+
+        init(_ cursor: ObjectCursor) throws {
+            authenticatorType = try cursor.optionalString("authenticatorType")
+            rawJSON = cursor.raw
+        }
+    }
 
     init(_ header: ActionHeader, _ cursor: ObjectCursor) throws {
         kind = header.kind
         title = header.title
         model = try ClientOperationDecoding.model(try cursor.object("model"))
-        properties = cursor.value("properties")
+        properties = try cursor.optionalObject("properties").map(Properties.init)
         rawJSON = cursor.raw
     }
 }

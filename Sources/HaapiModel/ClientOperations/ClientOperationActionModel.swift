@@ -1,5 +1,5 @@
 /// The model of a `client-operation` action: which operation, its arguments, and how to go on.
-public protocol ClientOperationActionModel: RawJSONRepresentable {
+public protocol ClientOperationActionModel: RepresentationActionModel {
     /// Which operation the client performs (`external-browser-flow`, `bankid`, `webauthn-registration`, …).
     var name: ClientOperationName { get }
     /// The operation's arguments exactly as sent.

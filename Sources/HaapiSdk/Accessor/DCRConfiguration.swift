@@ -89,6 +89,7 @@ struct DynamicClientRegistrar: Sendable {
             try storage.delete(key: legacyStorageKey)
             return client
         } catch {
+            HaapiLogger.error(DriverFollowUpTag.storage, "cannot read the stored dynamic client: \(error)")
             throw .illegalState(message: "the stored dynamic client cannot be read: \(error)")
         }
     }
@@ -132,7 +133,11 @@ struct DynamicClientRegistrar: Sendable {
         }
         let client = DynamicClient(clientId: clientId, clientSecret: secret)
         do { try dcr.storage?.write(client.json, key: storageKey) } catch {
+            HaapiLogger.error(DriverFollowUpTag.storage, "cannot store the dynamic client \(storageKey): \(error)")
             throw .illegalState(message: "the dynamic client cannot be stored: \(error)")
+        }
+        if dcr.storage != nil {
+            HaapiLogger.info(DriverFollowUpTag.storage, "stored the dynamic client as \(storageKey)")
         }
         return client
     }

@@ -221,9 +221,12 @@ public final class HaapiManager: Sendable {
         var request = first
         for _ in 0...Self.maxAutoRedirects {
             let response: HaapiClientResponse
+            HaapiLogger.debug(SdkFollowUpTag.http, "\(request.method) \(sensitive: request.url.absoluteString)")
             do throws(HaapiError) {
                 response = try await client.send(request)
             } catch {
+                HaapiLogger.warning(
+                    SdkFollowUpTag.http, "\(request.method) \(sensitive: request.url.absoluteString) failed: \(error)")
                 return .error(error)
             }
             switch response.response {

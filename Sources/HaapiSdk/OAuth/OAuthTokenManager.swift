@@ -165,6 +165,7 @@ public final class OAuthTokenManager: Sendable {
         let method = configuration.clientAuthenticationMethod
         let clientId = configuration.clientId
         let request = TokenEndpointRequest(url: endpoint, form: [("token", token), ("token_type_hint", hint)])
+        HaapiLogger.debug(SdkFollowUpTag.http, "POST \(sensitive: endpoint.absoluteString) (revoke a \(hint))")
         do throws(HaapiError) {
             let response = try await exchange.post(request, dpop: nil) { request throws(HaapiError) in
                 try method.authenticate(&request, clientId: clientId)
@@ -186,6 +187,9 @@ public final class OAuthTokenManager: Sendable {
         let clientId = configuration.clientId
         let listener = configuration.tokenEndpointResponseListener
         let response: HTTPResponse
+        let grant = form.first { $0.name == "grant_type" }?.value ?? "?"
+        HaapiLogger.debug(
+            SdkFollowUpTag.http, "POST \(sensitive: configuration.tokenEndpointURL.absoluteString) (grant \(grant))")
         do throws(HaapiError) {
             response = try await exchange.post(
                 TokenEndpointRequest(url: configuration.tokenEndpointURL, form: form), dpop: dpop
@@ -193,6 +197,7 @@ public final class OAuthTokenManager: Sendable {
                 request throws(HaapiError) in try method.authenticate(&request, clientId: clientId)
             }
         } catch {
+            HaapiLogger.warning(SdkFollowUpTag.http, "the token request (grant \(grant)) failed: \(error)")
             await listener?.onError(ErrorHTTPURLResponseContent(nil, error: error))
             return .error(error)
         }

@@ -50,10 +50,13 @@ public struct ErrorTokenResponse: Sendable, Equatable {
     public let errorDescription: String?
     /// A page about the error, when the server gives one.
     public let errorUri: String?
+    /// The response as sent, for members not modelled here.
+    public let rawJSON: JSONObject
 
     init?(_ object: JSONObject) {
         guard let error = object["error"]?.stringValue else { return nil }
         self.error = error
+        rawJSON = object
         errorDescription = object["error_description"]?.stringValue
         errorUri = object["error_uri"]?.stringValue
     }

@@ -1,0 +1,1 @@
+../SeedSamplesTests/ModelNamesShapes.swift
