@@ -23,6 +23,7 @@ public actor ScriptedTransport: HTTPTransport {
             tokenResponse ?? { request in IdsvrHaapiSdkTestUtils.bearerTokenResponse(for: request.url) }
     }
 
+    /// The token endpoint's answer for a token request, the next scripted response for any other.
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         requests.append(request)
         if request.url.path == tokenEndpoint.path, request.url.host == tokenEndpoint.host {

@@ -59,6 +59,17 @@ struct ModelNamesShapes {
             ])
     }
 
+    @Test("the raw-value aliases the seed lists are the text of the open enums")
+    func rawValueAliases() {
+        let texts: [String] = [
+            ActionKind.RawValue("login"), ActionTemplate.RawValue("form"), ClientOperationName.RawValue("bankid"),
+            FormFieldType.RawValue("text"), TextFormField.Kind.RawValue("email"), PollingStatus.RawValue("done"),
+            ProblemType.RawValue("https://curity.se/problems/invalid-input"),
+            RepresentationType.RawValue("polling-step"),
+        ]
+        #expect(ActionKind(rawValue: texts[0]) == .login && PollingStatus(rawValue: texts[5]) == .done)
+    }
+
     @Test("ResponseAndData, Haapi, CryptoImportError, Masking and HaapiTokenResult")
     func otherNames() throws {
         let url = try #require(URL(string: "https://login.example.com/step"))

@@ -10,6 +10,7 @@ public enum CryptoImportError: Error, Sendable, Equatable, CustomStringConvertib
     /// The PEM holds no private key of the kind the algorithm needs (an RSA key for ES256, a public key, …).
     case keyDoesNotSuit(algorithm: String, detail: String)
 
+    /// What went wrong, in words for a log or an error message.
     public var description: String {
         switch self {
         case .notPEM: "the text holds no PEM block (-----BEGIN …-----)"
