@@ -79,14 +79,14 @@ public struct FormFieldConfiguration: Codable, Sendable, Equatable {
     }
 
     /// Whether the user sees and fills this field (hidden and context fields carry the server's values).
-    var isVisible: Bool { ![.hidden, .context].contains(type) }
+    var isFilledByUser: Bool { ![.hidden, .context].contains(type) }
 
     /// Whether `submitted` passes the field: its `accept` pattern when there is one; otherwise any non-empty
     /// value for a visible field (a checkbox may be left unticked), one of the options for a select.
     func accepts(_ submitted: String?) -> Bool {
         if type == .select, let submitted, !options.contains(where: { $0.value == submitted }) { return false }
         guard let accept else {
-            return !isVisible || type == .checkbox || !(submitted ?? "").isEmpty
+            return !isFilledByUser || type == .checkbox || !(submitted ?? "").isEmpty
         }
         guard let pattern = try? Self.anchored(accept) else { return false }
         let text = submitted ?? ""
