@@ -77,33 +77,66 @@ struct UIKitPolishTests {
         let referenced = ThemeFonts.referencedFonts(in: theme)
         #expect(referenced["Brand Serif"] == ["TextAppearance.Title.fontName"])
         #expect(referenced["Brand Sans"]?.contains("fontName") == true)
-        var installed: Set<String> = ["Menlo"]
+        // The bundle's files and the families they hold, as Core Text would report them once registered.
+        let familyOfFile = [
+            "BrandSans-Regular.otf": "Brand Sans", "BrandSans-Bold.otf": "Brand Sans", "BrandSerif.ttf": "Brand Serif",
+            "IBMPlexMono-Regular.ttf": "IBM Plex Mono", "Notes.txt": "",
+        ]
+        var families: Set<String> = ["Menlo", "Helvetica"]
         var registered: [String] = []
-        let bundleFiles = ["Brand Sans.otf", "Brand Serif.ttf"]
-        let outcomes = ThemeFonts.prepare(
-            theme, isInstalled: { installed.contains($0) },
-            fileNamed: { name, ext in
-                bundleFiles.contains("\(name).\(ext)") ? URL(fileURLWithPath: "/app/\(name).\(ext)") : nil
-            },
+        let environment = ThemeFonts.Environment(
+            families: { families },
+            bundleFontFiles: { familyOfFile.keys.sorted().map { URL(fileURLWithPath: "/app/" + $0) } },
             register: { url in
+                guard let family = familyOfFile[url.lastPathComponent], !registered.contains(url.lastPathComponent)
+                else { return false }
                 registered.append(url.lastPathComponent)
-                installed.insert(url.deletingPathExtension().lastPathComponent)
+                families.insert(family)
                 return true
             })
+        var messages: [String] = []
+        let outcomes = ThemeFonts.prepare(theme, in: environment) { messages.append($1) }
         #expect(outcomes["Menlo"] == .available)
-        #expect(outcomes["Brand Sans"] == .registered(file: "Brand Sans.otf"))
-        #expect(outcomes["Brand Serif"] == .registered(file: "Brand Serif.ttf"))
+        #expect(outcomes["Brand Sans"] == .registered(files: ["BrandSans-Bold.otf", "BrandSans-Regular.otf"]))
+        #expect(outcomes["Brand Serif"] == .registered(files: ["BrandSerif.ttf"]))
         #expect(outcomes["Brand Srif"] == .missing(keys: ["TextAppearance.Caption.fontName"]))
-        #expect(Set(registered) == ["Brand Sans.otf", "Brand Serif.ttf"])
+        #expect(!registered.contains("Notes.txt") && !registered.contains("IBMPlexMono-Regular.ttf"))
+        #expect(messages.contains("2 font families are registered before the theme's"), "\(messages)")
+        #expect(messages.contains("4 font families are registered now"))
+        #expect(messages.contains("font families added: Brand Sans, Brand Serif"))
         // Prepared again (a second application build): nothing is registered twice.
         registered = []
-        _ = ThemeFonts.prepare(
-            theme, isInstalled: { installed.contains($0) }, fileNamed: { _, _ in nil },
-            register: { url in
-                registered.append(url.lastPathComponent)
+        families.formUnion(["Brand Sans", "Brand Serif"])
+        _ = ThemeFonts.prepare(theme, in: environment) { _, _ in }
+        #expect(registered.isEmpty)
+    }
+
+    @Test(
+        "a fontName written as its files spell it (IBMPlexMono) is a warning naming IBM Plex Mono; Roboto says the system font stands in"
+    )
+    func fontNameSpelling() {
+        let theme = ThemeRegistry(overrides: ThemingTests.plist("<key>fontName</key><string>IBMPlexMono</string>"))
+        var families: Set<String> = []
+        let environment = ThemeFonts.Environment(
+            families: { families },
+            bundleFontFiles: { [URL(fileURLWithPath: "/app/IBMPlexMono-Regular.ttf")] },
+            register: { _ in
+                families.insert("IBM Plex Mono")
                 return true
             })
-        #expect(registered.isEmpty)
+        var messages: [String] = []
+        let outcomes = ThemeFonts.prepare(theme, in: environment) { messages.append($1) }
+        #expect(outcomes["IBMPlexMono"] == .misnamed(suggestion: "IBM Plex Mono"))
+        #expect(messages.contains("The configured fontName is `IBMPlexMono`. Isn't it `IBM Plex Mono`?"), "\(messages)")
+
+        var robotoLines: [(LogType, String)] = []
+        let roboto = ThemeFonts.prepare(
+            ThemeRegistry(overrides: nil),
+            in: ThemeFonts.Environment(families: { [] }, bundleFontFiles: { [] }, register: { _ in false })
+        ) { robotoLines.append(($0, $1)) }
+        #expect(roboto["Roboto"] == .missing(keys: ["fontName"]))
+        #expect(
+            robotoLines.contains { $0.0 == .info && $0.1.hasPrefix("Roboto, the default fontName, is not shipped") })
     }
 
     @Test("leaving the flow: stack shows back next to close; every way out asks when configured, none after the end")

@@ -43,14 +43,19 @@ extension ThemeRegistry {
         }
     }
 
-    /// Registers the theme's fonts from the app's bundle where they are not installed, and logs those that
-    /// are neither (`ThemeFonts`). Fonts are registered for the process; registering an installed font is
-    /// skipped, so a second application build registers nothing.
+    /// Registers the theme's font families from the app's bundle where they are not installed, and logs what
+    /// it did (`ThemeFonts`). Fonts are registered for the process; an installed family is skipped, so a second
+    /// application build registers nothing.
     func prepareFonts(bundle: Bundle = .main) {
         _ = ThemeFonts.prepare(
-            self, isInstalled: { UIFont(name: $0, size: 12) != nil },
-            fileNamed: { bundle.url(forResource: $0, withExtension: $1) },
-            register: { CTFontManagerRegisterFontsForURL($0 as CFURL, .process, nil) })
+            self,
+            in: ThemeFonts.Environment(
+                families: { Set(UIFont.familyNames) },
+                bundleFontFiles: {
+                    (bundle.urls(forResourcesWithExtension: "ttf", subdirectory: nil) ?? [])
+                        + (bundle.urls(forResourcesWithExtension: "otf", subdirectory: nil) ?? [])
+                },
+                register: { CTFontManagerRegisterFontsForURL($0 as CFURL, .process, nil) }))
     }
 
     func font(_ appearance: TextAppearance) -> Font {

@@ -55,18 +55,45 @@ public enum ThemeAssets {
     }
 }
 
-/// The fonts a theme names, checked once when the application is built: a font that is not installed is
-/// registered from `<name>.ttf` or `<name>.otf` in the app's bundle; one that is neither is logged with the
-/// theme key that names it, so a misspelt name is found at launch and not as a silent system font.
+/// The fonts a theme names, made usable once when the application is built. A `fontName` is a family name
+/// ("IBM Plex Mono"): when no such family is installed, every font file of the app's bundle whose name starts
+/// with the family's name without spaces (`IBMPlexMono-Regular.ttf`, `IBMPlexMono-Bold.otf`) is registered.
+/// The counts of families before and after, and the families added, are logged (`HAAPI_UI_THEMING`); a name
+/// that matches no family but is one without its spaces (`IBMPlexMono`) is a warning that names the family
+/// meant, and a name that matches nothing is an error naming the theme keys that use it. The system font
+/// stands in for a missing one. The kit does not ship Roboto, the default `fontName`: unless the app bundles
+/// it, the system font replaces it, and one line says so.
 public enum ThemeFonts {
     /// What happened to one font name.
     public enum Outcome: Equatable, Sendable {
         /// Installed already (a system font, or registered before).
         case available
-        /// Registered from this file of the app's bundle.
-        case registered(file: String)
+        /// Registered from these files of the app's bundle.
+        case registered(files: [String])
+        /// No family of this name, but `suggestion` is the same name with its spaces: the one meant.
+        case misnamed(suggestion: String)
         /// Neither installed nor in the bundle; `keys` are the theme keys that name it.
         case missing(keys: [String])
+    }
+
+    /// What the platform offers the font check (UIKit and Core Text on iOS; anything in tests).
+    public struct Environment {
+        /// The font families usable now.
+        public var families: () -> Set<String>
+        /// The font files (`.ttf`, `.otf`) in the app's bundle.
+        public var bundleFontFiles: () -> [URL]
+        /// Registers a font file for this process; true when it was registered.
+        public var register: (URL) -> Bool
+
+        /// An environment from its three parts.
+        public init(
+            families: @escaping () -> Set<String>, bundleFontFiles: @escaping () -> [URL],
+            register: @escaping (URL) -> Bool
+        ) {
+            self.families = families
+            self.bundleFontFiles = bundleFontFiles
+            self.register = register
+        }
     }
 
     /// The built-in theme's font family.
@@ -83,35 +110,59 @@ public enum ThemeFonts {
         return fonts.mapValues { $0.sorted() }
     }
 
-    /// Makes every font the theme names usable, as far as the bundle allows.
-    /// - Parameters:
-    ///   - theme: the theme whose fonts are prepared.
-    ///   - isInstalled: whether a font of that name can be used now.
-    ///   - fileNamed: the URL of a file of the app's bundle (name, extension), if it has one.
-    ///   - register: registers a font file for this process; true when the font can then be used.
+    /// A family's name as font files spell it: without spaces, compared without case.
+    static func squashed(_ name: String) -> String {
+        name.filter { !$0.isWhitespace }.lowercased()
+    }
+
+    /// Writes one line of the font check (`HAAPI_UI_THEMING` in `HaapiLogger`).
+    public static func themingLog(_ type: LogType, _ text: String) {
+        HaapiLogger.log(type, UIKitFollowUpTag.theming, "\(text)")
+    }
+
+    /// Makes every font the theme names usable, as far as the bundle allows, and says what it did through
+    /// `log` (the kit's log by default).
     public static func prepare(
-        _ theme: ThemeRegistry, isInstalled: (String) -> Bool, fileNamed: (String, String) -> URL?,
-        register: (URL) -> Bool
+        _ theme: ThemeRegistry, in environment: Environment, log: (LogType, String) -> Void = themingLog
     ) -> [String: Outcome] {
+        let before = environment.families()
+        log(.info, "\(before.count) font families are registered before the theme's")
+        let files = environment.bundleFontFiles().filter { ["ttf", "otf"].contains($0.pathExtension.lowercased()) }
         var outcomes: [String: Outcome] = [:]
-        for (name, keys) in referencedFonts(in: theme) {
-            if isInstalled(name) {
+        for (name, keys) in referencedFonts(in: theme).sorted(by: { $0.key < $1.key }) {
+            if environment.families().contains(name) {
                 outcomes[name] = .available
                 continue
             }
-            let file = fileNamed(name, "ttf") ?? fileNamed(name, "otf")
-            if let file, register(file), isInstalled(name) {
-                outcomes[name] = .registered(file: file.lastPathComponent)
-                continue
+            let prefix = squashed(name)
+            let registered = files.filter { squashed($0.lastPathComponent).hasPrefix(prefix) }
+                .filter { environment.register($0) }.map(\.lastPathComponent).sorted()
+            let now = environment.families()
+            if now.contains(name) {
+                outcomes[name] = .registered(files: registered)
+            } else if let meant = now.sorted().first(where: { squashed($0) == prefix }) {
+                outcomes[name] = .misnamed(suggestion: meant)
+                log(.warning, "The configured fontName is `\(name)`. Isn't it `\(meant)`?")
+            } else {
+                outcomes[name] = .missing(keys: keys)
+                if name == builtInFontName, keys == ["fontName"] {
+                    log(
+                        .info,
+                        "Roboto, the default fontName, is not shipped with the kit and not in the app's bundle: the system font replaces it"
+                    )
+                } else {
+                    log(
+                        .error,
+                        "font \(name) (named by \(keys.joined(separator: ", "))) is not installed and no font file of the app starts with \(name.filter { !$0.isWhitespace }); the system font is used"
+                    )
+                }
             }
-            outcomes[name] = .missing(keys: keys)
-            // The built-in theme's family is the vendor kit's, which ships its files; ours falls back to the
-            // system font without a word unless the app named it.
-            guard name != builtInFontName || keys != ["fontName"] else { continue }
-            HaapiLogger.error(
-                UIKitFollowUpTag.theming,
-                "font \(name) (named by \(keys.joined(separator: ", "))) is not installed and the app has no \(name).ttf or \(name).otf; the system font is used"
-            )
+        }
+        let after = environment.families()
+        log(.info, "\(after.count) font families are registered now")
+        let added = after.subtracting(before).sorted()
+        if !added.isEmpty {
+            log(.info, "font families added: \(added.joined(separator: ", "))")
         }
         return outcomes
     }
