@@ -18,8 +18,6 @@ public struct Dpop: Sendable {
     private let encodedHeader: String?
     /// The key's RFC 7638 thumbprint, computed once.
     public let jwkThumbprint: String
-    /// PKCE verifiers of the codes this key's flow received (shared by every copy of this value).
-    package let codeVerifiers = CodeVerifierStore()
 
     /// - Parameters:
     ///   - key: the device key the proofs are signed with; its public JWK goes in every proof's header.

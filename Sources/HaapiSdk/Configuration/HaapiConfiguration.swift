@@ -41,6 +41,12 @@ extension HaapiConfigurable {
 }
 
 /// What `OAuthTokenManager` needs.
+extension OAuthTokenConfigurable {
+    /// Where the PKCE verifiers of this configuration's flows are: `HaapiConfiguration`'s own store; nil for
+    /// configurations of other types (their apps pass the verifier, `HaapiManager.codeVerifier(for:)`).
+    package var sharedCodeVerifiers: CodeVerifierStore? { (self as? HaapiConfiguration)?.codeVerifiers }
+}
+
 public protocol OAuthTokenConfigurable: Sendable {
     /// The OAuth client the tokens are issued to.
     var clientId: String { get }
@@ -112,6 +118,10 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
     /// made from this configuration, so the code redemption uses what the flow learnt. Each configuration
     /// has its own unless one is passed in: nothing is shared across clients by default.
     public let dpopNonceStore: DPoPNonceStore?
+    /// The PKCE verifiers of the codes this configuration's flows received, for the token request that redeems
+    /// them: `HaapiManager` records, `OAuthTokenManager` takes. Every copy of the configuration shares it, so
+    /// the two managers built from one configuration (as the seed builds them) find each other's verifiers.
+    package let codeVerifiers = CodeVerifierStore()
 
     /// A configuration with the seed's parameters; everything after `appRedirect` has a default that suits a public
     /// client with attestation and DPoP-bound tokens.

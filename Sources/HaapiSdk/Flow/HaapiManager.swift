@@ -17,6 +17,12 @@ public final class HaapiManager: Sendable {
     /// The PKCE verifier of the authorization request in progress; one flow at a time per manager. A lock, not
     /// an actor: set and taken inside one async call, never across a suspension.
     private let pendingVerifier = LockedValue<String?>(nil)
+    /// Where the verifiers of received codes go: the configuration's shared store (`OAuthTokenManager` of the
+    /// same configuration takes them), or one of this manager's own for other configuration types.
+    private var codeVerifiers: CodeVerifierStore {
+        (configuration as? HaapiConfiguration)?.codeVerifiers ?? ownCodeVerifiers
+    }
+    private let ownCodeVerifiers = CodeVerifierStore()
 
     /// The key that signs this flow's proofs; pass it to `OAuthTokenManager.fetchAccessToken(with:dpop:)`.
     public var dpop: Dpop { tokenManager.dpop }
@@ -204,7 +210,7 @@ public final class HaapiManager: Sendable {
     /// The PKCE verifier of a code this manager's flow received, for apps that redeem codes themselves
     /// (an unbound configuration passes no `Dpop` to the token manager). Reading it removes it.
     public func codeVerifier(for code: String) -> String? {
-        dpop.codeVerifiers.take(for: code)
+        codeVerifiers.take(for: code)
     }
 
     /// Ends the flow and the token manager; later calls return `haapiTokenManagerIsClosed`.
@@ -240,7 +246,7 @@ public final class HaapiManager: Sendable {
                         return verifier
                     })
                 {
-                    dpop.codeVerifiers.record(verifier, for: code)
+                    codeVerifiers.record(verifier, for: code)
                 }
                 guard configuration.isAutoRedirect, let redirect = step as? RedirectionStep else {
                     return .representation(step)

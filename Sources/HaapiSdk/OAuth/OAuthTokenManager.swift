@@ -41,7 +41,7 @@ public final class OAuthTokenManager: Sendable {
 
     /// Redeems an authorization code. Pass `HaapiManager.dpop` when the configuration is bound; with
     /// `UnboundedTokenConfiguration` a DPoP is refused (`.invalidConfiguration`). Without `codeVerifier`,
-    /// the PKCE verifier the flow of `dpop` recorded for this code is sent.
+    /// the PKCE verifier a `HaapiManager` of this configuration recorded for this code is sent.
     public func fetchAccessToken(
         with code: String, dpop: Dpop? = nil, codeVerifier: String? = nil,
         additionalParameters: [String: String] = [:]
@@ -62,7 +62,7 @@ public final class OAuthTokenManager: Sendable {
             ("grant_type", "authorization_code"), ("code", code),
             ("redirect_uri", configuration.appRedirect),
         ]
-        if let verifier = codeVerifier ?? dpop?.codeVerifiers.take(for: code) {
+        if let verifier = codeVerifier ?? configuration.sharedCodeVerifiers?.take(for: code) {
             form.append(("code_verifier", verifier))
         }
         for name in additionalParameters.keys.sorted() where !form.contains(where: { $0.name == name }) {
