@@ -43,6 +43,12 @@ struct AppFlowHandlingTests {
             return
         }
         #expect(token.accessToken == "test-access-token")
+        // The PKCE verifier of the flow's challenge went with the code, found through the shared configuration.
+        let redeem = await transport.requests.last {
+            String(decoding: $0.body ?? Data(), as: UTF8.self).contains("grant_type=authorization_code")
+        }
+        let redeemed = String(decoding: redeem?.body ?? Data(), as: UTF8.self)
+        #expect(redeemed.contains("code_verifier="), "\(redeemed)")
         await manager.close()
     }
 
