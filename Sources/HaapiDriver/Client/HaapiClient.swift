@@ -36,7 +36,9 @@ public actor HaapiClient {
     public func resetSession() { sessionID = nil }
 
     /// Sends one HAAPI request with the HAAPI token, a fresh DPoP proof, the origin's latest nonce and the flow's
-    /// session header, retrying once on `use_dpop_nonce` and once with a new token on `invalid_token`.
+    /// session header, retrying once on `use_dpop_nonce` and once with a new token on `invalid_token`. Throws
+    /// `haapiTokenManagerIsClosed` when the token manager is closed, and `haapiTokenManagerIsExpired` when the
+    /// server refused the token and the manager was closed before it could renew it.
     public func send(_ request: HaapiRequest) async throws(HaapiError) -> HaapiClientResponse {
         let origin = DPoPNonceStore.origin(of: request.url)
         guard allowedOrigins.contains(origin) else {
@@ -52,7 +54,12 @@ public actor HaapiClient {
             http.header(HttpHeaderNames.wwwAuthenticate)?.contains("invalid_token") == true
         {
             HaapiLogger.info(DriverFollowUpTag.flow, "the HAAPI access token was refused; obtaining a new one")
-            token = try await tokenManager.getHaapiTokenAsync(forceFresh: true)
+            do throws(HaapiError) {
+                token = try await tokenManager.getHaapiTokenAsync(forceFresh: true)
+            } catch .haapiTokenManagerIsClosed {
+                // The token this client holds is dead, and the manager that could renew it was closed since.
+                throw .haapiTokenManagerIsExpired
+            }
             http = try await sendOnce(request, token: token)
         }
         return HaapiClientResponse(response: try decode(http), http: http)

@@ -23,7 +23,7 @@ public enum HaapiError: IdsvrError, CustomStringConvertible {
     case haapiTokenManagerAlreadyExists(name: String)
     /// The token manager was closed.
     case haapiTokenManagerIsClosed
-    /// The token manager's token expired and cannot be renewed.
+    /// The token manager's token expired (the server refused it) and cannot be renewed: the manager was closed.
     case haapiTokenManagerIsExpired
     /// A call the current state does not allow (a request to another origin, a flow already finished).
     case illegalState(message: String)
