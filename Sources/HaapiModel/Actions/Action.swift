@@ -24,6 +24,19 @@ struct ActionHeader {
     }
 }
 
+/// An action's `properties` (`FormAction.Properties`, `SelectorAction.Properties`, `ClientOperationAction.Properties`
+/// are this type): the authenticator type when the server names one, every member as sent in `rawJSON`.
+public struct ActionProperties: RawJSONRepresentable, Hashable {
+    /// The authenticator's type (`html-form`, `email`, `passkeys`, `bankid`, …), when named.
+    public let authenticatorType: String?
+    public let rawJSON: JSONValue
+
+    init(_ cursor: ObjectCursor) throws {
+        authenticatorType = try cursor.optionalString("authenticatorType")
+        rawJSON = cursor.raw
+    }
+}
+
 enum ActionDecoding {
     static func action(_ value: JSONValue, at path: JSONPath) throws -> any Action {
         let cursor = try ObjectCursor(value, at: path)
@@ -53,16 +66,7 @@ public struct FormAction: Action {
     public let rawJSON: JSONValue
 
     /// Extra data on the action; for authenticator options it names the authenticator type.
-    public struct Properties: RawJSONRepresentable, Hashable {
-        /// The authenticator's type (`html-form`, `email`, `passkeys`, `bankid`, …), for authenticator options.
-        public let authenticatorType: String?
-        public let rawJSON: JSONValue
-
-        init(_ cursor: ObjectCursor) throws {
-            authenticatorType = try cursor.optionalString("authenticatorType")
-            rawJSON = cursor.raw
-        }
-    }
+    public typealias Properties = ActionProperties
 
     init(_ header: ActionHeader, _ cursor: ObjectCursor) throws {
         kind = header.kind
@@ -84,18 +88,8 @@ public struct SelectorAction: Action {
     public let properties: Properties?
     public let rawJSON: JSONValue
 
-    /// A selector's `properties`: the authenticator type it chooses among, when the server names one; every
-    /// member as sent in `rawJSON`.
-    public struct Properties: RawJSONRepresentable, Hashable {
-        /// The kind of authenticator the options are (`html-form`, `bankid`, …), when named.
-        public let authenticatorType: String?
-        public let rawJSON: JSONValue
-
-        init(_ cursor: ObjectCursor) throws {
-            authenticatorType = try cursor.optionalString("authenticatorType")
-            rawJSON = cursor.raw
-        }
-    }
+    /// A selector's `properties`: the authenticator type it chooses among, when the server names one.
+    public typealias Properties = ActionProperties
 
     init(_ header: ActionHeader, _ cursor: ObjectCursor) throws {
         kind = header.kind
@@ -129,18 +123,8 @@ public struct ClientOperationAction: Action {
     public let properties: Properties?
     public let rawJSON: JSONValue
 
-    /// A client operation's `properties`: the authenticator it belongs to, when the server names it; every
-    /// member as sent in `rawJSON`.
-    public struct Properties: RawJSONRepresentable, Hashable {
-        /// The authenticator type that runs the operation (`bankid`, `passkeys`, …), when named.
-        public let authenticatorType: String?
-        public let rawJSON: JSONValue
-
-        init(_ cursor: ObjectCursor) throws {
-            authenticatorType = try cursor.optionalString("authenticatorType")
-            rawJSON = cursor.raw
-        }
-    }
+    /// A client operation's `properties`: the authenticator it belongs to, when the server names it.
+    public typealias Properties = ActionProperties
 
     init(_ header: ActionHeader, _ cursor: ObjectCursor) throws {
         kind = header.kind

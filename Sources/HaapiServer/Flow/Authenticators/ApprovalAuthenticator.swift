@@ -74,6 +74,18 @@ extension AuthenticatorRoutes {
     }
 
     private func pollingStep(_ authenticator: AuthenticatorConfiguration, status: String, remaining: Int) -> JSONValue {
+        waitingStep(
+            authenticator, status: status, remaining: remaining, viewName: "authenticator/approve/wait/index",
+            waiting: "Approve the sign-in on your other device", failed: "Nobody approved the request in time")
+    }
+
+    /// A polling step of `authenticator`: `pending` with its poll and cancel actions, `done` with the form
+    /// that finishes the sign-in (`done`), `failed` with a way to try again. The approval and the configured
+    /// polling authenticators share it.
+    func waitingStep(
+        _ authenticator: AuthenticatorConfiguration, status: String, remaining: Int, viewName: String,
+        waiting: String, failed: String
+    ) -> JSONValue {
         let properties: JSONValue = [
             "status": .string(status),
             "interval": .string(String(configuration.security.pollingIntervalMilliseconds)),
@@ -94,7 +106,7 @@ extension AuthenticatorRoutes {
                 Representation.form(
                     kind: "continue", title: "Try again", href: authenticatorURL(authenticator), method: "GET")
             ]
-            messages = [Representation.message("Nobody approved the request in time", ["error"])]
+            messages = [Representation.message(failed, ["error"])]
         default:
             actions = [
                 Representation.form(kind: "poll", href: authenticatorURL(authenticator, "poll"), method: "GET"),
@@ -102,10 +114,9 @@ extension AuthenticatorRoutes {
                     kind: "cancel", title: "Cancel", href: authenticatorURL(authenticator, "cancel"),
                     actionTitle: "Cancel"),
             ]
-            messages = [Representation.message("Approve the sign-in on your other device")]
+            messages = [Representation.message(waiting)]
         }
         return Representation.step(
-            "polling-step", viewName: "authenticator/approve/wait/index", actions: actions, messages: messages,
-            properties: properties)
+            "polling-step", viewName: viewName, actions: actions, messages: messages, properties: properties)
     }
 }

@@ -34,7 +34,7 @@ extension AuthenticatorRoutes {
                 return representation(caller, launchStep(authenticator, operation))
             }
             return representation(
-                caller, waitingStep(authenticator, status: "pending", remaining: deadline.timeIntervalSince(now)))
+                caller, waitingStep(authenticator, status: "pending", remaining: Int(deadline.timeIntervalSince(now))))
         case ("GET", "poll"), ("POST", "poll"):
             guard let approval = session.approval, var progress = session.custom,
                 progress.authenticatorID == authenticator.id
@@ -52,7 +52,8 @@ extension AuthenticatorRoutes {
                 await flows.update(session.id) { $0.approval?.status = .approved }
             }
             return representation(
-                caller, waitingStep(authenticator, status: status, remaining: approval.deadline.timeIntervalSince(now)))
+                caller,
+                waitingStep(authenticator, status: status, remaining: Int(approval.deadline.timeIntervalSince(now))))
         case ("POST", "done"):
             guard let approval = session.approval, approval.status == .approved,
                 session.custom?.authenticatorID == authenticator.id
@@ -109,6 +110,14 @@ extension AuthenticatorRoutes {
     /// What the app is started with. BankID: a fresh auto-start token, and the launch link whose `redirect`
     /// is `null` (BankID returns to the app that opened it); the `redirect` argument names this server's
     /// polling address, percent-encoded, as the vendor's server does. Encap: an activation code and link.
+    /// The polling step of a configured polling authenticator, in the shape the approval authenticator uses.
+    private func waitingStep(_ authenticator: AuthenticatorConfiguration, status: String, remaining: Int) -> JSONValue {
+        waitingStep(
+            authenticator, status: status, remaining: remaining,
+            viewName: "authenticator/\(authenticator.id)/wait/index", waiting: "Waiting for \(authenticator.title)",
+            failed: "The sign-in was not completed in time")
+    }
+
     private func launchArguments(
         _ authenticator: AuthenticatorConfiguration, _ operation: PollingConfiguration.ClientOperation
     ) -> JSONObject {
@@ -125,45 +134,5 @@ extension AuthenticatorRoutes {
             let code = String(format: "%08d", Int.random(in: 0..<100_000_000))
             return ["activationCode": .string(code), "href": .string("encap://activate?code=\(code)")]
         }
-    }
-
-    private func waitingStep(
-        _ authenticator: AuthenticatorConfiguration, status: String, remaining: TimeInterval
-    )
-        -> JSONValue
-    {
-        let properties: JSONValue = [
-            "status": .string(status),
-            "interval": .string(String(configuration.security.pollingIntervalMilliseconds)),
-            "maxWaitTime": .string(String(configuration.lifetimes.approvalWait)),
-            "maxWaitRemainingTime": .string(String(max(Int(remaining), 0))),
-        ]
-        let actions: [JSONValue]
-        var messages: [JSONValue] = []
-        switch status {
-        case "done":
-            actions = [
-                Representation.form(
-                    kind: "redirect", href: authenticatorURL(authenticator, "done"),
-                    fields: [Representation.field("moveOn", type: "hidden", value: "true")])
-            ]
-        case "failed":
-            actions = [
-                Representation.form(
-                    kind: "continue", title: "Try again", href: authenticatorURL(authenticator), method: "GET")
-            ]
-            messages = [Representation.message("The sign-in was not completed in time", ["error"])]
-        default:
-            actions = [
-                Representation.form(kind: "poll", href: authenticatorURL(authenticator, "poll"), method: "GET"),
-                Representation.form(
-                    kind: "cancel", title: "Cancel", href: authenticatorURL(authenticator, "cancel"),
-                    actionTitle: "Cancel"),
-            ]
-            messages = [Representation.message("Waiting for \(authenticator.title)")]
-        }
-        return Representation.step(
-            "polling-step", viewName: "authenticator/\(authenticator.id)/wait/index", actions: actions,
-            messages: messages, properties: properties)
     }
 }
