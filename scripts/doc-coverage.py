@@ -11,7 +11,7 @@ symbol's name and its parents' names all appear there) must all be documented.
 """
 import glob, json, os, re, sys
 
-MODULES = ["HaapiModel", "HaapiDriver", "HaapiSdk", "HaapiUI", "Passkeys", "AuthHub"]
+MODULES = ["HaapiModel", "HaapiDriver", "HaapiSdk", "HaapiUI", "Passkeys", "AuthHub", "HaapiTestSupport"]
 
 
 def symbol_graph_paths(module):

@@ -10,7 +10,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 modules=("$@")
-[ ${#modules[@]} -gt 0 ] || modules=(HaapiModel HaapiDriver HaapiSdk HaapiUI Passkeys AuthHub)
+[ ${#modules[@]} -gt 0 ] || modules=(HaapiModel HaapiDriver HaapiSdk HaapiUI Passkeys AuthHub HaapiTestSupport)
 status=0
 mkdir -p .build
 log=".build/docc.log"

@@ -6,7 +6,7 @@ import Foundation
 /// `HaapiManager` sends a code challenge in every authorization request it makes (RFC 9700 §2.1.1 requires
 /// PKCE of public clients) and records the verifier against the code the flow ends with.
 /// `OAuthTokenManager.fetchAccessToken(with:dpop:)` finds it in the store of the configuration both managers
-/// were built from (`HaapiConfiguration` holds one; its copies share it), so the seed's call shape stays.
+/// were built from (`HaapiConfiguration` holds one), so the seed's call shape stays.
 /// Small and bounded: a flow yields one code, which is redeemed at once.
 package final class CodeVerifierStore: Sendable {
     // A lock, not an actor: the lookups are synchronous parts of building a request.

@@ -40,13 +40,13 @@ extension HaapiConfigurable {
     public var dpopNonceStore: DPoPNonceStore? { nil }
 }
 
-/// What `OAuthTokenManager` needs.
 extension OAuthTokenConfigurable {
     /// Where the PKCE verifiers of this configuration's flows are: `HaapiConfiguration`'s own store; nil for
     /// configurations of other types (their apps pass the verifier, `HaapiManager.codeVerifier(for:)`).
     package var sharedCodeVerifiers: CodeVerifierStore? { (self as? HaapiConfiguration)?.codeVerifiers }
 }
 
+/// What `OAuthTokenManager` needs.
 public protocol OAuthTokenConfigurable: Sendable {
     /// The OAuth client the tokens are issued to.
     var clientId: String { get }
@@ -119,8 +119,8 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
     /// has its own unless one is passed in: nothing is shared across clients by default.
     public let dpopNonceStore: DPoPNonceStore?
     /// The PKCE verifiers of the codes this configuration's flows received, for the token request that redeems
-    /// them: `HaapiManager` records, `OAuthTokenManager` takes. Every copy of the configuration shares it, so
-    /// the two managers built from one configuration (as the seed builds them) find each other's verifiers.
+    /// them: `HaapiManager` records, `OAuthTokenManager` takes, so the two managers built from one
+    /// configuration (as the seed builds them) find each other's verifiers.
     package let codeVerifiers = CodeVerifierStore()
 
     /// A configuration with the seed's parameters; everything after `appRedirect` has a default that suits a public
