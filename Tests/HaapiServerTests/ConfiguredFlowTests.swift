@@ -195,6 +195,29 @@ struct ConfiguredFlowTests {
     }
 
     @Test(
+        "a configuration built in code is held to the same rules: no empty form or recording, no polling without its user"
+    )
+    func builtInCode() throws {
+        var configuration = try ServerConfiguration.embeddedDefault
+        for (authenticator, expected) in [
+            (AuthenticatorConfiguration(id: "f", type: .form, title: "F", user: "demouser"), "steps: a form"),
+            (AuthenticatorConfiguration(id: "r", type: .recorded, title: "R", user: "demouser"), "steps: a recorded"),
+            (AuthenticatorConfiguration(id: "p", type: .polling, title: "P"), "user: missing"),
+            (
+                AuthenticatorConfiguration(
+                    id: "r", type: .recorded, title: "R", user: "demouser", recordedSteps: ["not an object"]),
+                "must be a JSON object"
+            ),
+        ] {
+            configuration.authenticators = [authenticator]
+            #expect(throws: ConfigurationError.self) { try configuration.validate() }
+            do { try configuration.validate() } catch let error as ConfigurationError {
+                #expect(error.detail.hasPrefix("authenticators[0].") && error.detail.contains(expected), "\(error)")
+            }
+        }
+    }
+
+    @Test(
         "bad authenticator configuration names its place in the file",
         arguments: [
             (

@@ -119,6 +119,25 @@ public struct AuthenticatorConfiguration: Codable, Sendable, Equatable {
         }
     }
 
+    /// What the file's decoding checks, checked again for a configuration built in code (`init(id:type:…)`):
+    /// the steps a form or recording needs, and who a polling or recorded authenticator signs in.
+    func validate(at place: String) throws {
+        switch type {
+        case .form where formSteps.isEmpty:
+            throw ConfigurationError.invalid("\(place).steps: a form authenticator needs at least one step")
+        case .recorded where recordedSteps.isEmpty:
+            throw ConfigurationError.invalid("\(place).steps: a recorded authenticator needs at least one step")
+        case .recorded where recordedSteps.contains { $0.objectValue == nil }:
+            throw ConfigurationError.invalid("\(place).steps: a recorded step must be a JSON object")
+        case .polling where user == nil, .recorded where user == nil:
+            throw ConfigurationError.invalid("\(place).user: missing (who the authenticator signs in)")
+        case .form where user == nil && !formSteps.contains { $0.fields.contains { $0.name == "username" } }:
+            throw ConfigurationError.invalid("\(place).user: missing (who the form signs in)")
+        default:
+            return
+        }
+    }
+
     private static func requireUser(_ user: String?, in c: KeyedDecodingContainer<CodingKeys>) throws {
         guard user == nil else { return }
         throw DecodingError.keyNotFound(

@@ -389,6 +389,7 @@ extension ServerConfiguration {
         }
         guard !authenticators.isEmpty else { throw ConfigurationError.invalid("at least one authenticator is needed") }
         for (index, authenticator) in authenticators.enumerated() {
+            try authenticator.validate(at: "authenticators[\(index)]")
             if let user = authenticator.user, !users.contains(where: { $0.username == user }) {
                 throw ConfigurationError.invalid(
                     "authenticators[\(index)].user: \"\(user)\" is not one of the configured users")
