@@ -236,6 +236,7 @@ if Context.environment["HAAPI_FUZZ"] == "1" {
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        ("DPoPVerifierFuzzer", ["HaapiModel", "HaapiDriver", "HaapiServer"]),
         ("AuthHubResponseFuzzer", ["AuthHub", "HaapiModel"]),
         ("ServerConfigurationFuzzer", ["HaapiServer", "HaapiModel"]),
     ]

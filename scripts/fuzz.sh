@@ -22,7 +22,7 @@ set -euo pipefail
 total="${1:-60}"
 shift || true
 root="$(cd "$(dirname "$0")/.." && pwd)"
-all=(HaapiDecoderFuzzer CBORFuzzer DPoPProofFuzzer AuthHubResponseFuzzer ServerConfigurationFuzzer)
+all=(HaapiDecoderFuzzer CBORFuzzer DPoPProofFuzzer DPoPVerifierFuzzer AuthHubResponseFuzzer ServerConfigurationFuzzer)
 if [ "$#" -gt 0 ]; then harnesses=("$@"); else harnesses=("${all[@]}"); fi
 work="$root/.build-fuzz"
 # Where the instrumented harnesses are built: .build-fuzz, so a developer's test build in .build is left as it
