@@ -71,14 +71,7 @@ public struct AuthenticatorConfiguration: Codable, Sendable, Equatable {
             throw DecodingError.dataCorruptedError(
                 forKey: .id, in: c, debugDescription: "1 to 64 letters, digits, '-', '_' or '.', not \"\(id)\"")
         }
-        let typeName = try c.decode(String.self, forKey: .type)
-        guard let kind = Kind(rawValue: typeName) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .type, in: c,
-                debugDescription:
-                    "unknown authenticator type \"\(typeName)\"; one of \(Kind.allCases.map(\.rawValue).joined(separator: ", "))"
-            )
-        }
+        let kind = try c.decodeChoice(Kind.self, forKey: .type, named: "authenticator type")
         type = kind
         title = try c.decode(String.self, forKey: .title)
         user = try c.decodeIfPresent(String.self, forKey: .user)
@@ -180,15 +173,9 @@ public struct PollingConfiguration: Sendable, Equatable {
     }
 
     init(from c: KeyedDecodingContainer<AuthenticatorConfiguration.CodingKeys>) throws {
-        if let name = try c.decodeIfPresent(String.self, forKey: .clientOperation) {
-            guard let operation = ClientOperation(rawValue: name) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .clientOperation, in: c,
-                    debugDescription:
-                        "unknown client operation \"\(name)\"; one of \(ClientOperation.allCases.map(\.rawValue).joined(separator: ", ")) or null"
-                )
-            }
-            clientOperation = operation
+        if c.contains(.clientOperation), try !c.decodeNil(forKey: .clientOperation) {
+            clientOperation = try c.decodeChoice(
+                ClientOperation.self, forKey: .clientOperation, named: "client operation")
         }
         pollsUntilDone = try c.decodeIfPresent(Int.self, forKey: .pollsUntilDone)
         if let polls = pollsUntilDone, !(1...1000).contains(polls) {

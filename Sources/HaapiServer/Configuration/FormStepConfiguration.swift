@@ -108,14 +108,7 @@ public struct FormFieldConfiguration: Codable, Sendable, Equatable {
             throw DecodingError.dataCorruptedError(
                 forKey: .name, in: c, debugDescription: "a field name is 1 to 128 bytes")
         }
-        let typeName = try c.decode(String.self, forKey: .type)
-        guard let kind = Kind(rawValue: typeName) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .type, in: c,
-                debugDescription:
-                    "unknown field type \"\(typeName)\"; one of \(Kind.allCases.map(\.rawValue).joined(separator: ", "))"
-            )
-        }
+        let kind = try c.decodeChoice(Kind.self, forKey: .type, named: "field type")
         type = kind
         label = try c.decodeIfPresent(String.self, forKey: .label)
         placeholder = try c.decodeIfPresent(String.self, forKey: .placeholder)

@@ -13,11 +13,15 @@ extension FlowCompleting {
         return configuration.authenticators.filter { allowed.isEmpty || allowed.contains($0.id) }
     }
 
+    /// The answer to a request of a flow that has expired or never existed (every authenticator's first check).
+    func noFlowSession(_ caller: HaapiCaller) -> Response {
+        problem(caller, Representation.problem(.unexpectedProblem, title: "No flow session"), rule: .flowExpired)
+    }
+
     /// Called by an authenticator once it knows who the user is.
     func completeAuthentication(_ caller: HaapiCaller, username: String) async -> Response {
         guard let session = caller.session else {
-            return problem(
-                caller, Representation.problem(.unexpectedProblem, title: "No flow session"), rule: .flowExpired)
+            return noFlowSession(caller)
         }
         let now = clock()
         await flows.update(session.id) { flow in

@@ -11,8 +11,7 @@ extension AuthenticatorRoutes {
     ) async throws -> Response {
         let caller = input.caller
         guard let session = caller.session else {
-            return problem(
-                caller, Representation.problem(.unexpectedProblem, title: "No flow session"), rule: .flowExpired)
+            return noFlowSession(caller)
         }
         let now = clock()
         switch (input.method, input.action) {

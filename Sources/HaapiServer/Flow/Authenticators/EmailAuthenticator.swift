@@ -13,8 +13,7 @@ extension AuthenticatorRoutes {
     ) async throws -> Response {
         let caller = input.caller
         guard let session = caller.session else {
-            return problem(
-                caller, Representation.problem(.unexpectedProblem, title: "No flow session"), rule: .flowExpired)
+            return noFlowSession(caller)
         }
         switch (input.method, input.action) {
         case ("GET", nil):

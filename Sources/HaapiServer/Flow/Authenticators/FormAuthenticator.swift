@@ -19,8 +19,7 @@ extension AuthenticatorRoutes {
     {
         let caller = input.caller
         guard let session = caller.session else {
-            return problem(
-                caller, Representation.problem(.unexpectedProblem, title: "No flow session"), rule: .flowExpired)
+            return noFlowSession(caller)
         }
         let steps = authenticator.formSteps
         switch (input.method, input.action) {

@@ -15,8 +15,7 @@ extension AuthenticatorRoutes {
     {
         let caller = input.caller
         guard let session = caller.session, let user = authenticator.user else {
-            return problem(
-                caller, Representation.problem(.unexpectedProblem, title: "No flow session"), rule: .flowExpired)
+            return noFlowSession(caller)
         }
         let now = clock()
         let operation = authenticator.polling?.clientOperation

@@ -15,8 +15,7 @@ extension AuthenticatorRoutes {
     {
         let caller = input.caller
         guard let session = caller.session, let user = authenticator.user else {
-            return problem(
-                caller, Representation.problem(.unexpectedProblem, title: "No flow session"), rule: .flowExpired)
+            return noFlowSession(caller)
         }
         let flow = RecordedFlow(steps: authenticator.recordedSteps)
         let reached = session.custom?.authenticatorID == authenticator.id ? session.custom?.step : nil
