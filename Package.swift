@@ -107,6 +107,8 @@ let package = Package(
                 "Passkeys",
                 "AuthHub",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // ServerChildChannel and HTTP1Channel: each connection served on its own event loop.
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -169,7 +171,9 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "HaapiTestSupportTests", dependencies: ["HaapiTestSupport"], swiftSettings: [linuxTransport]),

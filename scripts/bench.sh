@@ -127,11 +127,22 @@ memory_requests=$(python3 "$root/scripts/bench/wrk_summary.py" memory 8 "$out/wr
 echo "bench: /health again, 8 connections (it varies between runs; the ratios use the faster of the two)"
 health_again=$(wrk_run health-again 8 "$url/health")
 
-echo "bench: /health while 2 clients log in with passwords in a loop"
-"$bin/haapi-bench" logins --url "$url" --clients 2 --seconds $(( seconds + 2 )) >"$out/logins.log" 2>&1 &
+# Latency is measured at 1 connection, one request at a time: at 8, wrk keeps both cores busy and /health's p99
+# is wrk's own queue (4.45 ms idle at 711a281), whatever the server does.
+echo "bench: /health, 1 connection (latency): idle, then while \`yes\` keeps one core busy (the machine's floor)"
+wrk_run health-latency 1 "$url/health" >/dev/null
+yes >/dev/null &
+hog_pid=$!
+pids+=("$hog_pid")
+wrk_run health-latency-core-busy 1 "$url/health" >/dev/null
+kill "$hog_pid"
+
+echo "bench: /health while 2 clients log in with passwords in a loop: 8 connections, then 1"
+"$bin/haapi-bench" logins --url "$url" --clients 2 --seconds $(( 2 * seconds + 3 )) >"$out/logins.log" 2>&1 &
 logins_pid=$!
 sleep 1
 health_loaded=$(wrk_run health-during-logins 8 "$url/health")
+wrk_run health-latency-during-logins 1 "$url/health" >/dev/null
 wait "$logins_pid" || { cat "$out/logins.log"; exit 1; }
 logins=$(awk '/^logins\/s/ {print $2}' "$out/logins.log")
 

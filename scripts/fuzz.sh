@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses and runs them within a shared time budget.
-#   scripts/fuzz.sh [total-seconds] [harness ...]     (default 60 seconds, all harnesses)
+#   scripts/fuzz.sh [total-seconds] [harness ...]     (default 60 seconds of wall clock, all harnesses)
 #   FUZZ_SECONDS_EACH=600 scripts/fuzz.sh 0 CBORFuzzer   (a fixed time per harness instead)
 #
 # Harnesses (Fuzz/<name>, one parser of outside input each):
@@ -42,18 +42,19 @@ for harness in "${harnesses[@]}"; do
 done
 bin="$(HAAPI_FUZZ=1 swift build --scratch-path "$scratch" --show-bin-path)"
 
-each="${FUZZ_SECONDS_EACH:-$(( total / ${#harnesses[@]} ))}"
+# The harnesses run side by side, one a core (libFuzzer's driver is one thread), so the wall-clock budget buys
+# each harness `total × cores ÷ harnesses` seconds.
+cores="${FUZZ_JOBS:-$(nproc)}"
+each="${FUZZ_SECONDS_EACH:-$(( total * cores / ${#harnesses[@]} ))}"
 [ "$each" -ge 1 ] || each=1
-status=0
-for harness in "${harnesses[@]}"; do
-  corpus="$work/corpus/$harness"
+
+# fuzz_one HARNESS: runs it for $each seconds and prints one line; its exit status is the harness's verdict.
+fuzz_one() {
+  local harness="$1" corpus="$work/corpus/$1" log="$work/last-run-$1.log" code runs coverage
   mkdir -p "$corpus"
   cp "$root/Fuzz/seeds/$harness"/* "$corpus/" 2>/dev/null || true
-  fixtures="$root/../shared/haapi-fixtures/ios-haapi-demo-app"
+  local fixtures="$root/../shared/haapi-fixtures/ios-haapi-demo-app"
   if [ "$harness" = HaapiDecoderFuzzer ] && [ -d "$fixtures" ]; then cp "$fixtures"/*.json "$corpus/"; fi
-
-  log="$work/last-run-$harness.log"
-  echo "fuzz: $harness for ${each}s"
   set +e
   "$bin/$harness" "$corpus" -max_total_time="$each" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
     -artifact_prefix="$root/fuzz-artifacts/$harness-" -print_final_stats=1 >"$log" 2>&1
@@ -62,12 +63,26 @@ for harness in "${harnesses[@]}"; do
   runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' || echo 0)
   coverage=$(grep -Eo 'cov: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
   if [ "$code" -ne 0 ]; then
-    echo "fuzz: $harness FAILED (exit $code); see $log and fuzz-artifacts/" >&2
-    grep -E "==[0-9]+==ERROR|SUMMARY|Fatal error|fuzzFailure|precondition" "$log" | head -10 >&2
-    tail -30 "$log" >&2
-    status=1
-  else
-    echo "fuzz: $harness: $runs inputs in ${each}s, coverage $coverage edges, no crash"
+    {
+      echo "fuzz: $harness FAILED (exit $code); see $log and fuzz-artifacts/"
+      grep -E "==[0-9]+==ERROR|SUMMARY|Fatal error|fuzzFailure|precondition" "$log" | head -10
+      tail -30 "$log"
+    } >&2
+    return 1
   fi
+  echo "fuzz: $harness: $runs inputs in ${each}s, coverage $coverage edges, no crash"
+}
+
+echo "fuzz: ${#harnesses[@]} harnesses, ${each}s each, $cores at a time"
+status=0
+running=()
+for harness in "${harnesses[@]}"; do
+  if [ "${#running[@]}" -ge "$cores" ]; then
+    wait "${running[0]}" || status=1
+    running=("${running[@]:1}")
+  fi
+  fuzz_one "$harness" &
+  running+=($!)
 done
+for pid in "${running[@]}"; do wait "$pid" || status=1; done
 exit "$status"

@@ -156,6 +156,7 @@ public final class DevServer: Sendable {
         logger.logLevel = logLevel
         let application = Application(
             router: router(),
+            server: .http1OnConnectionLoops(),
             configuration: .init(address: .hostname(host, port: port), serverName: "swift-haapi-dev"),
             onServerRunning: { channel in
                 portContinuation.yield(channel.localAddress?.port ?? 0)

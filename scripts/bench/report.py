@@ -100,9 +100,16 @@ keys_ratio = float(many["valid_per_s"]) / float(one["valid_per_s"]) if valid(one
 print(f"| 64 client keys in turn ÷ one key, 10 s each, 8 connections | {float(many['valid_per_s']):,.0f} ÷ "
       f"{float(one['valid_per_s']):,.0f} = {keys_ratio:.2f}× ({many['errors_pct']} % and {one['errors_pct']} % refused) | ≥ 0.95× | "
       f"{goal(keys_ratio >= 0.95)} |")
-print(f"| `/health` while 2 clients log in ÷ idle | {options.health_loaded / options.health:.2f}× "
-      f"({options.health_loaded:,.0f} req/s, p99 {loaded['p99_ms']} ms; {options.logins:.1f} logins/s) | ≥ 0.5× | "
-      f"{goal(options.health_loaded / options.health >= 0.5 and valid(loaded))} |")
+print(f"| `/health` while 2 clients log in ÷ idle, 8 connections | {options.health_loaded / options.health:.2f}× "
+      f"({options.health_loaded:,.0f} req/s, p50 {loaded['p50_ms']} ms, p99 {loaded['p99_ms']} ms; {options.logins:.1f} logins/s) | ≥ 0.6× | "
+      f"{goal(options.health_loaded / options.health >= 0.6 and valid(loaded))} |")
+latency, latency_loaded = by[("health-latency", 1)], by[("health-latency-during-logins", 1)]
+busy_core = by[("health-latency-core-busy", 1)]
+print(f"| `/health` latency, 1 connection: idle → while 2 clients log in | p50 {latency['p50_ms']} → {latency_loaded['p50_ms']} ms, "
+      f"p99 {latency['p99_ms']} → {latency_loaded['p99_ms']} ms | p99 ≤ 2 ms under logins | "
+      f"{goal(float(latency_loaded['p99_ms']) <= 2.0 and valid(latency_loaded))} |")
+print(f"| … the machine's floor: 1 connection while `yes` keeps one core busy, no login | p50 {busy_core['p50_ms']} ms, "
+      f"p99 {busy_core['p99_ms']} ms | | |")
 print(f"| `haapi demo` to its first menu (best of 5) | {options.demo_start:.3f} s | < 0.1 s | {goal(options.demo_start < 0.1)} |")
 print(f"| SDK step ÷ (P-256 signature + JSON parse) | {options.sdk:.2f}× | ≤ 1.5× | {goal(options.sdk <= 1.5)} |")
 print(f"| `haapi serve` RSS growth over {options.memory_requests:,.0f} DPoP token requests | {growth:.1f} MiB ({per_request:.0f} B/request) "
