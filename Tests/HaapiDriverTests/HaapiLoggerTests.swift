@@ -136,6 +136,26 @@ struct HaapiLoggerTests {
         }
     }
 
+    @Test("a line that is not written is not made: its message is evaluated only for a followed tag and level")
+    func messagesAreLazy() {
+        Self.withFreshLogger { sink in
+            let made = LockedValue(0)
+            func message() -> String {
+                made.withLock { $0 += 1 }
+                return "made"
+            }
+            HaapiLogger.followUpTags = [SdkFollowUpTag.http]
+            HaapiLogger.debug(SdkFollowUpTag.flow, "\(message())")  // tag not followed
+            HaapiLogger.isDebugEnabled = false
+            HaapiLogger.debug(SdkFollowUpTag.http, "\(message())")  // level off
+            #expect(made.withLock { $0 } == 0)
+            HaapiLogger.isDebugEnabled = true
+            HaapiLogger.debug(SdkFollowUpTag.http, "\(message())")
+            #expect(made.withLock { $0 } == 1)
+            #expect(sink.lines.map(\.message) == ["made"])
+        }
+    }
+
     @Test("only the chosen tags and enabled levels reach the sinks")
     func filtering() {
         Self.withFreshLogger { sink in

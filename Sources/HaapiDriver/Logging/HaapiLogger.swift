@@ -87,31 +87,42 @@ public enum HaapiLogger {
     }
 
     /// Logs a debug line under `tag`, if the tag is followed and debug lines are on.
-    public static func debug(_ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line) {
-        log(.debug, tag, message, file: file, line: line)
+    public static func debug(
+        _ tag: any FollowUpTag, _ message: @autoclosure () -> LogMessage, file: String = #fileID, line: Int = #line
+    ) {
+        log(.debug, tag, message(), file: file, line: line)
     }
 
     /// Logs an info line under `tag`, if the tag is followed and info lines are on.
-    public static func info(_ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line) {
-        log(.info, tag, message, file: file, line: line)
+    public static func info(
+        _ tag: any FollowUpTag, _ message: @autoclosure () -> LogMessage, file: String = #fileID, line: Int = #line
+    ) {
+        log(.info, tag, message(), file: file, line: line)
     }
 
     /// Logs a warning under `tag`, if the tag is followed and warnings are on.
-    public static func warning(_ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line)
-    {
-        log(.warning, tag, message, file: file, line: line)
+    public static func warning(
+        _ tag: any FollowUpTag, _ message: @autoclosure () -> LogMessage, file: String = #fileID, line: Int = #line
+    ) {
+        log(.warning, tag, message(), file: file, line: line)
     }
 
     /// Logs an error under `tag`, if the tag is followed and errors are on.
-    public static func error(_ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line) {
-        log(.error, tag, message, file: file, line: line)
+    public static func error(
+        _ tag: any FollowUpTag, _ message: @autoclosure () -> LogMessage, file: String = #fileID, line: Int = #line
+    ) {
+        log(.error, tag, message(), file: file, line: line)
     }
 
     /// Logs a line of any level under `tag`, if the tag is followed and the level is on.
+    ///
+    /// The message is made only when the line is written: a request's URL in a debug line costs nothing while
+    /// debug lines are off (as they are by default, on every request of a flow).
     public static func log(
-        _ type: LogType, _ tag: any FollowUpTag, _ message: LogMessage, file: String = #fileID, line: Int = #line
+        _ type: LogType, _ tag: any FollowUpTag, _ message: @autoclosure () -> LogMessage, file: String = #fileID,
+        line: Int = #line
     ) {
-        let (sinks, masked, enabled) = state.withLock { state -> ([any LogSink], Bool, Bool) in
+        let written = state.withLock { state -> (sinks: [any LogSink], masked: Bool)? in
             let levelOn =
                 switch type {
                 case .debug: state.isDebugEnabled
@@ -119,10 +130,11 @@ public enum HaapiLogger {
                 case .warning: state.isWarningEnabled
                 case .error: state.isErrorEnabled
                 }
-            let tagOn = state.followUpTags.contains { $0.rawValue == tag.rawValue }
-            return (state.sinks, state.isSensitiveValueMasked, levelOn && tagOn)
+            guard levelOn, state.followUpTags.contains(where: { $0.rawValue == tag.rawValue }) else { return nil }
+            return (state.sinks, state.isSensitiveValueMasked)
         }
-        guard enabled else { return }
+        guard let (sinks, masked) = written else { return }
+        let message = message()
         let text = message.rendered(masked: masked)
         for sink in sinks {
             if !masked, message.containsSensitiveValue {
