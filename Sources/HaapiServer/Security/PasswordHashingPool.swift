@@ -3,13 +3,13 @@ import Foundation
 import HaapiDriver
 
 /// Runs password hashing (a tenth of a second of PBKDF2 each, more in debug builds) on a few dedicated
-/// threads instead of the threads that serve requests, so logins cannot stall every other endpoint.
+/// threads instead of the event loops that serve requests, so logins cannot stall every other endpoint.
 ///
 /// Bounded twice: `workers` threads hash at once (one fewer than the cores, at least one and at most four),
 /// and at most `maxWaiting` checks wait for a thread; beyond that a check fails at once with `busy`, which
 /// the routes turn into a retryable error. One core is always left to the request threads: on two cores, two
 /// hashing threads took nearly all of both while clients logged in (`/health` at 0.45× its idle rate, p99
-/// 7 ms, scripts/bench.sh); with one, 0.62× (scripts/bench/health-under-logins.sh, docs/BENCHMARKS.md). The
+/// 7 ms, scripts/bench.sh); with one, 0.66× (scripts/bench/health-under-logins.sh, docs/BENCHMARKS.md). The
 /// threads keep the normal priority: at a lower one, logins starve on a machine busy with other work (nice 5
 /// in an earlier round; nice 10 made `haapi check`'s login time out while the test suite ran).
 ///
