@@ -151,6 +151,17 @@ public final class DevServer: Sendable {
         host: String = "127.0.0.1", port: Int = 0, publicURL: String? = nil, loopbackName: String? = nil,
         logLevel: Logger.Level = .warning
     ) async throws -> RunningDevServer {
+        try await start(
+            host: host, port: port, publicURL: publicURL, loopbackName: loopbackName, logLevel: logLevel,
+            eventLoops: ServerEventLoops.group)
+    }
+
+    /// `start` on the given event loops (tests; the server's own are ``ServerEventLoops``). They must outlive
+    /// the server.
+    func start(
+        host: String, port: Int, publicURL: String?, loopbackName: String?, logLevel: Logger.Level,
+        eventLoops: any EventLoopGroup
+    ) async throws -> RunningDevServer {
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "haapi.devserver")
         logger.logLevel = logLevel
@@ -162,6 +173,7 @@ public final class DevServer: Sendable {
                 portContinuation.yield(channel.localAddress?.port ?? 0)
                 portContinuation.finish()
             },
+            eventLoopGroupProvider: .shared(eventLoops),
             logger: logger)
         let task = Task {
             // If the server stops before it ever ran (the port is taken), end the wait below too.

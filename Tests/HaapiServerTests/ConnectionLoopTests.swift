@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import HaapiDriver
 import HummingbirdCore
 import Logging
@@ -61,5 +62,39 @@ struct ConnectionLoopTests {
             await child.handle(value: Value(channel: channel), logger: Logger(label: "t"))
             #expect(child.seen.withLock { $0 } == [false, false, false])
         }
+    }
+
+    /// Handlers run on the server's loops; a client in the same process (the demo, the tests) must not wait for them.
+    /// No timing: the server's only loop is held until the client's connect has completed, and would be held until
+    /// the 60-second escape if that connect needed the loop.
+    @Test("a client on SwiftNIO's singleton connects while the server's only loop is held; on that loop it cannot")
+    func clientIsNotHeldUpByServerWork() async throws {
+        #expect(ServerEventLoops.group !== MultiThreadedEventLoopGroup.singleton)
+        let serverLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try DevServer(configuration: TestConfiguration.make(), store: ServerStore(path: nil))
+        let running = try await server.start(
+            host: "127.0.0.1", port: 0, publicURL: nil, loopbackName: nil, logLevel: .warning, eventLoops: serverLoops)
+        // Answering work that keeps the server's loop until the test lets it go.
+        let release = DispatchSemaphore(value: 0)
+        let releasedByTest = LockedValue<Bool?>(nil)
+        serverLoops.next().execute {
+            let released = release.wait(timeout: .now() + 60) == .success
+            releasedByTest.withLock { $0 = released }
+        }
+        // The control: a connect made from the held loop cannot complete while it is held.
+        let fromHeldLoop = ClientBootstrap(group: serverLoops).connect(host: "127.0.0.1", port: running.port)
+        let heldConnectDone = LockedValue(false)
+        fromHeldLoop.whenComplete { _ in heldConnectDone.withLock { $0 = true } }
+
+        let elsewhere = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: running.port).get()
+        #expect(heldConnectDone.withLock { $0 } == false)
+        release.signal()
+        let onceFree = try await fromHeldLoop.get()
+        #expect(releasedByTest.withLock { $0 } == true, "the client's connect needed the server's held loop")
+        try await elsewhere.close()
+        try await onceFree.close()
+        await running.stop()
+        try await serverLoops.shutdownGracefully()
     }
 }

@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOPosix
 
 /// Runs each HTTP connection's task on the event loop that reads its socket, instead of on Swift's global pool.
 ///
@@ -41,10 +42,22 @@ extension HTTPServerBuilder {
     }
 }
 
+/// The event loops every dev server of the process listens and answers on: a group of its own, not SwiftNIO's
+/// singleton that AsyncHTTPClient (the SDK's Linux transport, the tests' raw client) uses.
+///
+/// Handlers run on these loops (``ConnectionOnItsLoop``). In a process that is a server and its own client (`haapi
+/// demo`, the test suite) a shared group would let a burst of requests being answered hold up the client side's
+/// I/O: under the full test suite a client's connect waited past AsyncHTTPClient's 10-second connect timeout while
+/// the shared loops ran queued handler work. Created on first use and never shut down, like the singleton, so a
+/// job handed to one of its loops always runs.
+enum ServerEventLoops {
+    static let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+}
+
 /// A task executor that runs every job on one SwiftNIO event loop.
 ///
-/// Only used with event loops that outlive the server (Hummingbird's `MultiThreadedEventLoopGroup.singleton`):
-/// a job handed to a loop that has shut down would never run.
+/// Only used with event loops that outlive the server (``ServerEventLoops``): a job handed to a loop that has shut
+/// down would never run.
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
 final class EventLoopTaskExecutor: TaskExecutor {
     let loop: any EventLoop
