@@ -40,12 +40,6 @@ extension HaapiConfigurable {
     public var dpopNonceStore: DPoPNonceStore? { nil }
 }
 
-extension OAuthTokenConfigurable {
-    /// Where the PKCE verifiers of this configuration's flows are: `HaapiConfiguration`'s own store; nil for
-    /// configurations of other types (their apps pass the verifier, `HaapiManager.codeVerifier(for:)`).
-    package var sharedCodeVerifiers: CodeVerifierStore? { (self as? HaapiConfiguration)?.codeVerifiers }
-}
-
 /// What `OAuthTokenManager` needs.
 public protocol OAuthTokenConfigurable: Sendable {
     /// The OAuth client the tokens are issued to.

@@ -62,7 +62,9 @@ public final class OAuthTokenManager: Sendable {
             ("grant_type", "authorization_code"), ("code", code),
             ("redirect_uri", configuration.appRedirect),
         ]
-        if let verifier = codeVerifier ?? configuration.sharedCodeVerifiers?.take(for: code) {
+        // The store a HaapiManager of the same HaapiConfiguration recorded the verifier in; other configuration
+        // types have none (their apps pass the verifier: HaapiManager.codeVerifier(for:)).
+        if let verifier = codeVerifier ?? (configuration as? HaapiConfiguration)?.codeVerifiers.take(for: code) {
             form.append(("code_verifier", verifier))
         }
         for name in additionalParameters.keys.sorted() where !form.contains(where: { $0.name == name }) {

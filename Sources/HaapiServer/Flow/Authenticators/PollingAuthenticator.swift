@@ -106,9 +106,6 @@ extension AuthenticatorRoutes {
             ])
     }
 
-    /// What the app is started with. BankID: a fresh auto-start token, and the launch link whose `redirect`
-    /// is `null` (BankID returns to the app that opened it); the `redirect` argument names this server's
-    /// polling address, percent-encoded, as the vendor's server does. Encap: an activation code and link.
     /// The polling step of a configured polling authenticator, in the shape the approval authenticator uses.
     private func waitingStep(_ authenticator: AuthenticatorConfiguration, status: String, remaining: Int) -> JSONValue {
         waitingStep(
@@ -117,6 +114,9 @@ extension AuthenticatorRoutes {
             failed: "The sign-in was not completed in time")
     }
 
+    /// What the app is started with. BankID: a fresh auto-start token, and the launch link whose `redirect`
+    /// is `null` (BankID returns to the app that opened it); the `redirect` argument names this server's
+    /// polling address, percent-encoded, as the vendor's server does. Encap: an activation code and link.
     private func launchArguments(
         _ authenticator: AuthenticatorConfiguration, _ operation: PollingConfiguration.ClientOperation
     ) -> JSONObject {
