@@ -76,11 +76,11 @@ struct FloodTests {
     func storesAreConstantTime() async throws {
         let now = Date()
         let clock = ContinuousClock()
-        // The fastest of five rounds each: a round that another suite's work preempted says nothing about the store.
+        // The fastest of ten rounds each: a round that another suite's work preempted says nothing about the store.
         var empty = Duration.seconds(1_000)
         var full = Duration.seconds(1_000)
         var store = ExpiringStore<String, Int>(capacity: 10_000)
-        for round in 0..<5 {
+        for round in 0..<10 {
             var fresh = ExpiringStore<String, Int>(capacity: 10_000)
             empty = min(
                 empty,
