@@ -214,7 +214,7 @@ struct InteractiveDemoTests {
         let screen = terminal.screen
         #expect(
             screen.contains("Signing with your passkey") && screen.contains("✓ Signed in with your passkey.")
-                && screen.contains("[exit 0]") && screen.components(separatedBy: "Choose 1–7: ").count == 2,
+                && screen.contains("[exit 0]") && screen.components(separatedBy: "Choose 1–8: ").count == 2,
             "\(screen.suffix(1500))")
     }
 }

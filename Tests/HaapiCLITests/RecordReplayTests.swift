@@ -77,6 +77,13 @@ struct RecordReplayTests {
         // The second server offers the recording as its only authenticator.
         var configuration = try JSONParser().parse(ServerConfiguration.defaultJSON).objectValue ?? JSONObject()
         configuration["authenticators"] = [recording]
+        configuration["logins"] = nil
+        configuration["clients"] = .array(
+            (configuration["clients"]?.arrayValue ?? []).map { client in
+                guard case .object(var object) = client else { return client }
+                object["login"] = nil
+                return .object(object)
+            })
         let file = directory.appendingPathComponent("replay.json")
         try Data(JSONValue.object(configuration).serialized().utf8).write(to: file)
         let (serverB, baseB) = try await Self.serve(["--config", file.path])

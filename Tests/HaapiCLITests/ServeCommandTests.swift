@@ -48,7 +48,7 @@ struct ServeCommandTests {
         let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Examples/flows")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }
-        #expect(files.count == 5, "\(files)")
+        #expect(files.count == 6, "\(files)")
         for file in files.sorted() {
             let path = directory.appendingPathComponent(file).path
             let listed =

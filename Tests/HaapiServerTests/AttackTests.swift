@@ -47,7 +47,8 @@ struct AttackTests {
         #expect(try await RawHTTP.form(server.base + "/admin/approve", [("user", "approver")]).status == 400)
 
         let firstSession = try #require(first.sessionID)
-        let firstID = try #require(await server.server.flows.session(firstSession, now: Date())?.approval?.id)
+        let firstID = try #require(
+            await server.server.flows.session(firstSession, now: Date())?.currentStep?.progress.approval?.id)
         #expect(try await RawHTTP.form(server.base + "/admin/approve", [("approval", firstID)]).status == 200)
         let firstState = try #require(try A.step(try await first.submit(polls[0])) as? PollingStep)
         let secondState = try #require(try A.step(try await second.submit(polls[1])) as? PollingStep)

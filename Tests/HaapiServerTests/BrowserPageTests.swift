@@ -106,7 +106,11 @@ struct BrowserPageTests {
             Self.expectPageHeaders(forged, "refusal page")
         }
         let flow = await server.server.flows.session(forBrowserPage: pageToken, now: server.clock.now)
-        #expect(flow?.browser?.resumeNonce == nil, "no nonce was issued (\(forgery.0))")
+        guard case .browser(let browser)? = flow?.currentStep?.progress else {
+            Issue.record("the flow left the browser step (\(forgery.0))")
+            return
+        }
+        #expect(browser.proven == nil, "no nonce was issued (\(forgery.0))")
         // Three wrong passwords would have locked the account (maxFailedLogins 2): none was counted.
         let genuine = try await page.post(userName: "victim", password: "Password1")
         #expect(genuine.status == 303, "\(forgery.0): \(genuine.text)")

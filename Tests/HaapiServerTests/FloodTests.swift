@@ -113,7 +113,8 @@ struct FloodTests {
             await flows.insert(
                 FlowSession(
                     id: "f\(index)", clientID: "c", jkt: "k", redirectURI: "app://x", scope: [], state: nil, nonce: nil,
-                    codeChallenge: nil, expiresAt: now.addingTimeInterval(900)), now: now)
+                    codeChallenge: nil, expiresAt: now.addingTimeInterval(900),
+                    login: LoginConfiguration(id: "l", steps: [.authenticator("password")])), now: now)
         }
         #expect(await flows.count == 1_000)
         #expect(await flows.session("f4999", now: now) != nil)

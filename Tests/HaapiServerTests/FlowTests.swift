@@ -43,7 +43,7 @@ struct FlowTests {
         #expect(
             authenticators.authenticators.compactMap(\.type) == [
                 "username-password", "email-otp", "approve-on-another-device", "external-browser", "passkeys",
-                "html-form", "bankid",
+                "html-form", "bankid", "username-password",
             ])
 
         let login = try await device.submit(selector.json["actions"]?[0]?["model"]?["options"]?[0])

@@ -21,8 +21,13 @@ struct ExampleFlowTests {
         let answers: [String: String]
         /// Step types the walk must see.
         let types: Set<String>
-        var description: String { file }
+        var client = "haapi-demo"
+        var redirect = "app://haapi"
+        var description: String { file + "/" + authenticator }
     }
+
+    /// The bank's chained login (password → SMS code → BankID or Encap → consent), each branch.
+    nonisolated static let bankAnswers = ["userName": "alice", "password": "Password1", "code": "123456"]
 
     nonisolated static let examples = [
         Example(
@@ -40,6 +45,14 @@ struct ExampleFlowTests {
         Example(
             file: "recorded", authenticator: "acme", answers: ["employeeId": "e-1042", "deviceName": "Test phone"],
             types: ["authentication-step", "consentor-step", "registration-step", "oauth-authorization-response"]),
+        Example(
+            file: "bank", authenticator: "bankid", answers: bankAnswers,
+            types: ["authentication-step", "polling-step", "user-consent-step", "oauth-authorization-response"],
+            client: "bank-ios", redirect: "app://bank"),
+        Example(
+            file: "bank", authenticator: "encap", answers: bankAnswers,
+            types: ["authentication-step", "polling-step", "user-consent-step", "oauth-authorization-response"],
+            client: "bank-ios", redirect: "app://bank"),
     ]
 
     static func server(_ example: Example) async throws -> (DevServer, RunningDevServer) {
@@ -62,9 +75,9 @@ struct ExampleFlowTests {
         defer { Task { await running.stop() } }
         let base = running.baseURL
         let configuration = HaapiConfiguration(
-            name: "examples-\(example.file)", clientId: "haapi-demo", baseURL: base,
+            name: "examples-\(example.file)-\(example.authenticator)", clientId: example.client, baseURL: base,
             tokenEndpointURL: base.appendingPathComponent("oauth/token"),
-            authorizationEndpointURL: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://haapi",
+            authorizationEndpointURL: base.appendingPathComponent("oauth/authorize"), appRedirect: example.redirect,
             attester: SoftwareAttester(), dpopKeyStorage: nil)
         let accessor = try await HaapiAccessorBuilder(haapiConfiguration: configuration).build()
         let manager = accessor.haapiManager
@@ -118,8 +131,8 @@ struct ExampleFlowTests {
         defer { Task { await running.stop() } }
         let base = running.baseURL
         let configuration = HaapiUIKitConfigurationBuilder(
-            clientId: "haapi-demo", baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
-            authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: "app://haapi"
+            clientId: example.client, baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
+            authorizationEndpointUrl: base.appendingPathComponent("oauth/authorize"), appRedirect: example.redirect
         )
         .setScopes(["openid", "profile"]).setAutoPollingDuration(0.1).setAttester(SoftwareAttester())
         .setTokenBoundConfiguration(BoundedTokenConfiguration(keyPairType: .p256))

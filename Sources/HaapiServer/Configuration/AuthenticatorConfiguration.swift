@@ -23,7 +23,8 @@ public struct AuthenticatorConfiguration: Codable, Sendable, Equatable {
     public var type: Kind
     public var title: String
     /// Who a `form`, `polling` or `recorded` authenticator signs in. A form with a field named `username`
-    /// signs in the user typed there instead.
+    /// signs in the user typed there instead. Without either, the authenticator proves the user an earlier
+    /// step of the login identified (a second factor).
     public var user: String?
     /// The steps of a `form` authenticator, in order.
     public var formSteps: [FormStepConfiguration]
@@ -85,24 +86,14 @@ public struct AuthenticatorConfiguration: Codable, Sendable, Equatable {
                 throw DecodingError.dataCorruptedError(
                     forKey: .steps, in: c, debugDescription: "a form authenticator needs at least one step")
             }
-            let typesUser = formSteps.contains { $0.fields.contains { $0.name == "username" } }
-            guard user != nil || typesUser else {
-                throw DecodingError.keyNotFound(
-                    CodingKeys.user,
-                    .init(
-                        codingPath: c.codingPath,
-                        debugDescription: "who the form signs in: \"user\", or a field named \"username\""))
-            }
         case .polling:
             polling = try PollingConfiguration(from: c)
-            try Self.requireUser(user, in: c)
         case .recorded:
             recordedSteps = try c.decode([RecordedStep].self, forKey: .steps).map(\.value)
             guard !recordedSteps.isEmpty else {
                 throw DecodingError.dataCorruptedError(
                     forKey: .steps, in: c, debugDescription: "a recorded authenticator needs at least one step")
             }
-            try Self.requireUser(user, in: c)
         case .usernamePassword, .emailOTP, .approval, .externalBrowser, .passkeys:
             for key in [CodingKeys.steps, .user, .clientOperation, .pollsUntilDone] where c.contains(key) {
                 throw DecodingError.dataCorruptedError(
@@ -113,7 +104,7 @@ public struct AuthenticatorConfiguration: Codable, Sendable, Equatable {
     }
 
     /// What the file's decoding checks, checked again for a configuration built in code (`init(id:type:…)`):
-    /// the steps a form or recording needs, and who a polling or recorded authenticator signs in.
+    /// the steps a form or recording needs.
     func validate(at place: String) throws {
         switch type {
         case .form where formSteps.isEmpty:
@@ -122,19 +113,28 @@ public struct AuthenticatorConfiguration: Codable, Sendable, Equatable {
             throw ConfigurationError.invalid("\(place).steps: a recorded authenticator needs at least one step")
         case .recorded where recordedSteps.contains { $0.objectValue == nil }:
             throw ConfigurationError.invalid("\(place).steps: a recorded step must be a JSON object")
-        case .polling where user == nil, .recorded where user == nil:
-            throw ConfigurationError.invalid("\(place).user: missing (who the authenticator signs in)")
-        case .form where user == nil && !formSteps.contains { $0.fields.contains { $0.name == "username" } }:
-            throw ConfigurationError.invalid("\(place).user: missing (who the form signs in)")
         default:
             return
         }
     }
 
-    private static func requireUser(_ user: String?, in c: KeyedDecodingContainer<CodingKeys>) throws {
-        guard user == nil else { return }
-        throw DecodingError.keyNotFound(
-            CodingKeys.user, .init(codingPath: c.codingPath, debugDescription: "who the authenticator signs in"))
+    /// Whether the authenticator finds out who the user is by itself, and so can begin a login: the built-in
+    /// ones do, a configured one when it names its `user` (or, a form, has a `username` field). The others
+    /// prove the user an earlier step identified.
+    public var identifiesUser: Bool {
+        switch type {
+        case .usernamePassword, .emailOTP, .approval, .externalBrowser, .passkeys: true
+        case .form: user != nil || typesUsername
+        case .polling, .recorded: user != nil
+        }
+    }
+
+    /// Whether one of a form's steps checks the account's password.
+    var checksPassword: Bool { formSteps.contains { $0.fields.contains(where: \.isAccountPassword) } }
+
+    /// Whether one of a form's steps has a field named `username` (the user it signs in).
+    var typesUsername: Bool {
+        formSteps.contains { $0.fields.contains { $0.name == FormFieldConfiguration.usernameField } }
     }
 
     public func encode(to encoder: any Encoder) throws {

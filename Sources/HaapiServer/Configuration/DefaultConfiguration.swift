@@ -13,7 +13,8 @@ extension ServerConfiguration {
               "dpopNonce": true,
               "redirectURIs": ["app://haapi"],
               "scopes": ["openid", "profile", "email"],
-              "consent": false
+              "consent": false,
+              "login": "demo"
             },
             {
               "id": "haapi-dcr-main",
@@ -28,6 +29,7 @@ extension ServerConfiguration {
               "dpopNonce": true,
               "redirectURIs": ["app://haapi"],
               "scopes": ["openid", "profile", "email"],
+              "login": "demo",
               "dcrTemplate": { "authenticateClientBy": "haapi-dcr-main" }
             },
             {
@@ -56,7 +58,26 @@ extension ServerConfiguration {
                 }
               ]
             },
-            { "id": "bankid", "type": "polling", "title": "BankID", "user": "demouser", "clientOperation": "bankid", "pollsUntilDone": 3 }
+            { "id": "bankid", "type": "polling", "title": "BankID", "user": "demouser", "clientOperation": "bankid", "pollsUntilDone": 3 },
+            { "id": "password-then-code", "type": "username-password", "title": "Password, then a code by SMS" },
+            {
+              "id": "sms", "type": "form", "title": "Code by SMS",
+              "steps": [
+                {
+                  "title": "Enter the code we sent by SMS", "submit": "Verify",
+                  "messages": ["The dev server takes any six digits"], "invalidMessage": "The code is six digits",
+                  "fields": [{ "name": "code", "type": "text", "label": "SMS code", "placeholder": "123456", "accept": "[0-9]{6}" }]
+                }
+              ]
+            }
+          ],
+          "logins": [
+            {
+              "id": "demo",
+              "steps": [
+                { "choice": ["password", "email", "approve", "browser", "passkeys", "otp", "bankid", ["password-then-code", "sms"]] }
+              ]
+            }
           ],
           "authHub": {
             "tenants": [

@@ -78,6 +78,13 @@ public struct FormFieldConfiguration: Codable, Sendable, Equatable {
         self.accept = accept
     }
 
+    /// The field whose value names the user a form signs in.
+    static let usernameField = "username"
+
+    /// Whether the value is the account's password, checked against it: a `password` field without an
+    /// `accept` pattern (one with a pattern is a code the pattern checks, typed unseen).
+    var isAccountPassword: Bool { type == .password && accept == nil }
+
     /// Whether the user sees and fills this field (hidden and context fields carry the server's values).
     var isFilledByUser: Bool { ![.hidden, .context].contains(type) }
 

@@ -7,6 +7,8 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
     public var clients: [ClientConfiguration]
     public var users: [UserConfiguration]
     public var authenticators: [AuthenticatorConfiguration]
+    /// Logins as graphs of authenticators, which clients name (`ClientConfiguration.login`).
+    public var logins: [LoginConfiguration]
     public var lifetimes: Lifetimes
     public var dpop: DPoPSettings
     public var security: SecuritySettings
@@ -22,7 +24,7 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
 
     public init(
         clients: [ClientConfiguration], users: [UserConfiguration], authenticators: [AuthenticatorConfiguration],
-        lifetimes: Lifetimes = Lifetimes(), dpop: DPoPSettings = DPoPSettings(),
+        logins: [LoginConfiguration] = [], lifetimes: Lifetimes = Lifetimes(), dpop: DPoPSettings = DPoPSettings(),
         security: SecuritySettings = SecuritySettings(),
         authHub: AuthHubSettings? = nil, passkeys: PasskeySettings = PasskeySettings(),
         associatedApps: AssociatedApps? = nil, appAttest: AppAttestSettings? = nil
@@ -34,6 +36,7 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
         self.clients = clients
         self.users = users
         self.authenticators = authenticators
+        self.logins = logins
         self.lifetimes = lifetimes
         self.dpop = dpop
         self.security = security
@@ -44,6 +47,7 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
         clients = try container.decode([ClientConfiguration].self, forKey: .clients)
         users = try container.decodeIfPresent([UserConfiguration].self, forKey: .users) ?? []
         authenticators = try container.decode([AuthenticatorConfiguration].self, forKey: .authenticators)
+        logins = try container.decodeIfPresent([LoginConfiguration].self, forKey: .logins) ?? []
         lifetimes = try container.decodeIfPresent(Lifetimes.self, forKey: .lifetimes) ?? Lifetimes()
         dpop = try container.decodeIfPresent(DPoPSettings.self, forKey: .dpop) ?? DPoPSettings()
         security = try container.decodeIfPresent(SecuritySettings.self, forKey: .security) ?? SecuritySettings()
@@ -181,8 +185,11 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
     public var scopes: [String]
     public var requirePKCE: Bool
     public var consent: Bool
-    /// Authenticator ids offered to this client; all configured ones when empty.
+    /// Authenticator ids offered to this client, as a choice; when empty (and no `login`), every configured
+    /// authenticator that can begin a login.
     public var authenticators: [String]
+    /// The login this client walks (an id in `logins`); it takes the place of `authenticators`.
+    public var login: String?
     /// Present on a template client for templatized dynamic registration.
     public var dcrTemplate: DCRTemplate?
     /// Per-client lifetimes in seconds; the server-wide `lifetimes` apply when absent.
@@ -203,8 +210,9 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
         dpopNonce: Bool = false, redirectURIs: [String] = [], scopes: [String] = [], requirePKCE: Bool = false,
         consent: Bool = false, authenticators: [String] = [], dcrTemplate: DCRTemplate? = nil,
         accessTokenLifetime: Int? = nil, refreshTokenLifetime: Int? = nil, displayName: String? = nil,
-        reuseRefreshTokens: Bool = false, appIds: [String] = []
+        reuseRefreshTokens: Bool = false, appIds: [String] = [], login: String? = nil
     ) {
+        self.login = login
         self.reuseRefreshTokens = reuseRefreshTokens
         self.appIds = appIds
         self.id = id
@@ -245,6 +253,7 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
         requirePKCE = try c.decodeIfPresent(Bool.self, forKey: .requirePKCE) ?? false
         consent = try c.decodeIfPresent(Bool.self, forKey: .consent) ?? false
         authenticators = try c.decodeIfPresent([String].self, forKey: .authenticators) ?? []
+        login = try c.decodeIfPresent(String.self, forKey: .login)
         dcrTemplate = try c.decodeIfPresent(DCRTemplate.self, forKey: .dcrTemplate)
         accessTokenLifetime = try c.decodeIfPresent(Int.self, forKey: .accessTokenLifetime)
         refreshTokenLifetime = try c.decodeIfPresent(Int.self, forKey: .refreshTokenLifetime)
@@ -395,8 +404,38 @@ extension ServerConfiguration {
                     "authenticators[\(index)].user: \"\(user)\" is not one of the configured users")
             }
         }
+        if let id = duplicates(logins.map(\.id)).first {
+            throw ConfigurationError.invalid("login \"\(id)\" is defined twice")
+        }
+        for (index, login) in logins.enumerated() {
+            try login.validate(at: "logins[\(index)]", authenticators: authenticators)
+        }
         let authenticatorIDs = Set(authenticators.map(\.id))
         for client in clients {
+            if let login = client.login {
+                guard logins.contains(where: { $0.id == login }) else {
+                    throw ConfigurationError.invalid(
+                        "client \"\(client.id)\": login \"\(login)\" is not one of the configured logins (\(logins.map(\.id).joined(separator: ", ")))"
+                    )
+                }
+                guard client.authenticators.isEmpty else {
+                    throw ConfigurationError.invalid(
+                        "client \"\(client.id)\" names both a login and authenticators; the login says which authenticators it offers"
+                    )
+                }
+            }
+            if let alone = client.authenticators.first(where: { id in
+                authenticators.first { $0.id == id }.map { !$0.identifiesUser } ?? false
+            }) {
+                throw ConfigurationError.invalid(
+                    "client \"\(client.id)\": authenticator \"\(alone)\" cannot begin a login (it proves the user an earlier step identified); name a login for the client instead"
+                )
+            }
+            if client.isHaapiClient, case .choice(let options)? = login(for: client).steps.first, options.isEmpty {
+                throw ConfigurationError.invalid(
+                    "client \"\(client.id)\": no authenticator can begin its login; name a login or an authenticator that identifies the user"
+                )
+            }
             if client.isConfidential, client.authenticationMethod != .privateKeyJWT, (client.secret ?? "").isEmpty {
                 throw ConfigurationError.invalid(
                     "client \"\(client.id)\" uses \(client.authenticationMethod.rawValue) but has no secret")

@@ -69,6 +69,7 @@ package enum Rule: String, CaseIterable, Sendable {
     case sessionMismatch = "haapi.session-mismatch"
     case flowExpired = "haapi.flow-expired"
     case flowState = "haapi.flow-state"
+    case flowSubject = "haapi.flow-subject"
     case invalidInput = "haapi.invalid-input"
     case incorrectCredentials = "haapi.incorrect-credentials"
     case authenticationFailed = "haapi.authentication-failed"

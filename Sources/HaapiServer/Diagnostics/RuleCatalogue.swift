@@ -316,6 +316,12 @@ package enum RuleCatalogue {
                 title: "The request does not fit the flow's current step", reference: "HAAPI: flows",
                 fix: "follow the actions of the latest representation, not an earlier one",
                 serverFix: "answer out-of-step requests with a problem")
+        case .flowSubject:
+            RuleEntry(
+                title: "A step proved another user than the one signing in", reference: "HAAPI: flows",
+                fix:
+                    "complete every step of a login as the user its first step identified; start a new flow for another",
+                serverFix: "fix the flow's subject at its first step and refuse a later factor of another user")
         case .invalidInput:
             RuleEntry(
                 title: "A form field is missing or invalid", reference: "HAAPI: invalid-input problem",

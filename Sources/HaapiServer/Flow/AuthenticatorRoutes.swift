@@ -41,15 +41,23 @@ extension AuthenticatorRoutes {
         addBrowserPageRoutes(to: router)
     }
 
-    /// What an authenticator's handlers get: the checked caller, the request method and its form.
+    /// What an authenticator's handlers get: the checked caller, the flow and the step the request acts on
+    /// (which is this authenticator's: no handler sees another's progress), the request method and its form.
     struct AuthenticatorRequest {
         let caller: HaapiCaller
+        /// The flow as it was once the request was let in.
+        let session: FlowSession
+        let step: FlowStep
+        let authenticatorID: String
         let method: String
         let action: String?
-        let form: [String: String]
-        let query: [String: String]
+        var form: [String: String] = [:]
+        var query: [String: String] = [:]
         /// The body of a JSON form (the WebAuthn continue forms post `{"credential": …}`).
         var json: JSONValue? = nil
+
+        /// The progress of the step the request acts on.
+        var progress: StepProgress { step.progress }
     }
 
     private func authenticatorRequest(
@@ -57,12 +65,7 @@ extension AuthenticatorRoutes {
     ) async throws(Rejection) -> Response {
         var request = incoming
         let caller: HaapiCaller = try await haapiCaller(request, needsSession: true)
-        guard let id = context.parameters.get("authenticator"),
-            let authenticator = authenticators(for: caller.client).first(where: { $0.id == id })
-        else {
-            return problem(
-                caller, Representation.problem(.unexpectedProblem, title: "Unknown authenticator"), status: .notFound)
-        }
+        let id = context.parameters.get("authenticator") ?? ""
         var form: [String: String] = [:]
         var json: JSONValue?
         if request.method == .post,
@@ -86,15 +89,45 @@ extension AuthenticatorRoutes {
                 }
             }
         }
-        let input = AuthenticatorRequest(
-            caller: caller, method: request.method.rawValue, action: action, form: form, query: HTTP.query(request),
+        return await enter(
+            id, caller: caller, method: request.method.rawValue, action: action, form: form, query: HTTP.query(request),
             json: json)
-        return await run(authenticator, input)
     }
 
-    func startAuthenticator(_ authenticator: AuthenticatorConfiguration, caller: HaapiCaller) async -> Response {
-        await run(
-            authenticator, AuthenticatorRequest(caller: caller, method: "GET", action: nil, form: [:], query: [:]))
+    /// The first step of authenticator `id`, when the flow is at it or may start it.
+    func begin(_ id: String, caller: HaapiCaller) async -> Response {
+        await enter(id, caller: caller, method: "GET", action: nil, form: [:], query: [:], json: nil)
+    }
+
+    /// Lets a request act on authenticator `id` only when the flow is at its step, or when it starts an
+    /// authenticator that begins an option of the choice the flow is at (then the flow moves there first).
+    /// Anything else is refused with `haapi.flow-state`, and changes nothing.
+    private func enter(
+        _ id: String, caller: HaapiCaller, method: String, action: String?, form: [String: String],
+        query: [String: String], json: JSONValue?
+    ) async -> Response {
+        guard let flowID = caller.session?.id else { return noFlowSession(caller) }
+        guard let authenticator = configuration.authenticators.first(where: { $0.id == id }),
+            caller.session?.login.authenticatorIDs.contains(id) == true
+        else {
+            return problem(
+                caller, Representation.problem(.unexpectedProblem, title: "Unknown authenticator"), status: .notFound)
+        }
+        let starting = method == "GET" && action == nil
+        guard
+            let (access, session) = await flows.update(
+                flowID, { flow in (flow.step(for: id, starting: starting), flow) })
+        else { return noFlowSession(caller) }
+        let step: FlowStep
+        switch access {
+        case .success(let current): step = current
+        case .failure(let refusal):
+            return stepRefused(caller, refusal, asked: "\(method) \(id)\(action.map { "/" + $0 } ?? "")")
+        }
+        let input = AuthenticatorRequest(
+            caller: caller, session: session, step: step, authenticatorID: id, method: method, action: action,
+            form: form, query: query, json: json)
+        return await run(authenticator, input)
     }
 
     /// Runs the authenticator's handler. A failure of the database is logged and answered as the server's
@@ -130,10 +163,11 @@ extension AuthenticatorRoutes {
         names.filter { (form[$0] ?? "").isEmpty }.map { ($0, "missing", "This field is required") }
     }
 
-    func passwordCheckResponse(_ caller: HaapiCaller, _ result: PasswordCheck) async -> Response {
+    func passwordCheckResponse(_ input: AuthenticatorRequest, _ result: PasswordCheck) async -> Response {
+        let caller = input.caller
         switch result {
         case .success(let user):
-            return await completeAuthentication(caller, username: user.username)
+            return await completeStep(input, username: user.username)
         case .locked:
             return problem(
                 caller,

@@ -124,45 +124,70 @@ extension AuthorizeRoutes {
             id: SecureRandom.token(byteCount: 24), clientID: caller.client.id, jkt: caller.jkt,
             redirectURI: redirectURI, scope: scope,
             state: query["state"], nonce: query["nonce"], codeChallenge: challenge,
-            expiresAt: clock().addingTimeInterval(TimeInterval(configuration.lifetimes.flow)))
+            expiresAt: clock().addingTimeInterval(TimeInterval(configuration.lifetimes.flow)),
+            login: login(for: caller.client))
         await flows.insert(session, now: clock())
         return representation(caller, Representation.redirection(to: url(Paths.authenticate)), setSession: session.id)
     }
 
-    /// With one authenticator the flow goes straight to it; otherwise the user chooses.
+    /// What the flow's login asks for now: at a choice, the selector of the authenticators that begin its
+    /// options (with one, straight to it); at an authenticator, its first step. It is also where "choose another
+    /// way" leads: a flow that has entered an option without finishing any step of it goes back to the choice.
     func selectAuthenticator(_ request: Request) async throws(Rejection) -> Response {
         let caller: HaapiCaller = try await haapiCaller(request, needsSession: true)
-        let available = authenticators(for: caller.client)
-        if available.count == 1, let only = available.first {
-            return await authenticatorService.startAuthenticator(only, caller: caller)
+        guard let id = caller.session?.id,
+            let session = await flows.update(
+                id,
+                { flow -> FlowSession in
+                    flow.goBackToChoice()
+                    return flow
+                })
+        else { return noFlowSession(caller) }
+        guard let step = session.currentStep else {
+            return representation(caller, Representation.redirection(to: url(Paths.authorizeResume)))
         }
-        let options = available.map { authenticator in
-            Representation.form(
-                kind: "select-authenticator", title: authenticator.title,
-                href: url(Paths.authenticate + "/" + authenticator.id),
-                method: "GET", properties: ["authenticatorType": .string(authenticator.advertisedType)])
+        switch session.login.step(at: step.cursor) {
+        case .authenticator(let id)?:
+            return await authenticatorService.begin(id, caller: caller)
+        case .choice(let options)?:
+            let entries = options.flatMap(LoginStep.entries(of:)).compactMap { id in
+                configuration.authenticators.first { $0.id == id }
+            }
+            if entries.count == 1, let only = entries.first {
+                return await authenticatorService.begin(only.id, caller: caller)
+            }
+            let choices = entries.map { authenticator in
+                Representation.form(
+                    kind: "select-authenticator", title: authenticator.title,
+                    href: url(Paths.authenticate + "/" + authenticator.id),
+                    method: "GET", properties: ["authenticatorType": .string(authenticator.advertisedType)])
+            }
+            return representation(
+                caller,
+                Representation.step(
+                    "authentication-step", viewName: "views/select-authenticator/index",
+                    actions: [
+                        [
+                            "template": "selector", "kind": "authenticator-selector",
+                            "title": "Select Authentication Method",
+                            "model": ["options": .array(choices)],
+                        ]
+                    ]))
+        case nil:
+            return problem(
+                caller, Representation.problem(.unexpectedProblem, title: "The login has no step here"),
+                rule: .flowState, detail: "login \(session.login.id) has no step at \(step.cursor)")
         }
-        return representation(
-            caller,
-            Representation.step(
-                "authentication-step", viewName: "views/select-authenticator/index",
-                actions: [
-                    [
-                        "template": "selector", "kind": "authenticator-selector",
-                        "title": "Select Authentication Method",
-                        "model": ["options": .array(options)],
-                    ]
-                ]))
     }
 
-    /// A HAAPI request in a flow whose user has already authenticated (resume and consent).
+    /// A HAAPI request in a flow whose login is complete (resume and consent).
     private func authenticatedFlow(_ request: Request) async throws(Rejection) -> (HaapiCaller, FlowSession) {
         let caller = try await haapiCaller(request, needsSession: true)
-        guard let session = caller.session, session.username != nil else {
+        guard let session = caller.session, session.authenticatedUser != nil else {
             throw Rejection(
                 problem(
                     caller, Representation.problem(.unexpectedProblem, title: "The user is not authenticated yet"),
-                    detail: "resume or consent before the authenticator finished"))
+                    rule: .flowState, detail: "resume or consent before the login's last step was done"))
         }
         return (caller, session)
     }
@@ -217,12 +242,28 @@ extension AuthorizeRoutes {
         return Data(hash).base64EncodedString() + "." + salt
     }
 
-    /// Ends the flow with an authorization code, bound to the flow's key when the client asks for that.
+    /// Ends the flow with an authorization code, bound to the flow's key when the client asks for that. The
+    /// user the login proved must be an account (a configured one, or one this flow registered): a step that
+    /// proved a name nobody has gets no code.
     private func issueCode(_ caller: HaapiCaller, session: FlowSession, scope: [String]) async -> Response {
-        guard let username = session.username else {
-            return problem(caller, Representation.problem(.unexpectedProblem, title: "Not authenticated"))
+        guard let (username, authTime) = session.authenticatedUser else {
+            return problem(
+                caller, Representation.problem(.unexpectedProblem, title: "Not authenticated"), rule: .flowState)
         }
         let now = clock()
+        do {
+            guard try await store.user(named: username) != nil else {
+                await flows.remove(session.id)
+                return problem(
+                    caller,
+                    Representation.problem(.authenticationFailedProblem, title: "The sign-in did not prove an account"),
+                    rule: .flowSubject, detail: "the login ended with a user that is not an account")
+            }
+        } catch {
+            return problem(
+                caller, Representation.problem(.unexpectedProblem, title: "Could not issue the code"),
+                rule: .storeFailure, status: .internalServerError)
+        }
         let code = SecureRandom.token(byteCount: 32)
         do {
             try await store.storeCode(
@@ -232,7 +273,7 @@ extension AuthorizeRoutes {
                     scope: scope.joined(separator: " "),
                     jkt: caller.client.configuration.tokenBoundCodes ? session.jkt : nil,
                     codeChallenge: session.codeChallenge,
-                    nonce: session.nonce, authTime: session.authTime ?? now,
+                    nonce: session.nonce, authTime: authTime,
                     expiresAt: now.addingTimeInterval(TimeInterval(configuration.lifetimes.authorizationCode))))
         } catch {
             return problem(

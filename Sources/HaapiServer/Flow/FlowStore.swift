@@ -1,75 +1,6 @@
 import Foundation
 import HaapiDriver
 
-/// One HAAPI authorization flow, from the authorize request to the authorization code.
-/// It is bound to the key of the HAAPI access token that started it.
-struct FlowSession: Sendable {
-    let id: String
-    let clientID: String
-    let jkt: String
-    let redirectURI: String
-    let scope: [String]
-    let state: String?
-    let nonce: String?
-    let codeChallenge: String?
-    let expiresAt: Date
-    var username: String?
-    var authTime: Date?
-    var email: EmailChallenge?
-    var approval: Approval?
-    var browser: BrowserLogin?
-    var passkey: PasskeyCeremony?
-    /// Where the flow is in a configured authenticator (form, polling, recorded).
-    var custom: CustomProgress?
-
-    /// Progress through a `form`, `polling` or `recorded` authenticator. It belongs to one authenticator, so a
-    /// request naming another one's step starts over instead of going on.
-    struct CustomProgress: Sendable {
-        let authenticatorID: String
-        /// Form: the step whose submission comes next. Recorded: the furthest step served.
-        var step: Int
-        /// The user a form's `username` field named.
-        var username: String?
-        /// Polls answered so far.
-        var polls: Int
-    }
-
-    struct EmailChallenge: Sendable {
-        let username: String?
-        /// Whose wrong-code counter this challenge counts against: the account, or the unknown name typed.
-        /// The counter is not the flow's, so a resend, a new code or a new flow does not reset it.
-        let attemptName: String
-        let codeHash: String
-        let expiresAt: Date
-    }
-
-    struct Approval: Sendable {
-        enum Status: Sendable { case pending, approved }
-        /// Unguessable; the approving side names it, so an approval applies to this flow only.
-        let id: String
-        let username: String
-        /// False when the name is not an account: the flow waits like any other, but nobody can approve it.
-        let isAccount: Bool
-        var status: Status
-        let deadline: Date
-    }
-
-    /// A WebAuthn ceremony offered in this flow; its challenge is used once.
-    struct PasskeyCeremony: Sendable {
-        enum Kind: Sendable { case registration, authentication }
-        let kind: Kind
-        let challenge: Data
-        let username: String?
-        let userHandle: Data?
-    }
-
-    struct BrowserLogin: Sendable {
-        let pageToken: String
-        var resumeNonce: String?
-        var username: String?
-    }
-}
-
 /// A pending "approve on another device" request, as the approving side sees it.
 public struct PendingApproval: Sendable, Equatable {
     /// Unguessable; approving names it, so an approval applies to this one flow.
@@ -100,44 +31,73 @@ actor FlowStore {
         sessions.value(for: id, now: now)
     }
 
-    /// Applies `change` to a live session and returns the result.
+    /// Applies `change` to a live session, in one step of this actor, and returns what it returned; nil when
+    /// there is no such flow.
     @discardableResult
-    func update(_ id: String, _ change: @Sendable (inout FlowSession) -> Void) -> FlowSession? {
+    func update<T: Sendable>(_ id: String, _ change: @Sendable (inout FlowSession) -> T) -> T? {
+        var result: T?
         // Like a lookup by id, an update does not care whether the flow has expired meanwhile: reads do.
-        guard let session = sessions.update(id, now: .distantPast, change) else { return nil }
-        if let page = session.browser?.pageToken { browserPages[page] = id }
-        if let approval = session.approval { approvals[approval.id] = id }
-        return session
+        guard
+            let session = sessions.update(id, now: .distantPast, { result = change(&$0) })
+        else { return nil }
+        if let page = session.currentStep?.progress.browserPage { browserPages[page] = id }
+        if let approval = session.currentStep?.progress.approval { approvals[approval.id] = id }
+        return result
+    }
+
+    /// Changes the progress of the step `serial` names in flow `id`; nil when the flow is gone or has moved on.
+    @discardableResult
+    func updateProgress<T: Sendable>(
+        _ id: String, serial: Int, _ change: @Sendable (inout StepProgress) -> T
+    ) -> T? {
+        update(id) { $0.updateProgress(serial: serial, change) } ?? nil
     }
 
     func remove(_ id: String) {
-        if let session = sessions.remove(id, now: .distantPast) {
-            if let page = session.browser?.pageToken { browserPages[page] = nil }
-            if let approval = session.approval { approvals[approval.id] = nil }
+        if let session = sessions.remove(id, now: .distantPast), let progress = session.currentStep?.progress {
+            if let page = progress.browserPage { browserPages[page] = nil }
+            if let approval = progress.approval { approvals[approval.id] = nil }
         }
     }
 
+    /// The flow whose current step is the external-browser sign-in with page `token`.
     func session(forBrowserPage token: String, now: Date) -> FlowSession? {
-        guard let id = browserPages[token] else { return nil }
-        return session(id, now: now)
+        guard let id = browserPages[token], let session = session(id, now: now),
+            session.currentStep?.progress.browserPage == token
+        else { return nil }
+        return session
     }
 
-    /// Approves the one pending request `approvalID` names; false when there is no such pending request.
+    /// Approves the one pending request `approvalID` names, while its flow still waits for it; false when
+    /// there is no such pending request.
     func approve(approvalID: String, now: Date) -> Bool {
-        guard let flowID = approvals[approvalID], let session = sessions.value(for: flowID, now: now),
-            var approval = session.approval, approval.id == approvalID, approval.isAccount, approval.status == .pending,
-            approval.deadline > now
+        guard let flowID = approvals[approvalID],
+            let approval = sessions.value(for: flowID, now: now)?.currentStep?.progress.approval,
+            approval.id == approvalID, approval.isAccount, approval.status == .pending, approval.deadline > now
         else { return false }
-        approval.status = .approved
-        sessions.update(flowID, now: now) { $0.approval = approval }
-        return true
+        return update(flowID) { flow in
+            guard let serial = flow.currentStep?.serial else { return false }
+            return flow.updateProgress(serial: serial) { progress -> Bool in
+                switch progress {
+                case .approval(var waiting) where waiting.id == approvalID:
+                    waiting.status = .approved
+                    progress = .approval(waiting)
+                case .polling(var polling) where polling.approval.id == approvalID:
+                    polling.approval.status = .approved
+                    progress = .polling(polling)
+                default:
+                    return false
+                }
+                return true
+            } ?? false
+        } ?? false
     }
 
     /// Pending requests of real accounts (of `username` when given), newest deadline first.
     func pendingApprovals(username: String?, now: Date) -> [PendingApproval] {
         approvals.compactMap { id, flowID -> PendingApproval? in
-            guard let session = sessions.value(for: flowID, now: now), let approval = session.approval,
-                approval.id == id,
+            guard let session = sessions.value(for: flowID, now: now),
+                let approval = session.currentStep?.progress.approval, approval.id == id,
                 approval.isAccount, approval.status == .pending, approval.deadline > now,
                 username == nil || approval.username == username
             else { return nil }
@@ -148,13 +108,18 @@ actor FlowStore {
 
     var count: Int { sessions.count }
 
-    /// Index entries whose flow is gone are dropped once they are twice the live flows (amortised O(1)).
+    /// Index entries whose flow is gone, or has left the step, are dropped once they are twice the live flows
+    /// (amortised O(1)).
     private func pruneIndexes(now: Date) {
         if browserPages.count > 2 * sessions.count + 64 {
-            browserPages = browserPages.filter { sessions.value(for: $0.value, now: now)?.browser?.pageToken == $0.key }
+            browserPages = browserPages.filter {
+                sessions.value(for: $0.value, now: now)?.currentStep?.progress.browserPage == $0.key
+            }
         }
         if approvals.count > 2 * sessions.count + 64 {
-            approvals = approvals.filter { sessions.value(for: $0.value, now: now)?.approval?.id == $0.key }
+            approvals = approvals.filter {
+                sessions.value(for: $0.value, now: now)?.currentStep?.progress.approval?.id == $0.key
+            }
         }
     }
 }

@@ -5,17 +5,20 @@ import Hummingbird
 
 extension AuthenticatorRoutes {
     /// "Approve on another device": a polling step that turns done when someone approves through the
-    /// admin endpoint (`haapi approve`, which names this one request), and failed when the wait runs out.
+    /// admin endpoint (`haapi approve`, which names this one request), and failed when the wait runs out. As a
+    /// later step of a login, the request is for the user an earlier step identified, without asking a name.
     func approvalAuthenticator(
         _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
     ) async throws -> Response {
         let caller = input.caller
-        guard let session = caller.session else {
-            return noFlowSession(caller)
-        }
         let now = clock()
+        let waiting: StepProgress.Approval?
+        if case .approval(let approval) = input.progress { waiting = approval } else { waiting = nil }
         switch (input.method, input.action) {
         case ("GET", nil):
+            if let subject = input.session.subject {
+                return try await requestApproval(authenticator, input, username: subject, now: now)
+            }
             return representation(
                 caller,
                 Representation.step(
@@ -33,43 +36,58 @@ extension AuthenticatorRoutes {
             guard username.count <= Self.maxUsernameLength else {
                 return problem(caller, Representation.invalidInput([("userName", "invalidValue", "Too long")]))
             }
-            // An unknown name waits like a real one (and runs out): the answer does not tell which accounts exist.
-            let isAccount = try await store.user(named: username) != nil
-            let deadline = now.addingTimeInterval(TimeInterval(configuration.lifetimes.approvalWait))
-            let approval = FlowSession.Approval(
-                id: SecureRandom.token(byteCount: 32), username: username, isAccount: isAccount, status: .pending,
-                deadline: deadline)
-            await flows.update(session.id) { $0.approval = approval }
-            return representation(
-                caller, pollingStep(authenticator, status: "pending", remaining: Int(deadline.timeIntervalSince(now))))
-        case ("GET", "poll"):
-            guard let approval = session.approval else {
-                return problem(caller, Representation.problem(.unexpectedProblem, title: "Nothing to wait for"))
+            if let subject = input.session.subject, username != subject {
+                return stepRefused(caller, .otherUser, asked: input.authenticatorID)
             }
-            switch approval.status {
+            return try await requestApproval(authenticator, input, username: username, now: now)
+        case ("GET", "poll"):
+            guard let waiting else {
+                return problem(
+                    caller, Representation.problem(.unexpectedProblem, title: "Nothing to wait for"), rule: .flowState)
+            }
+            switch waiting.status {
             case .approved:
                 return representation(caller, pollingStep(authenticator, status: "done", remaining: 0))
-            case .pending where approval.deadline <= now:
+            case .pending where waiting.deadline <= now:
                 return representation(caller, pollingStep(authenticator, status: "failed", remaining: 0))
             case .pending:
                 return representation(
                     caller,
                     pollingStep(
-                        authenticator, status: "pending", remaining: Int(approval.deadline.timeIntervalSince(now))))
+                        authenticator, status: "pending", remaining: Int(waiting.deadline.timeIntervalSince(now))))
             }
         case ("POST", "done"):
-            guard let approval = session.approval, approval.status == .approved else {
+            guard let waiting, waiting.status == .approved else {
                 return problem(
                     caller, Representation.problem(.authenticationFailedProblem, title: "The request was not approved"))
             }
-            return await completeAuthentication(caller, username: approval.username)
+            return await completeStep(input, username: waiting.username)
         case ("POST", "cancel"):
-            await flows.update(session.id) { $0.approval = nil }
+            await flows.updateProgress(input.session.id, serial: input.step.serial) { $0 = .idle }
             return representation(caller, Representation.redirection(to: url(Paths.authenticate)))
         default:
             return problem(
                 caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"), status: .notFound)
         }
+    }
+
+    /// A new request for `username`, this step's only one. An unknown name waits like a real one (and runs
+    /// out): the answer does not tell which accounts exist.
+    private func requestApproval(
+        _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest, username: String, now: Date
+    ) async throws -> Response {
+        let isAccount = try await store.user(named: username) != nil
+        let deadline = now.addingTimeInterval(TimeInterval(configuration.lifetimes.approvalWait))
+        let approval = StepProgress.Approval(
+            id: SecureRandom.token(byteCount: 32), username: username, isAccount: isAccount, status: .pending,
+            deadline: deadline)
+        guard
+            await flows.updateProgress(input.session.id, serial: input.step.serial, { $0 = .approval(approval) })
+                != nil
+        else { return stepRefused(input.caller, .stale, asked: input.authenticatorID) }
+        return representation(
+            input.caller,
+            pollingStep(authenticator, status: "pending", remaining: Int(deadline.timeIntervalSince(now))))
     }
 
     private func pollingStep(_ authenticator: AuthenticatorConfiguration, status: String, remaining: Int) -> JSONValue {

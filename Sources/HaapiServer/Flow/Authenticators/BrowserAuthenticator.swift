@@ -10,14 +10,12 @@ extension AuthenticatorRoutes {
         _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
     ) async throws -> Response {
         let caller = input.caller
-        guard let session = caller.session else {
-            return noFlowSession(caller)
-        }
         switch (input.method, input.action) {
         case ("GET", nil):
-            let page = session.browser?.pageToken ?? SecureRandom.token(byteCount: 24)
-            await flows.update(session.id) {
-                $0.browser = FlowSession.BrowserLogin(pageToken: page, resumeNonce: nil, username: nil)
+            let page = input.progress.browserPage ?? SecureRandom.token(byteCount: 24)
+            let opened = StepProgress.browser(.init(pageToken: page, proven: nil))
+            guard await flows.updateProgress(input.session.id, serial: input.step.serial, { $0 = opened }) != nil else {
+                return stepRefused(caller, .stale, asked: input.authenticatorID)
             }
             let operation: JSONValue = [
                 "template": "client-operation", "kind": "login", "title": .string(authenticator.title),
@@ -43,14 +41,14 @@ extension AuthenticatorRoutes {
                     ]))
         case ("GET", "resume"), ("POST", "resume"):
             let nonce = input.query["_resume_nonce"] ?? input.form["_resume_nonce"] ?? ""
-            guard let browser = session.browser, let expected = browser.resumeNonce, let username = browser.username,
-                ConstantTime.equals(nonce, expected)
+            guard case .browser(let browser) = input.progress, let proven = browser.proven,
+                ConstantTime.equals(nonce, proven.resumeNonce)
             else {
                 return problem(
                     caller,
                     Representation.problem(.authenticationFailedProblem, title: "The browser sign-in did not complete"))
             }
-            return await completeAuthentication(caller, username: username)
+            return await completeStep(input, username: proven.username)
         default:
             return problem(
                 caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"), status: .notFound)

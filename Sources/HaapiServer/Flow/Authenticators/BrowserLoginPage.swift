@@ -28,6 +28,8 @@ extension AuthenticatorRoutes {
         let binding = browserForms.bind(
             request, page: page, cookiePath: issuerPath + Paths.browser + "/", secure: scheme == "https")
         let name = client?.displayName ?? session.clientID
+        // A later step of a login: the name the login started with, filled in.
+        let userName = userName.isEmpty ? (session.subject ?? "") : userName
         var content = "<h1>Sign in to \(HTMLPage.escape(name))</h1>\n"
         if let error { content += "<p class=\"error\" role=\"alert\">\(HTMLPage.escape(error))</p>\n" }
         content += """
@@ -84,13 +86,24 @@ extension AuthenticatorRoutes {
             ).response()
         }
         let userName = form["userName"] ?? ""
+        // A later step of a login signs in the user an earlier one identified; another name is refused before
+        // any password is checked.
+        if let subject = session.subject, userName != subject {
+            return try await browserPage(
+                request, page: page, userName: userName,
+                error: "Sign in as the account this sign-in started with.", status: .badRequest)
+        }
+        guard let serial = session.currentStep?.serial else { return expiredLinkPage() }
         switch try await checkPassword(username: userName, password: form["password"] ?? "") {
         case .success(let user):
             let nonce = SecureRandom.token(byteCount: 24)
-            await flows.update(session.id) { flow in
-                flow.browser?.resumeNonce = nonce
-                flow.browser?.username = user.username
+            let proven = await flows.updateProgress(session.id, serial: serial) { progress -> Bool in
+                guard case .browser(var browser) = progress, browser.pageToken == page else { return false }
+                browser.proven = (nonce, user.username)
+                progress = .browser(browser)
+                return true
             }
+            guard proven == true else { return expiredLinkPage() }
             let separator = redirect.contains("?") ? "&" : "?"
             // 303: the app's URI is fetched with GET, whatever the form's method was (RFC 9110 §15.4.4).
             return Response(

@@ -10,49 +10,69 @@ extension AuthenticatorRoutes {
     /// A `form` authenticator: the configured steps in order, each an `authentication-step` with one form
     /// posting to `step-K`. A submission is checked against its step (no field it did not ask for, every value
     /// at most 4 KiB, each field's `accept` pattern) and only the step the flow is at is taken, so a form sent
-    /// twice is refused. After the last step the flow signs in the configured user, or the one a field named
-    /// `username` names.
+    /// twice is refused; a refused submission leaves the flow at its step.
+    ///
+    /// Who the form proves: the user a `username` field names, else its configured `user`, else the user an
+    /// earlier step of the login identified. A `password` field without `accept` is that user's password,
+    /// checked at its step with the password authenticator's lockout and words (a wrong password and an
+    /// unknown user read the same). A form that checks no password refuses an unknown `username` at its step.
     func formAuthenticator(
         _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
     ) async throws
         -> Response
     {
         let caller = input.caller
-        guard let session = caller.session else {
-            return noFlowSession(caller)
-        }
         let steps = authenticator.formSteps
+        let subject = input.session.subject
         switch (input.method, input.action) {
         case ("GET", nil):
-            await flows.update(session.id) {
-                $0.custom = .init(authenticatorID: authenticator.id, step: 0, username: nil, polls: 0)
+            if let user = authenticator.user, let subject, user != subject {
+                return stepRefused(caller, .otherUser, asked: input.authenticatorID)
+            }
+            let fresh = StepProgress.form(.init(step: 0, username: nil))
+            guard await flows.updateProgress(input.session.id, serial: input.step.serial, { $0 = fresh }) != nil else {
+                return stepRefused(caller, .stale, asked: input.authenticatorID)
             }
             return representation(caller, formStep(authenticator, at: 0))
         case ("POST", let action?) where action.hasPrefix("step-"):
             guard let index = Int(action.dropFirst("step-".count)), steps.indices.contains(index) else { break }
-            guard let progress = session.custom, progress.authenticatorID == authenticator.id, progress.step == index
-            else {
+            guard case .form(let progress) = input.progress, progress.step == index else {
                 return problem(
                     caller,
                     Representation.problem(
                         .unexpectedProblem, title: "This step is not the one the flow is at; it was sent already"),
                     rule: .flowState, detail: "\(authenticator.id) step \(index) submitted out of order")
             }
-            let invalid = invalidFields(input.form, for: steps[index])
+            let step = steps[index]
+            let invalid = invalidFields(input.form, for: step)
             guard invalid.isEmpty else { return problem(caller, Representation.invalidInput(invalid)) }
-            let typedUser = steps[index].fields.contains { $0.name == "username" } ? input.form["username"] : nil
-            let next = index + 1
-            await flows.update(session.id) { flow in
-                flow.custom?.step = next
-                if let typedUser { flow.custom?.username = typedUser }
+            let typed =
+                step.fields.contains { $0.name == FormFieldConfiguration.usernameField }
+                ? input.form[FormFieldConfiguration.usernameField] : nil
+            if let typed, let subject, typed != subject {
+                return stepRefused(caller, .otherUser, asked: input.authenticatorID)
             }
-            if steps.indices.contains(next) { return representation(caller, formStep(authenticator, at: next)) }
-            let username = typedUser ?? progress.username ?? authenticator.user ?? ""
-            guard try await store.user(named: username) != nil else {
+            let username = typed ?? progress.username ?? authenticator.user ?? subject
+            if let password = step.fields.first(where: \.isAccountPassword) {
+                let check = try await checkPassword(username: username ?? "", password: input.form[password.name] ?? "")
+                guard case .success = check else { return await passwordCheckResponse(input, check) }
+            } else if let typed, !authenticator.checksPassword, try await store.user(named: typed) == nil {
                 return problem(
                     caller, Representation.problem(.incorrectCredentialsProblem, title: "Incorrect credentials"))
             }
-            return await completeAuthentication(caller, username: username)
+            let next = index + 1
+            let moved = await flows.updateProgress(input.session.id, serial: input.step.serial) { current -> Bool in
+                guard case .form(let now) = current, now.step == index else { return false }
+                current = .form(.init(step: next, username: username))
+                return true
+            }
+            guard moved == true else { return stepRefused(caller, .stale, asked: input.authenticatorID) }
+            if steps.indices.contains(next) { return representation(caller, formStep(authenticator, at: next)) }
+            guard let username else {
+                return problem(
+                    caller, Representation.problem(.incorrectCredentialsProblem, title: "Incorrect credentials"))
+            }
+            return await completeStep(input, username: username)
         default:
             break
         }

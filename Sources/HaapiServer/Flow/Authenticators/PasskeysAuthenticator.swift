@@ -12,9 +12,6 @@ extension AuthenticatorRoutes {
         _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
     ) async throws -> Response {
         let caller = input.caller
-        guard let session = caller.session else {
-            return noFlowSession(caller)
-        }
         switch (input.method, input.action) {
         case ("GET", nil):
             return representation(
@@ -40,9 +37,10 @@ extension AuthenticatorRoutes {
                     ]))
         case ("GET", "sign-in"):
             let challenge = Data(SecureRandom.bytes(32))
-            await flows.update(session.id) {
-                $0.passkey = .init(kind: .authentication, challenge: challenge, username: nil, userHandle: nil)
-            }
+            let ceremony = StepProgress.passkey(
+                .init(kind: .authentication, challenge: challenge, username: nil, userHandle: nil))
+            guard await flows.updateProgress(input.session.id, serial: input.step.serial, { $0 = ceremony }) != nil
+            else { return stepRefused(caller, .stale, asked: input.authenticatorID) }
             let options = PublicKeyCredentialRequestOptions(
                 challenge: challenge, rpId: relyingPartyID, userVerification: "required")
             return clientOperation(
@@ -51,20 +49,22 @@ extension AuthenticatorRoutes {
         case ("POST", "register-start"):
             let missing = missingFields(["userName", "password"], in: input.form)
             guard missing.isEmpty else { return problem(caller, Representation.invalidInput(missing)) }
+            let username = input.form["userName"] ?? ""
+            if let subject = input.session.subject, username != subject {
+                return stepRefused(caller, .otherUser, asked: input.authenticatorID)
+            }
             let user: StoredUser
-            switch try await checkPassword(
-                username: input.form["userName"] ?? "", password: input.form["password"] ?? "")
-            {
+            switch try await checkPassword(username: username, password: input.form["password"] ?? "") {
             case .success(let proven): user = proven
-            case let failure: return await passwordCheckResponse(caller, failure)
+            case let failure: return await passwordCheckResponse(input, failure)
             }
             let challenge = Data(SecureRandom.bytes(32))
             let handle =
                 (try await store.passkeys(username: user.username).first?.userHandle) ?? Data(SecureRandom.bytes(16))
-            await flows.update(session.id) {
-                $0.passkey = .init(
-                    kind: .registration, challenge: challenge, username: user.username, userHandle: handle)
-            }
+            let registration = StepProgress.passkey(
+                .init(kind: .registration, challenge: challenge, username: user.username, userHandle: handle))
+            guard await flows.updateProgress(input.session.id, serial: input.step.serial, { $0 = registration }) != nil
+            else { return stepRefused(caller, .stale, asked: input.authenticatorID) }
             let options = PublicKeyCredentialCreationOptions(
                 rpId: relyingPartyID, rpName: "swift-haapi dev server", userID: handle, userName: user.username,
                 userDisplayName: user.name ?? user.username, challenge: challenge,
@@ -76,8 +76,7 @@ extension AuthenticatorRoutes {
                 caller, authenticator, name: "webauthn-registration", viewName: "authenticator/passkeys/register",
                 arguments: ["credentialCreationOptions": ["publicKey": options.json]], continueAction: "register")
         case ("POST", "assert"), ("POST", "register"):
-            return await finishPasskey(
-                caller, session: session, isRegistration: input.action == "register", body: input.json)
+            return await finishPasskey(input, isRegistration: input.action == "register")
         default:
             return problem(
                 caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"), status: .notFound)
@@ -109,13 +108,17 @@ extension AuthenticatorRoutes {
             caller, Representation.step("authentication-step", viewName: viewName, actions: [operation]))
     }
 
-    private func finishPasskey(
-        _ caller: HaapiCaller, session: FlowSession, isRegistration: Bool, body: JSONValue?
-    ) async -> Response {
+    private func finishPasskey(_ input: AuthenticatorRequest, isRegistration: Bool) async -> Response {
+        let caller = input.caller
         // The ceremony is taken out of the flow first: whatever happens next, its challenge cannot be used again.
-        let ceremony = session.passkey
-        await flows.update(session.id) { $0.passkey = nil }
-        guard let ceremony, (ceremony.kind == .registration) == isRegistration, let credential = body?["credential"]
+        let taken = await flows.updateProgress(input.session.id, serial: input.step.serial) {
+            progress -> StepProgress.PasskeyCeremony? in
+            guard case .passkey(let ceremony) = progress else { return nil }
+            progress = .idle
+            return ceremony
+        }
+        guard let ceremony = taken ?? nil, (ceremony.kind == .registration) == isRegistration,
+            let credential = input.json?["credential"]
         else {
             return problem(
                 caller,
@@ -133,11 +136,11 @@ extension AuthenticatorRoutes {
                     try RegistrationResponse(json: credential), challenge: ceremony.challenge,
                     owner: .existingAccount(username),
                     userHandle: handle)
-                return await completeAuthentication(caller, username: username)
+                return await completeStep(input, username: username)
             }
             let stored = try await verifyPasskeyAssertion(
                 try AuthenticationResponse(json: credential), challenge: ceremony.challenge)
-            return await completeAuthentication(caller, username: stored.username)
+            return await completeStep(input, username: stored.username)
         } catch {
             return problem(
                 caller,

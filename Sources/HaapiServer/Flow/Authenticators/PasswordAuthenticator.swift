@@ -5,20 +5,31 @@ import Hummingbird
 extension AuthenticatorRoutes {
     static let maxUsernameLength = 64
 
-    /// Username and password: login, account creation (a registration step) and a forgot-password path.
+    /// Username and password: login, account creation (a registration step) and a forgot-password path. As a
+    /// later step of a login it proves the user an earlier step identified: the name comes filled in, another
+    /// name is refused before any password is checked, and no account is created.
     func passwordAuthenticator(
         _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
     ) async throws -> Response {
         let caller = input.caller
+        let subject = input.session.subject
         switch (input.method, input.action) {
         case ("GET", nil):
-            return representation(caller, loginStep(authenticator))
+            return representation(caller, loginStep(authenticator, subject: subject))
         case ("POST", nil):
             let missing = missingFields(["userName", "password"], in: input.form)
             guard missing.isEmpty else { return problem(caller, Representation.invalidInput(missing)) }
+            let username = input.form["userName"] ?? ""
+            if let subject, username != subject { return stepRefused(caller, .otherUser, asked: input.authenticatorID) }
             return await passwordCheckResponse(
+                input, try await checkPassword(username: username, password: input.form["password"] ?? ""))
+        case (_, "register") where subject != nil:
+            return problem(
                 caller,
-                try await checkPassword(username: input.form["userName"] ?? "", password: input.form["password"] ?? ""))
+                Representation.problem(
+                    .unexpectedProblem, title: "An account cannot be created in the middle of a sign-in"),
+                rule: .flowSubject, detail: "\(input.authenticatorID): registration after the login identified its user"
+            )
         case ("GET", "register"):
             return representation(
                 caller,
@@ -82,25 +93,30 @@ extension AuthenticatorRoutes {
         }
     }
 
-    private func loginStep(_ authenticator: AuthenticatorConfiguration) -> JSONValue {
-        Representation.step(
+    /// The sign-in form; with the login's user known, its name filled in and no way to create another account.
+    private func loginStep(_ authenticator: AuthenticatorConfiguration, subject: String?) -> JSONValue {
+        var links = [
+            Representation.link(
+                authenticatorURL(authenticator, "forgot-password"), rel: "forgot-password",
+                title: "Forgot your password?")
+        ]
+        if subject == nil {
+            links.append(
+                Representation.link(
+                    authenticatorURL(authenticator, "register"), rel: "register-create", title: "Create account"))
+        }
+        return Representation.step(
             "authentication-step", viewName: "authenticator/html-form/authenticate/get",
             actions: [
                 Representation.form(
                     kind: "login", title: "Login", href: authenticatorURL(authenticator),
                     fields: [
-                        Representation.field("userName", type: "username", label: "Username"),
+                        Representation.field("userName", type: "username", label: "Username", value: subject),
                         Representation.field("password", type: "password", label: "Password"),
                     ],
                     actionTitle: "Login")
             ],
-            links: [
-                Representation.link(
-                    authenticatorURL(authenticator, "forgot-password"), rel: "forgot-password",
-                    title: "Forgot your password?"),
-                Representation.link(
-                    authenticatorURL(authenticator, "register"), rel: "register-create", title: "Create account"),
-            ])
+            links: links)
     }
 
     private func register(
@@ -133,7 +149,7 @@ extension AuthenticatorRoutes {
             return problem(
                 caller, Representation.problem(.unexpectedProblem, title: "Could not create the account"),
                 status: .internalServerError)
-        case nil: return await passwordCheckResponse(caller, .busy)
+        case nil: return await passwordCheckResponse(input, .busy)
         }
         do {
             let name = input.form["name"].flatMap { $0.isEmpty ? nil : $0 }
@@ -158,6 +174,6 @@ extension AuthenticatorRoutes {
                 caller, Representation.problem(.unexpectedProblem, title: "Could not create the account"),
                 status: .internalServerError)
         }
-        return await completeAuthentication(caller, username: username)
+        return await completeStep(input, username: username)
     }
 }

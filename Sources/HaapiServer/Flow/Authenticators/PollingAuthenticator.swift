@@ -7,27 +7,33 @@ extension AuthenticatorRoutes {
     /// A `polling` authenticator: with a client operation, first the step that launches the app (BankID with
     /// its auto-start token and launch link, or Encap's activation), then a polling step. The step is pending
     /// until the configured number of polls, or until `haapi approve` approves it (it is listed like an
-    /// "approve on another device" request), and failed when the wait (`lifetimes.approvalWait`) runs out.
+    /// "approve on another device" request), and failed when the wait (`lifetimes.approvalWait`) runs out. It
+    /// proves its configured `user`, or the user an earlier step of the login identified.
     func pollingAuthenticator(
         _ authenticator: AuthenticatorConfiguration, _ input: AuthenticatorRequest
     )
         async throws -> Response
     {
         let caller = input.caller
-        guard let session = caller.session, let user = authenticator.user else {
-            return noFlowSession(caller)
+        let subject = input.session.subject
+        guard let user = authenticator.user ?? subject else {
+            return stepRefused(caller, .otherUser, asked: input.authenticatorID)
         }
         let now = clock()
         let operation = authenticator.polling?.clientOperation
+        let serial = input.step.serial
         switch (input.method, input.action) {
         case ("GET", nil), ("POST", nil):
+            if let subject, user != subject { return stepRefused(caller, .otherUser, asked: input.authenticatorID) }
             let deadline = now.addingTimeInterval(TimeInterval(configuration.lifetimes.approvalWait))
-            let approval = FlowSession.Approval(
-                id: SecureRandom.token(byteCount: 32), username: user, isAccount: true, status: .pending,
-                deadline: deadline)
-            await flows.update(session.id) {
-                $0.approval = approval
-                $0.custom = .init(authenticatorID: authenticator.id, step: 0, username: nil, polls: 0)
+            let waiting = StepProgress.polling(
+                .init(
+                    approval: .init(
+                        id: SecureRandom.token(byteCount: 32), username: user, isAccount: true, status: .pending,
+                        deadline: deadline),
+                    polls: 0))
+            guard await flows.updateProgress(input.session.id, serial: serial, { $0 = waiting }) != nil else {
+                return stepRefused(caller, .stale, asked: input.authenticatorID)
             }
             if let operation {
                 return representation(caller, launchStep(authenticator, operation))
@@ -35,38 +41,34 @@ extension AuthenticatorRoutes {
             return representation(
                 caller, waitingStep(authenticator, status: "pending", remaining: Int(deadline.timeIntervalSince(now))))
         case ("GET", "poll"), ("POST", "poll"):
-            guard let approval = session.approval, var progress = session.custom,
-                progress.authenticatorID == authenticator.id
-            else {
+            let pollsUntilDone = authenticator.polling?.pollsUntilDone
+            // One poll counted per request, in one step of the flow store.
+            let polled = await flows.updateProgress(input.session.id, serial: serial) {
+                progress -> StepProgress.PollingProgress? in
+                guard case .polling(var polling) = progress else { return nil }
+                polling.polls += 1
+                if let pollsUntilDone, polling.polls >= pollsUntilDone { polling.approval.status = .approved }
+                progress = .polling(polling)
+                return polling
+            }
+            guard let polling = polled ?? nil else {
                 return problem(
                     caller, Representation.problem(.unexpectedProblem, title: "Nothing to wait for"), rule: .flowState)
             }
-            progress.polls += 1
-            let polls = progress.polls
-            await flows.update(session.id) { $0.custom?.polls = polls }
-            let enoughPolls = authenticator.polling?.pollsUntilDone.map { polls >= $0 } ?? false
-            let status =
-                approval.status == .approved || enoughPolls ? "done" : approval.deadline <= now ? "failed" : "pending"
-            if status == "done", approval.status != .approved {
-                await flows.update(session.id) { $0.approval?.status = .approved }
-            }
+            let approval = polling.approval
+            let status = approval.status == .approved ? "done" : approval.deadline <= now ? "failed" : "pending"
             return representation(
                 caller,
                 waitingStep(authenticator, status: status, remaining: Int(approval.deadline.timeIntervalSince(now))))
         case ("POST", "done"):
-            guard let approval = session.approval, approval.status == .approved,
-                session.custom?.authenticatorID == authenticator.id
-            else {
+            guard case .polling(let polling) = input.progress, polling.approval.status == .approved else {
                 return problem(
                     caller, Representation.problem(.authenticationFailedProblem, title: "The sign-in was not completed")
                 )
             }
-            return await completeAuthentication(caller, username: approval.username)
+            return await completeStep(input, username: polling.approval.username)
         case ("POST", "cancel"), ("GET", "cancel"):
-            await flows.update(session.id) {
-                $0.approval = nil
-                $0.custom = nil
-            }
+            await flows.updateProgress(input.session.id, serial: serial) { $0 = .idle }
             return representation(caller, Representation.redirection(to: url(Paths.authenticate)))
         default:
             break

@@ -14,18 +14,19 @@ extension AuthenticatorRoutes {
         async throws -> Response
     {
         let caller = input.caller
-        guard let session = caller.session, let user = authenticator.user else {
-            return noFlowSession(caller)
+        guard let user = authenticator.user ?? input.session.subject else {
+            return stepRefused(caller, .otherUser, asked: input.authenticatorID)
         }
         let flow = RecordedFlow(steps: authenticator.recordedSteps)
-        let reached = session.custom?.authenticatorID == authenticator.id ? session.custom?.step : nil
+        let reached: Int?
+        if case .recorded(let progress) = input.progress { reached = progress.node } else { reached = nil }
         let index: Int
         switch input.action {
         case nil:
             index = 0
         case "finish":
             guard reached == flow.steps.count - 1 else { return outOfOrder(caller, authenticator) }
-            return await completeAuthentication(caller, username: user)
+            return await completeStep(input, username: user)
         case "not-recorded":
             return problem(
                 caller,
@@ -46,20 +47,21 @@ extension AuthenticatorRoutes {
                 caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"), status: .notFound)
         }
         let furthest = max(index, index == 0 ? 0 : reached ?? 0)
-        await flows.update(session.id) {
-            $0.custom = .init(authenticatorID: authenticator.id, step: furthest, username: nil, polls: 0)
+        let served = StepProgress.recorded(.init(node: furthest, repeats: 0))
+        guard await flows.updateProgress(input.session.id, serial: input.step.serial, { $0 = served }) != nil else {
+            return stepRefused(caller, .stale, asked: input.authenticatorID)
         }
-        let served = flow.served(index) { target in
+        let answer = flow.served(index) { target in
             switch target {
             case .step(let next): authenticatorURL(authenticator, "r-\(next)")
             case .finish: authenticatorURL(authenticator, "finish")
             case .notRecorded: authenticatorURL(authenticator, "not-recorded")
             }
         }
-        if RecordedFlow.isProblem(served) {
-            return problem(caller, served, detail: "\(authenticator.id): a recorded problem")
+        if RecordedFlow.isProblem(answer) {
+            return problem(caller, answer, detail: "\(authenticator.id): a recorded problem")
         }
-        return representation(caller, served)
+        return representation(caller, answer)
     }
 
     private func outOfOrder(_ caller: HaapiCaller, _ authenticator: AuthenticatorConfiguration) -> Response {
