@@ -41,6 +41,24 @@ struct ServeCommandTests {
                     "error: config: authenticators[2].steps[0].fields[1].accept: the regular expression \"([0-9\" does not compile"
                 ),
             "\(refused.stderr)")
+
+        // A typo and a trailing comma: one line each, with the place and what was meant.
+        for (text, expected) in [
+            (
+                #"{"clients":[],"users":[],"authenticators":[{"id":"p","type":"passkeys","title":"P","tilte":"x"}]}"#,
+                #"error: config: authenticators[0].tilte: unknown key "tilte"; did you mean "title"?"#
+            ),
+            (
+                "{\"clients\": [],\n \"authenticators\": [],\n}",
+                "error: config: not valid JSON at line 3, column 1"
+            ),
+        ] {
+            let typo = directory.appendingPathComponent("typo.json")
+            try Data(text.utf8).write(to: typo)
+            let answer = try await CLIRunner.run(["serve", "--config", typo.path, "--port", "0"])
+            let said = answer.stderr.split(separator: "\n")
+            #expect(answer.status == 78 && said.count == 1 && said[0].hasPrefix(expected), "\(answer.stderr)")
+        }
     }
 
     @Test("each configuration in Examples/flows starts haapi serve, whose summary lists its authenticators")

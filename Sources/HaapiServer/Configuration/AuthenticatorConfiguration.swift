@@ -185,20 +185,27 @@ public struct PollingConfiguration: Sendable, Equatable {
     }
 }
 
-/// One recorded representation: any JSON object.
-private struct RecordedStep: Decodable {
+/// One recorded representation: any JSON object, kept as the file has it (member order, number literals).
+private struct RecordedStep: Decodable, RawJSONDecodable {
     let value: JSONValue
+
+    init(rawJSON: JSONValue, codingPath: [any CodingKey]) throws {
+        guard rawJSON.objectValue != nil else {
+            throw StrictDecodingError(
+                codingPath: codingPath,
+                message:
+                    "a recorded step must be a JSON object (a representation as the server sent it), not a \(rawJSON.typeName)"
+            )
+        }
+        value = rawJSON
+    }
 
     init(from decoder: any Decoder) throws {
         let decoded = try CodableJSON(from: decoder).value
-        guard decoded.objectValue != nil else {
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: decoder.codingPath,
-                    debugDescription:
-                        "a recorded step must be a JSON object (a representation as the server sent it), not a \(decoded.typeName)"
-                ))
+        do {
+            try self.init(rawJSON: decoded, codingPath: decoder.codingPath)
+        } catch let error as StrictDecodingError {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.message))
         }
-        value = decoded
     }
 }

@@ -1,14 +1,18 @@
 import Foundation
 import HaapiModel
 
-/// Carries a `JSONValue` through `Codable` (the configuration file is read with `JSONDecoder`). Object members
-/// come back in key order and numbers as `Int` or `Double`: `ServerConfiguration.load(json:)` puts the exact
-/// values of recorded steps back from our own parser afterwards.
-struct CodableJSON: Codable {
+/// Carries a `JSONValue` through `Codable`. The configuration's strict decoder hands it the value as the file
+/// has it (`RawJSONDecodable`); another decoder would give object members in key order and numbers as `Int` or
+/// `Double`.
+struct CodableJSON: Codable, RawJSONDecodable {
     let value: JSONValue
 
     init(_ value: JSONValue) {
         self.value = value
+    }
+
+    init(rawJSON: JSONValue, codingPath: [any CodingKey]) {
+        value = rawJSON
     }
 
     private struct Key: CodingKey {

@@ -312,12 +312,25 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable {
 }
 
 extension ServerConfiguration {
+    /// The largest configuration file read (recordings make files of a few hundred KiB).
+    static let maxFileBytes = 16 * 1024 * 1024
+
     /// Parses and checks a configuration; every problem is reported with what to fix, and where the file has
-    /// it (`authenticators[2].steps[0].fields[1].accept: …`).
+    /// it (`authenticators[2].steps[0].fields[1].accept: …`; a syntax error by line and column). The file is
+    /// read once, by our strict parser (RFC 8259: no comments, no trailing commas, no member twice), and
+    /// decoded strictly: a key nothing reads is an error, with the key it may have meant.
     public static func load(json data: Data) throws -> ServerConfiguration {
+        let document: JSONValue
+        do {
+            document = try JSONParser(limits: .init(maxBytes: maxFileBytes, maxDepth: 64)).parse(data)
+        } catch let error as HaapiDecodingError {
+            throw ConfigurationError.invalid(Self.syntaxError(error, in: data))
+        }
         var configuration: ServerConfiguration
         do {
-            configuration = try JSONDecoder().decode(ServerConfiguration.self, from: data)
+            configuration = try StrictDecoder().decode(ServerConfiguration.self, from: document)
+        } catch let error as StrictDecodingError {
+            throw ConfigurationError.invalid(error.description)
         } catch let DecodingError.keyNotFound(key, context) {
             let why = context.debugDescription.hasPrefix("No value associated") ? "" : " (\(context.debugDescription))"
             throw ConfigurationError.invalid("\(Self.path(context.codingPath + [key])): missing\(why)")
@@ -325,26 +338,28 @@ extension ServerConfiguration {
             throw ConfigurationError.invalid("\(Self.path(context.codingPath)): \(context.debugDescription)")
         } catch let DecodingError.dataCorrupted(context) {
             throw ConfigurationError.invalid("\(Self.path(context.codingPath)): \(context.debugDescription)")
-        } catch {
-            throw ConfigurationError.unreadable("\(error)")
         }
-        configuration.restoreRecordedSteps(from: data)
         try configuration.validate()
         return configuration
     }
 
-    /// Recorded steps exactly as the file has them (member order, number literals), read with our own parser:
-    /// `JSONDecoder` keeps neither.
-    private mutating func restoreRecordedSteps(from data: Data) {
-        guard
-            let listed = (try? JSONParser(limits: .init(maxBytes: max(data.count, 1), maxDepth: 64)).parse(data))?[
-                "authenticators"]?.arrayValue
-        else { return }
-        for index in authenticators.indices where authenticators[index].type == .recorded {
-            guard listed.indices.contains(index), let steps = listed[index]["steps"]?.arrayValue,
-                steps.count == authenticators[index].recordedSteps.count
-            else { continue }
-            authenticators[index].recordedSteps = steps
+    /// A parse error in words a person finds in an editor: line and column (counted in characters) for
+    /// syntax and encoding errors, the member's place for one written twice.
+    static func syntaxError(_ error: HaapiDecodingError, in data: Data) -> String {
+        func position(_ offset: Int) -> String {
+            let before = data.prefix(max(0, min(offset, data.count)))
+            let line = before.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            let lineStart = before.lastIndex(of: 0x0A).map { $0 + 1 } ?? before.startIndex
+            let column = String(decoding: before[lineStart...], as: UTF8.self).count + 1
+            return "line \(line), column \(column)"
+        }
+        switch error.reason {
+        case .syntax(let detail, let offset):
+            return "not valid JSON at \(position(offset)): \(detail) (comments and trailing commas are not JSON)"
+        case .invalidUTF8(let offset):
+            return "not UTF-8 at \(position(offset))"
+        default:
+            return "not a configuration: \(error)"
         }
     }
 
