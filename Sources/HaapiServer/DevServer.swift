@@ -94,7 +94,8 @@ public final class DevServer: Sendable {
         authenticatorService = AuthenticatorRoutes(
             address: address, configuration: configuration, store: store, clients: clients, dpop: dpop,
             nonces: nonces, accessTokens: accessTokens, flows: flows, outbox: outbox, passwords: passwords,
-            passwordPool: passwordPool, unknownNameAttempts: unknownNameAttempts, clock: clock)
+            passwordPool: passwordPool, unknownNameAttempts: unknownNameAttempts,
+            acceptPatterns: AcceptPatterns(configuration), clock: clock)
         authorization = AuthorizeRoutes(
             address: address, configuration: configuration, store: store, clients: clients, dpop: dpop,
             nonces: nonces, accessTokens: accessTokens, flows: flows, clock: clock,

@@ -114,7 +114,18 @@ public struct AuthenticatorConfiguration: Codable, Sendable, Equatable {
         case .recorded where recordedSteps.contains { $0.objectValue == nil }:
             throw ConfigurationError.invalid("\(place).steps: a recorded step must be a JSON object")
         default:
-            return
+            break
+        }
+        for (number, step) in formSteps.enumerated() {
+            for (index, field) in step.fields.enumerated() {
+                guard let accept = field.accept else { continue }
+                do throws(AcceptPattern.Refusal) {
+                    _ = try AcceptPattern(accept)
+                } catch {
+                    throw ConfigurationError.invalid(
+                        "\(place).steps[\(number)].fields[\(index)].accept: \(error.message(for: accept))")
+                }
+            }
         }
     }
 

@@ -62,7 +62,8 @@ public struct FormFieldConfiguration: Codable, Sendable, Equatable {
     public var placeholder: String?
     public var value: String?
     public var options: [Option]
-    /// A regular expression (ICU syntax, as `NSRegularExpression`) the whole submitted value must match.
+    /// A regular expression (ICU syntax, as `NSRegularExpression`) the whole submitted value must match; one
+    /// that repeats a repetition (`([0-9]+ ?)+`) is refused at load (`AcceptPattern`).
     public var accept: String?
 
     public init(
@@ -88,22 +89,12 @@ public struct FormFieldConfiguration: Codable, Sendable, Equatable {
     /// Whether the user sees and fills this field (hidden and context fields carry the server's values).
     var isFilledByUser: Bool { ![.hidden, .context].contains(type) }
 
-    /// Whether `submitted` passes the field: its `accept` pattern when there is one; otherwise any non-empty
-    /// value for a visible field (a checkbox may be left unticked), one of the options for a select.
-    func accepts(_ submitted: String?) -> Bool {
+    /// Whether `submitted` passes the field's own rules, before its `accept` pattern: a select's value is one
+    /// of its options; without a pattern, a visible field is not empty (a checkbox may be left unticked).
+    func acceptsBeforePattern(_ submitted: String?) -> Bool {
         if type == .select, let submitted, !options.contains(where: { $0.value == submitted }) { return false }
-        guard let accept else {
-            return !isFilledByUser || type == .checkbox || !(submitted ?? "").isEmpty
-        }
-        guard let pattern = try? Self.anchored(accept) else { return false }
-        let text = submitted ?? ""
-        let whole = NSRange(text.startIndex..<text.endIndex, in: text)
-        return pattern.firstMatch(in: text, options: [], range: whole) != nil
-    }
-
-    /// The pattern matched against the whole value (`\A` and `\z`, so a trailing newline is no way around it).
-    static func anchored(_ accept: String) throws -> NSRegularExpression {
-        try NSRegularExpression(pattern: "\\A(?:" + accept + ")\\z")
+        guard accept == nil else { return true }
+        return !isFilledByUser || type == .checkbox || !(submitted ?? "").isEmpty
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case name, type, label, placeholder, value, options, accept }
@@ -131,11 +122,11 @@ public struct FormFieldConfiguration: Codable, Sendable, Equatable {
                 forKey: .options, in: c, debugDescription: "options are for select fields only")
         }
         if let accept {
-            do {
-                _ = try Self.anchored(accept)
+            do throws(AcceptPattern.Refusal) {
+                _ = try AcceptPattern(accept)
             } catch {
                 throw DecodingError.dataCorruptedError(
-                    forKey: .accept, in: c, debugDescription: "the regular expression \"\(accept)\" does not compile")
+                    forKey: .accept, in: c, debugDescription: error.message(for: accept))
             }
         }
     }

@@ -18,6 +18,8 @@ struct AuthenticatorRoutes: ServerService, FlowCompleting, PasswordChecking, Pas
     let passwords: PasswordHasher
     let passwordPool: PasswordHashingPool
     let unknownNameAttempts: UnknownNameAttempts
+    /// The forms' `accept` patterns, compiled at start.
+    let acceptPatterns: AcceptPatterns
     let clock: @Sendable () -> Date
     /// Binds the browser page's form to the browser that loaded it.
     let browserForms = BrowserFormGuard()

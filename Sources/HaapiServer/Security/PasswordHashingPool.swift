@@ -2,8 +2,9 @@ import Dispatch
 import Foundation
 import HaapiDriver
 
-/// Runs password hashing (a tenth of a second of PBKDF2 each, more in debug builds) on a few dedicated
-/// threads instead of the event loops that serve requests, so logins cannot stall every other endpoint.
+/// Runs password hashing (a tenth of a second of PBKDF2 each, more in debug builds) and form `accept` patterns
+/// (each within its time budget, `AcceptPattern`) on a few dedicated threads instead of the event loops that
+/// serve requests, so logins cannot stall every other endpoint.
 ///
 /// Bounded twice: `workers` threads hash at once (one fewer than the cores, at least one and at most four),
 /// and at most `maxWaiting` checks wait for a thread; beyond that a check fails at once with `busy`, which

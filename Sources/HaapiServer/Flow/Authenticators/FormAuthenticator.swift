@@ -44,7 +44,12 @@ extension AuthenticatorRoutes {
                     rule: .flowState, detail: "\(authenticator.id) step \(index) submitted out of order")
             }
             let step = steps[index]
-            let invalid = invalidFields(input.form, for: step)
+            let invalid: [InvalidField]
+            do throws(PasswordHashingPool.Failure) {
+                invalid = try await invalidFields(input.form, for: step)
+            } catch {
+                return await passwordCheckResponse(input, .busy)
+            }
             guard invalid.isEmpty else { return problem(caller, Representation.invalidInput(invalid)) }
             let typed =
                 step.fields.contains { $0.name == FormFieldConfiguration.usernameField }
@@ -80,27 +85,41 @@ extension AuthenticatorRoutes {
             caller, Representation.problem(.unexpectedProblem, title: "Unsupported request"), status: .notFound)
     }
 
+    typealias InvalidField = (name: String, reason: String, detail: String)
+
     /// The fields a submission gets wrong, each named with why: not asked for, too long, or not accepted.
+    /// The `accept` patterns run on the worker pool, each within its time budget: a value that takes longer
+    /// is not accepted, and no request thread waits on a pattern.
     func invalidFields(
         _ form: [String: String], for step: FormStepConfiguration
-    ) -> [(
-        name: String, reason: String, detail: String
-    )] {
+    ) async throws(PasswordHashingPool.Failure) -> [InvalidField] {
         let asked = Set(step.fields.map(\.name))
-        var invalid = form.keys.filter { !asked.contains($0) }.sorted().map {
+        var invalid: [InvalidField] = form.keys.filter { !asked.contains($0) }.sorted().map {
             (name: $0, reason: "unexpected", detail: "This step does not ask for this field")
         }
+        let refused = step.invalidMessage ?? "This value is not accepted"
+        var patterned: [(name: String, pattern: AcceptPattern, value: String)] = []
         for field in step.fields {
             let value = form[field.name]
             if let value, value.utf8.count > Self.maxFormValueBytes {
                 invalid.append((field.name, "invalidValue", "At most \(Self.maxFormValueBytes) bytes"))
-            } else if !field.accepts(value) {
+            } else if !field.acceptsBeforePattern(value) {
                 let missing = (value ?? "").isEmpty && field.accept == nil
                 invalid.append(
-                    missing
-                        ? (field.name, "missing", "This field is required")
-                        : (field.name, "invalidValue", step.invalidMessage ?? "This value is not accepted"))
+                    missing ? (field.name, "missing", "This field is required") : (field.name, "invalidValue", refused))
+            } else if let source = field.accept {
+                guard let pattern = acceptPatterns[source] else {
+                    invalid.append((field.name, "invalidValue", refused))
+                    continue
+                }
+                patterned.append((field.name, pattern, value ?? ""))
             }
+        }
+        guard !patterned.isEmpty else { return invalid }
+        let checks = patterned
+        let outcomes = try await passwordPool.run { checks.map { $0.pattern.match($0.value) } }
+        for (check, outcome) in zip(patterned, outcomes) where outcome != .matches {
+            invalid.append((check.name, "invalidValue", refused))
         }
         return invalid
     }
