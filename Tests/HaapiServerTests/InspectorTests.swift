@@ -187,3 +187,53 @@ struct InspectorTests {
         #expect(server.server.journal.exchanges.allSatisfy { $0.rule == .grantUnsupported })
     }
 }
+
+/// The inspector masks by what a step declared, not only by well-known names (issue 49 item 7).
+@Suite("Inspector masking: declared password fields and the browser's resume nonce")
+struct InspectorDeclaredMaskingTests {
+    @Test("a password-type field named pwd shows as its length; the resume nonce never shows")
+    func declaredAndResume() async throws {
+        var configuration = try TestConfiguration.make()
+        configuration.authenticators.append(
+            AuthenticatorConfiguration(
+                id: "pin", type: .form, title: "PIN", user: "approver",
+                formSteps: [
+                    .init(
+                        title: "PIN",
+                        fields: [
+                            .init(name: "pwd", type: .password, accept: "[0-9a-z-]{4,20}"),
+                            .init(name: "note", type: .text),
+                        ])
+                ]))
+        configuration.clients[0].login = nil
+        let server = try await TestServer(configuration: configuration)
+        defer { Task { await server.stop() } }
+        let device = try await AuthenticatorTests.device(server)
+        let form = try await device.startAuthenticator("pin")
+        let secret = "s3cret-pin-42"
+        // Refused (the note is missing) and then accepted: masked both times.
+        _ = try await device.submit(form.json["actions"]?[0], [("pwd", secret)])
+        _ = try await device.submit(form.json["actions"]?[0], [("pwd", secret), ("note", "visible-note")])
+
+        let browser = try await AuthenticatorTests.device(server)
+        let (launch, url) = try await BrowserPageTests.browserStep(browser)
+        let page = try await SignInPage.load(url.absoluteString)
+        let signedIn = try await page.post(userName: "demouser", password: "Password1")
+        let location = try #require(signedIn.header("Location"))
+        let nonce = try #require(
+            URLComponents(string: location)?.queryItems?.first { $0.name == "_resume_nonce" }?.value)
+        let step = try #require(try AuthenticatorTests.step(launch) as? ExternalBrowserClientOperationStep)
+        let resumeURL = try #require(URL(string: location))
+        let parameters = try #require(step.formattedParametersFromURL(resumeURL))
+        _ = try await browser.submit(
+            launch.json["actions"]?[0]?["model"]?["continueActions"]?[0], parameters.map { ($0.key, $0.value) })
+
+        var shown = ""
+        for exchange in server.server.journal.exchanges {
+            shown += try await InspectorTests.page(server, "/inspector/requests/\(exchange.sequence)").text
+        }
+        #expect(shown.contains("pwd = (13 chars)") && shown.contains("note = visible-note"), "\(shown.prefix(3000))")
+        #expect(!shown.contains(secret))
+        #expect(!shown.contains(nonce) && shown.contains("_resume_nonce"), "the nonce's name shows, never its value")
+    }
+}

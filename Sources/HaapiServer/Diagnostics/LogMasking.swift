@@ -1,4 +1,5 @@
 import Foundation
+import HaapiModel
 
 /// How secrets appear in the server's log lines and the inspector: a token as its first six characters and
 /// its length, never whole; a password, code verifier or client secret as its length alone.
@@ -22,14 +23,24 @@ enum LogMasking {
     /// Names whose values are tokens or codes: shown by their first characters and length.
     static let tokenNames: Set<String> = [
         "access_token", "refresh_token", "id_token", "token", "code", "cat", "subject_token", "device_code",
-        "session_token", "registration_access_token",
+        "session_token", "registration_access_token", "_resume_nonce",
     ]
 
-    /// A value of the parameter or member `name`, masked when the name says it is a secret or a token.
-    static func value(_ value: String, named name: String) -> String {
-        if secretNames.contains(name) { return secret(value) }
+    /// A value of the parameter or member `name`, masked when the name says it is a secret or a token, or when
+    /// the step that asked for it declared it secret (`secretFields`).
+    static func value(_ value: String, named name: String, secretFields: Set<String> = []) -> String {
+        if secretNames.contains(name) || secretFields.contains(name) { return secret(value) }
         if tokenNames.contains(name) { return token(value) }
         return value
+    }
+
+    /// A URL whose query values are masked by their names (a redirect that carries `_resume_nonce` or `code`).
+    static func urlQuery(_ value: String) -> String {
+        guard let query = value.firstIndex(of: "?"),
+            let pairs = FormURLEncoding.decode(String(value[value.index(after: query)...]))
+        else { return value }
+        return String(value[...query])
+            + pairs.map { "\($0.0)=\(self.value($0.1, named: $0.0))" }.joined(separator: "&")
     }
 
     /// A URL a client sent, for a line: without userinfo, query or fragment (where tokens and passwords hide),

@@ -30,6 +30,8 @@ struct RecordedExchange: Sendable {
     let proofKey: String?
     let issuedLink: String?
     let consumedLink: String?
+    /// Fields of the request's form the step declared secret (`password` type), masked whatever their names.
+    var secretFields: Set<String> = []
     /// The flow the request belongs to (set by the journal), nil for requests outside a HAAPI flow.
     var flow: Int?
 

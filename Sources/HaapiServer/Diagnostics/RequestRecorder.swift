@@ -49,7 +49,7 @@ struct RequestRecorder: RouterMiddleware {
             responseHeaders: response.map { RecordedExchange.fields($0.headers) } ?? [],
             responseBody: RecordedExchange.cut(found.responseBody), responseContentType: found.responseContentType,
             clientID: found.clientID, refusal: found.refusal, proofKey: found.proofKey, issuedLink: found.issuedLink,
-            consumedLink: found.consumedLink)
+            consumedLink: found.consumedLink, secretFields: found.secretFields)
         journal.append(exchange)
         guard let write = log.write, exchange.isRefused || log.verbose else { return }
         write(RequestLogLine.line(exchange, format: log.format))

@@ -25,6 +25,8 @@ final class RequestTrace: Sendable {
         var requestBody: ByteBuffer?
         var responseBody: ByteBuffer?
         var responseContentType: String?
+        /// Form fields the step that asked for them declared secret (of type `password`), whatever their names.
+        var secretFields: Set<String> = []
     }
 
     @TaskLocal static var current: RequestTrace?
@@ -45,6 +47,12 @@ final class RequestTrace: Sendable {
     /// Records the client the current request is for (a claimed id until the client is resolved).
     static func client(_ id: String) {
         current?.update { $0.clientID = id }
+    }
+
+    /// Marks fields of the current request as secret for the log and the inspector: the step that asked for
+    /// them declared them of type `password`.
+    static func secretFields(_ names: some Sequence<String>) {
+        current?.update { $0.secretFields.formUnion(names) }
     }
 
     static func proofKey(_ thumbprint: String) {

@@ -65,6 +65,7 @@ struct ExchangeView {
             case "dpop": return (field.name, "proof \(LogMasking.token(field.value)) (decoded below)")
             case "cookie", "set-cookie": return (field.name, LogMasking.secret(field.value))
             case "session-id", "set-session-id", "dpop-nonce": return (field.name, LogMasking.token(field.value))
+            case "location": return (field.name, LogMasking.urlQuery(field.value))
             default: return (field.name, field.value)
             }
         }
@@ -84,11 +85,15 @@ struct ExchangeView {
         var lines: [String] = []
         if let query = exchange.query, let pairs = FormURLEncoding.decode(query) {
             lines.append("query:")
-            lines += pairs.map { "  \($0.0) = \(LogMasking.value($0.1, named: $0.0))" }
+            lines += pairs.map {
+                "  \($0.0) = \(LogMasking.value($0.1, named: $0.0, secretFields: exchange.secretFields))"
+            }
         }
         if let pairs = formPairs {
             lines.append("form:")
-            lines += pairs.map { "  \($0.name) = \(LogMasking.value($0.value, named: $0.name))" }
+            lines += pairs.map {
+                "  \($0.name) = \(LogMasking.value($0.value, named: $0.name, secretFields: exchange.secretFields))"
+            }
         } else if let json = requestJSON {
             lines.append(Self.pretty(Self.masking(json)))
         } else if let body = exchange.requestBody, body.readableBytes > 0 {

@@ -36,6 +36,7 @@ extension AuthenticatorRoutes {
             return representation(caller, formStep(authenticator, at: 0))
         case ("POST", let action?) where action.hasPrefix("step-"):
             guard let index = Int(action.dropFirst("step-".count)), steps.indices.contains(index) else { break }
+            RequestTrace.secretFields(steps[index].fields.filter { $0.type == .password }.map(\.name))
             guard case .form(let progress) = input.progress, progress.step == index else {
                 return problem(
                     caller,
