@@ -95,7 +95,7 @@ public final class DevServer: Sendable {
             address: address, configuration: configuration, store: store, clients: clients, dpop: dpop,
             nonces: nonces, accessTokens: accessTokens, flows: flows, outbox: outbox, passwords: passwords,
             passwordPool: passwordPool, unknownNameAttempts: unknownNameAttempts,
-            acceptPatterns: AcceptPatterns(configuration), clock: clock)
+            acceptPatterns: AcceptPatterns(configuration), recordings: configuration.recordings, clock: clock)
         authorization = AuthorizeRoutes(
             address: address, configuration: configuration, store: store, clients: clients, dpop: dpop,
             nonces: nonces, accessTokens: accessTokens, flows: flows, clock: clock,

@@ -6,6 +6,8 @@ enum CLIRunner {
         let status: Int32
         let stdout: String
         let stderr: String
+        /// Whether the command was stopped for running past its time limit (a wait without end).
+        var timedOut = false
     }
 
     /// The executable SwiftPM built next to the test bundle.
@@ -24,10 +26,12 @@ enum CLIRunner {
 
     /// Runs the command to its end. The waiting happens on a thread of its own: blocking one of the few
     /// cooperative threads (two on a two-core machine) would starve every other test running meanwhile.
+    /// With `limit`, a command still running after that many seconds is terminated and `timedOut` is set: a
+    /// test that a command never waits without end fails instead of hanging.
     static func run(
-        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]
+        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], limit: TimeInterval? = nil
     ) async throws -> Result {
-        try await onOwnThread { try runBlocking(arguments, stdin: stdin, environment: environment) }
+        try await onOwnThread { try runBlocking(arguments, stdin: stdin, environment: environment, limit: limit) }
     }
 
     /// `body` on a new thread, awaited without holding a cooperative thread.
@@ -37,8 +41,9 @@ enum CLIRunner {
         }
     }
 
-    private static func runBlocking(_ arguments: [String], stdin: Data?, environment: [String: String]) throws -> Result
-    {
+    private static func runBlocking(
+        _ arguments: [String], stdin: Data?, environment: [String: String], limit: TimeInterval?
+    ) throws -> Result {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
         process.executableURL = executable
@@ -53,6 +58,15 @@ enum CLIRunner {
         process.standardError = errors
         process.standardInput = input
         try process.run()
+        let stopped = LockedFlag()
+        if let limit {
+            DispatchQueue.global().asyncAfter(deadline: .now() + limit) {
+                if process.isRunning {
+                    stopped.set()
+                    process.terminate()
+                }
+            }
+        }
         if let stdin { input.fileHandleForWriting.write(stdin) }
         try input.fileHandleForWriting.close()
         let out = output.fileHandleForReading.readDataToEndOfFile()
@@ -60,7 +74,7 @@ enum CLIRunner {
         process.waitUntilExit()
         return Result(
             status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-            stderr: String(decoding: err, as: UTF8.self))
+            stderr: String(decoding: err, as: UTF8.self), timedOut: stopped.isSet)
     }
 
     /// Starts a long-running command with its standard output going to a file, which `waitForLine` polls.
@@ -95,5 +109,23 @@ enum CLIRunner {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("haapi-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+}
+
+/// A flag set from another thread.
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    func set() {
+        lock.lock()
+        value = true
+        lock.unlock()
+    }
+
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
     }
 }

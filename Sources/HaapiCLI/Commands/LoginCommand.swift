@@ -84,7 +84,7 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Write the steps the server sent, as a recorded authenticator for `haapi serve --config` (docs/FLOWS.md): no token, code, nonce, header or value you typed.",
+            "Write the steps the server sent as a configuration for `haapi serve --config` (docs/FLOWS.md), or add this login's path to the recording already in the file: no token, code, nonce, header or value you typed.",
             valueName: "file"))
     var record: String?
 
@@ -161,7 +161,7 @@ struct LoginCommand: AsyncParsableCommand {
                 base: base, endpoints: endpoints, transport: transport, key: key, method: method, dcr: dcr, io: io)
         }
         if let record, let recording {
-            try await Self.write(recording, to: record, host: base.host ?? "the server")
+            try await write(recording, to: record, clientId: clientId, host: base.host ?? "the server")
         }
         if let saveSession {
             try SavedSession(
@@ -189,23 +189,19 @@ struct LoginCommand: AsyncParsableCommand {
         }
     }
 
-    /// Writes the recording as one `recorded` authenticator; its `user` is the dev server's demo user, which
-    /// the configuration it is merged into may change.
-    private static func write(_ recording: FlowRecording, to path: String, host: String) async throws {
-        guard
-            let authenticator = await recording.authenticator(
-                id: "recorded", title: "Recorded login (\(host))", user: "demouser")
-        else { throw CLIFailure("--record: the server sent no HAAPI step to record") }
-        do {
-            try Data((PrettyJSON.text(authenticator) + "\n").utf8).write(
-                to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw CLIFailure("--record: cannot write \(path): \(error.localizedDescription)", code: ExitCodes.noInput)
-        }
-        let count = authenticator["steps"]?.arrayValue?.count ?? 0
+    /// Writes the recording as a configuration for `haapi serve --config`, or adds the path taken to the one
+    /// already in the file.
+    private func write(_ recording: FlowRecording, to file: String, clientId: String, host: String) async throws {
+        let path = await recording.path()
+        guard !path.isEmpty else { throw CLIFailure("--record: the server sent no HAAPI step to record") }
+        let written = try RecordingFile.write(
+            path, to: file, clientId: clientId, redirectURI: redirectUri,
+            scopes: scope.split(separator: " ").map(String.init), host: host)
+        let unplaced = await recording.unplaced
         StandardStreams.printError(
-            "haapi login: \(count) steps recorded in \(path); add it to \"authenticators\" of a haapi serve configuration (docs/FLOWS.md)"
-        )
+            "haapi login: \(written.added) new step\(written.added == 1 ? "" : "s") recorded, \(written.steps) in \(file)"
+                + (unplaced > 0 ? " (\(unplaced) answer\(unplaced == 1 ? "" : "s") no action led to left out)" : "")
+                + "; serve it with: haapi serve --config \(file)")
     }
 
     /// The dynamic client's secret, read back from where the DCR fallback stored it.

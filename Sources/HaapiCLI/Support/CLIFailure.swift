@@ -23,6 +23,8 @@ struct CLIFailure: Error, CustomStringConvertible {
             return failure
         case let error as HaapiError:
             return haapi(error)
+        case let end as TerminalFlow.DeadEnd:
+            return CLIFailure(end.description, code: end.refused ? ExitCodes.refused : ExitCodes.failure)
         case let error as TransportError, WebAuthnError.unreachable(let error):
             return CLIFailure(error.localizedDescription, code: ExitCodes.unavailable)
         case let error as HaapiUIError:

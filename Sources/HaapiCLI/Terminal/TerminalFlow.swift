@@ -52,6 +52,14 @@ final class TerminalFlow {
         let description: String
     }
 
+    /// A step the flow cannot go on from: nothing ends its wait, it offers no way on, or the one way it offers
+    /// was just refused.
+    struct DeadEnd: Error, CustomStringConvertible {
+        let description: String
+        /// The server refused the one way on (a problem answered it).
+        var refused = false
+    }
+
     func run() async -> Outcome {
         await busy { await viewModel.start() }
         var drawnRevision = -1
@@ -76,8 +84,18 @@ final class TerminalFlow {
                 case .polling(let polling):
                     switch polling.status {
                     case .pending:
+                        // Without a poll action nothing can end the wait: say so rather than wait for ever.
+                        guard polling.pollAction != nil else {
+                            return .failed(
+                                DeadEnd(
+                                    description:
+                                        "the server's waiting step has no poll action: nothing can end the wait"))
+                        }
                         if await waitWhilePolling() == .cancelled { return .cancelled }
                     case .done:
+                        guard (model.step as? PollingStep)?.mainAction != nil else {
+                            return .failed(DeadEnd(description: "the server's wait is done but offers no way on"))
+                        }
                         // The view model continues by itself; wait for what comes next.
                         await waitForChange(from: viewModel.revision)
                     default:
@@ -212,7 +230,11 @@ final class TerminalFlow {
             return
         }
         guard let primary = forms.first(where: { !$0.visibleFields.isEmpty }) else {
-            // Only buttons (consent, a "continue"): one is pressed for the user, several are a menu.
+            // Only buttons (consent, a "continue"): one is pressed for the user, several are a menu. Not again
+            // when the server has just refused it: that would go round for ever.
+            if forms.count == 1, let refusal = viewModel.uiModel?.problemMessages, !refusal.isEmpty {
+                throw DeadEnd(description: refusal.map(\.text).joined(separator: " "), refused: true)
+            }
             if forms.count == 1, let only = forms.first {
                 io.say("  → \(only.submitTitle)")
                 await busy { await viewModel.submit(only) }
@@ -433,6 +455,16 @@ final class TerminalFlow {
             return
         }
         if operation.opensExternalApp {
+            guard operation.continueForm != nil else {
+                // Nothing to continue with once the app is open: the step's other ways, or a clear end.
+                guard !operation.errorForms.isEmpty else {
+                    throw DeadEnd(
+                        description: "the \(operation.name) step opens the app but offers no way to go on from it")
+                }
+                io.say("  The step offers no way to continue from the app; instead:")
+                try await fill(operation.errorForms)
+                return
+            }
             // The view model opened it (the terminal's opener prints the link) and goes on with the flow.
             await waitForChange(from: viewModel.revision)
             return

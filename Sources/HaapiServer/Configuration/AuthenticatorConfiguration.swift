@@ -116,6 +116,13 @@ public struct AuthenticatorConfiguration: Codable, Sendable, Equatable {
         default:
             break
         }
+        if type == .recorded {
+            do throws(RecordingError) {
+                _ = try RecordedLogin(configured: recordedSteps)
+            } catch {
+                throw ConfigurationError.invalid("\(place).steps\(error.place): \(error.message)")
+            }
+        }
         for (number, step) in formSteps.enumerated() {
             for (index, field) in step.fields.enumerated() {
                 guard let accept = field.accept else { continue }

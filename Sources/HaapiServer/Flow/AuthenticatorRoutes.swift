@@ -20,6 +20,8 @@ struct AuthenticatorRoutes: ServerService, FlowCompleting, PasswordChecking, Pas
     let unknownNameAttempts: UnknownNameAttempts
     /// The forms' `accept` patterns, compiled at start.
     let acceptPatterns: AcceptPatterns
+    /// The recorded authenticators' graphs, read at start.
+    let recordings: [String: RecordedLogin]
     let clock: @Sendable () -> Date
     /// Binds the browser page's form to the browser that loaded it.
     let browserForms = BrowserFormGuard()
