@@ -107,7 +107,8 @@ struct KeyCommandTests {
             let refused = try await CLIRunner.run(["demo", "--answers", file.path])
             #expect(
                 refused.status == 1
-                    && (refused.stdout + refused.stderr).contains("no authenticator matches \"\(wrong)\""),
+                    && (refused.stdout + refused.stderr).contains(
+                        "the answer {\"choose\": \"\(wrong)\"} fits no option; the step offers 1) Username and password"),
                 "\(wrong): \(refused.stdout) \(refused.stderr)")
         }
     }

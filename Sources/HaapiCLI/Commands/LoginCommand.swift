@@ -9,11 +9,14 @@ struct LoginCommand: AsyncParsableCommand {
         abstract: "Log in through a HAAPI server and print the token response.",
         discussion: HelpExamples.discussion(
             """
-            With --username and --password the password authenticator runs unattended. Without them, the login is \
-            interactive when standard input is a terminal (every step is drawn and asked for), or scripted with \
-            --answers FILE: a JSON array of answers used in order, e.g. \
-            [{"choose":"password"},{"fields":{"userName":"demouser","password":"Password1"}}]; other answers are \
-            {"resumeUrl":"…"} for an external browser and {"cancel":true} during polling.
+            With --username and --password the password authenticator runs unattended (a later step that asks for \
+            more, such as a code, ends the login naming the field). Without them, the login is interactive when \
+            standard input is a terminal (every step is drawn and asked for), or scripted with --answers FILE: a \
+            JSON array of answers used in order. A selector takes {"choose":"bankid"} (title, authenticator id, type \
+            or number); a form {"fields":{"userName":"demouser","password":"Password1"}}, with "action" to pick one \
+            of several forms or buttons ({"action":"Accept"} for consent); a wait {"cancel":true} to give up; an \
+            external browser {"resumeUrl":"…"}. Waits, BankID and Encap launches and passkeys need no answer. An \
+            answer that fits nothing ends the login with what the step offers.
             Attestation (software, the dev server's policy) is tried unless --attestation none; then the client's own \
             credentials (--client-secret, --client-key or --client-jwt-secret) obtain the HAAPI token. With \
             --dcr-template and --dcr-endpoint a refused attestation falls back to a dynamically registered client. \

@@ -55,7 +55,24 @@ struct UnattendedLogin {
                 guard let action = form.formActions.first else {
                     throw Failure(description: "a form step without a form")
                 }
-                result = await manager.submitForm(action.model, parameters: values(for: action.model))
+                let filled = values(for: action.model)
+                // A later step of a multi-step login (a code by SMS) asks for what a user name and a password
+                // cannot answer: name it rather than send an empty form.
+                let missing = action.model.fields.filter { field in
+                    field.isRequired && filled[field.name] == nil && (field.value ?? "").isEmpty
+                        && ![.hidden, .context, .checkbox, .select].contains(field.type)
+                }
+                guard missing.isEmpty else {
+                    let names = missing.map { field in
+                        field.label.map { "“\($0.description)” (\(field.name))" } ?? field.name
+                    }
+                    let example = missing.map { "\"\($0.name)\": \"…\"" }.joined(separator: ", ")
+                    throw Failure(
+                        description:
+                            "the login's step “\(action.title?.description ?? form.type.rawValue)” asks for \(names.joined(separator: ", ")), which --username and --password do not answer: log in interactively, or script it with --answers (for this step: {\"fields\": {\(example)}})"
+                    )
+                }
+                result = await manager.submitForm(action.model, parameters: filled)
             case let consent as UserConsentStep:
                 guard let accept = consent.formActions.first else {
                     throw Failure(description: "a consent step without actions")

@@ -31,12 +31,9 @@ struct CLIFailure: Error, CustomStringConvertible {
             switch error {
             case .flowCancelled: return CLIFailure("cancelled", code: ExitCodes.cancelled)
             case .problem(let type, let title):
-                let refused =
-                    type.hasSuffix("incorrect-credentials") || type.hasSuffix("unauthorized")
-                    || type.hasSuffix("access-denied")
-                return CLIFailure(
-                    title ?? Self.problemWords(type), code: refused ? ExitCodes.refused : ExitCodes.failure,
-                    details: type)
+                // A problem is the server refusing what was sent: credentials, a redirect URI or scope the
+                // client may not use, a step out of turn.
+                return CLIFailure(title ?? Self.problemWords(type), code: ExitCodes.refused, details: type)
             default: return CLIFailure(error.description)
             }
         case let error as any SentenceError:

@@ -61,6 +61,6 @@ enum ExitCodes {
     static let helpText = """
         Exit codes: 0 success; 1 other failure; 64 usage error; 65 bad input data; 66 input not found; \
         69 server unavailable (cannot connect, timeout, not a HAAPI server); 77 refused by the server (credentials, \
-        client, token); 78 bad server configuration; 130 cancelled.
+        client, redirect URI, scope, token, a step's problem); 78 bad server configuration; 130 cancelled.
         """
 }

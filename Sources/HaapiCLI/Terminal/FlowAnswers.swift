@@ -4,12 +4,14 @@ import HaapiUI
 /// Scripted answers for an unattended run (`--answers FILE`): a JSON array, one object per step that
 /// needs input, used in order.
 ///
-/// - `{"choose": "password"}`: an authenticator or an action, by href suffix, type, title or 1-based number;
+/// - `{"choose": "password"}`: an authenticator or an action, by href suffix (the authenticator id), type, title
+///   or 1-based number;
 /// - `{"fields": {"userName": "demouser", "password": "Password1"}, "action": "Sign in"}`: fill a form
-///   (`action` picks among several forms, as `choose` does);
+///   (`action` picks among several forms or buttons, as `choose` does; `{"action": "Accept"}` for consent);
 /// - `{"resumeUrl": "app://haapi?_resume_nonce=…"}`: the URL an external browser came back to;
 /// - `{"browserLogin": {"userName": "…", "password": "…"}}`: let the demo sign in through the browser page;
 /// - `{"approve": true}` / `{"cancel": true}`: during polling, approve (demo) or give up.
+/// Waits, app launches (BankID, Encap) and passkeys take no answer. README's "Scripted logins" has the table.
 @MainActor
 final class FlowAnswers {
     private var remaining: [JSONObject]

@@ -198,6 +198,11 @@ final class TerminalFlow {
 
     private static func formKeys(_ form: FormUIModel) -> [String] { [form.submitTitle, form.kind, form.title ?? ""] }
 
+    /// `1) A, 2) B` for a message that lists what a step offers.
+    static func listed(_ items: [String]) -> String {
+        items.isEmpty ? "nothing" : items.enumerated().map { "\($0.offset + 1)) \($0.element)" }.joined(separator: ", ")
+    }
+
     private func choose(_ options: [SelectorOptionUIModel]) async throws {
         let keys: (SelectorOptionUIModel) -> [String] = { [$0.model.href, $0.type ?? "", $0.title] }
         if let scripted = answers?.next(ifHas: "choose")?["choose"]?.stringValue {
@@ -205,7 +210,13 @@ final class TerminalFlow {
                 io.say("  \(io.paint("\(index + 1))", .cyan)) \(option.title)")
             }
             guard let option = Choice.pick(scripted, from: options, keys: keys) else {
-                throw NeedsInput(description: "no authenticator matches \"\(scripted)\"")
+                throw NeedsInput(
+                    description:
+                        "the answer {\"choose\": \"\(scripted)\"} fits no option; the step offers "
+                        + Self.listed(options.map { option in
+                            let id = option.model.href.split(separator: "/").last.map(String.init)
+                            return option.title + (id.map { " (\($0))" } ?? "")
+                        }))
             }
             io.say("  → \(option.title)")
             await busy { await viewModel.select(option) }
@@ -293,9 +304,22 @@ final class TerminalFlow {
         } else if forms.count > 1 {
             form = forms.first { !$0.visibleFields.isEmpty } ?? forms.first
         }
-        guard let form else { throw NeedsInput(description: "no form matches the scripted action") }
+        guard let form else {
+            let wanted = scripted["action"]?.stringValue ?? scripted["choose"]?.stringValue ?? ""
+            throw NeedsInput(
+                description:
+                    "the answer {\"action\": \"\(wanted)\"} fits no action; the step offers "
+                    + Self.listed(forms.map { $0.title ?? $0.submitTitle }))
+        }
         var values: [String: any Sendable] = [:]
         let fields = scripted["fields"]?.objectValue ?? [:]
+        let asked = Set(form.visibleFields.map(\.name))
+        if let stray = fields.keys.first(where: { !asked.contains($0) }) {
+            throw NeedsInput(
+                description:
+                    "the answer's field \"\(stray)\" is not in the form “\(form.title ?? form.submitTitle)”, which asks for "
+                    + Self.listed(form.visibleFields.map { field in field.label.map { "\(field.name) (\($0))" } ?? field.name }))
+        }
         for field in form.visibleFields {
             if let value = fields[field.name] {
                 values[field.name] = value.stringValue ?? value.boolValue.map { $0 ? "on" : "" } ?? value.serialized()
