@@ -115,6 +115,10 @@ public final class DevServer: Sendable {
     /// The issuer: the base URL clients reach the server at.
     public var issuer: String { address.issuer }
 
+    /// The server's loopback address on this machine (`http://localhost:PORT`): where the local-only pages
+    /// (admin, outbox, inspector) answer, whatever the public URL.
+    public var localURL: String { "\(address.scheme)://localhost:\(address.boundPort)" }
+
     var services: [any ServerService] {
         [
             discovery, attestation, tokens, registration, userInfo, authorization, authenticatorService, admin,

@@ -108,7 +108,8 @@ struct KeyCommandTests {
             #expect(
                 refused.status == 1
                     && (refused.stdout + refused.stderr).contains(
-                        "the answer {\"choose\": \"\(wrong)\"} fits no option; the step offers 1) Username and password"),
+                        "the answer {\"choose\": \"\(wrong)\"} fits no option; the step offers 1) Username and password"
+                    ),
                 "\(wrong): \(refused.stdout) \(refused.stderr)")
         }
     }

@@ -17,7 +17,9 @@ struct LoginAnswersTests {
         return file.path
     }
 
-    @Test("the bank's login: unattended names the SMS code it cannot answer; scripted answers walk it, consent and BankID included")
+    @Test(
+        "the bank's login: unattended names the SMS code it cannot answer; scripted answers walk it, consent and BankID included"
+    )
     func bankLogin() async throws {
         let directory = try CLIRunner.temporaryDirectory()
         let (server, base) = try await RecordReplayTests.serve([
@@ -54,11 +56,14 @@ struct LoginAnswersTests {
             ["login"] + client + ["--answers", try Self.answers([["choose": "fingerprint"]], in: directory)], limit: 60)
         #expect(choice.status != 0 && !choice.timedOut)
         #expect(
-            choice.stderr.contains(#"the answer {"choose": "fingerprint"} fits no option; the step offers 1) Username and password (password), 2) Code by e-mail (email)"#),
+            choice.stderr.contains(
+                #"the answer {"choose": "fingerprint"} fits no option; the step offers 1) Username and password (password), 2) Code by e-mail (email)"#
+            ),
             "\(choice.stderr)")
         let field = try await CLIRunner.run(
             ["login"] + client + [
-                "--answers", try Self.answers([["choose": "password"], ["fields": ["user": "demouser"]]], in: directory),
+                "--answers",
+                try Self.answers([["choose": "password"], ["fields": ["user": "demouser"]]], in: directory),
             ], limit: 60)
         #expect(
             field.stderr.contains(#"the answer's field "user" is not in the form"#)
@@ -72,7 +77,8 @@ struct LoginAnswersTests {
         defer { server.terminate() }
         for (extra, words) in [
             (["--redirect-uri", "app://elsewhere"], "redirect_uri is not registered"),
-            (["--scope", "openid admin"], "scope admin is not allowed"), (["--client-id", "nobody"], "does not know this client"),
+            (["--scope", "openid admin"], "scope admin is not allowed"),
+            (["--client-id", "nobody"], "does not know this client"),
         ] {
             let arguments = ["login", "--server", base, "--client-id", "haapi-demo"]
             let unattended = try await CLIRunner.run(
@@ -91,7 +97,8 @@ struct LoginAnswersTests {
         for offset in [-600, 600] {
             let before = Int(Date().timeIntervalSince1970)
             let result = try await CLIRunner.run([
-                "dpop", "--method", "POST", "--url", "http://localhost:1/oauth/token", "--key", key, "--iat", "\(offset)",
+                "dpop", "--method", "POST", "--url", "http://localhost:1/oauth/token", "--key", key, "--iat",
+                "\(offset)",
             ])
             let after = Int(Date().timeIntervalSince1970)
             let payload = try #require(result.stdout.split(separator: ".").dropFirst().first)

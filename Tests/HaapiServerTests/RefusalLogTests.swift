@@ -171,3 +171,33 @@ struct RefusalLogTests {
         #expect(RequestLogLine.clean("a\nb\r\u{1B}c") == "a b  c")
     }
 }
+
+/// The nonce challenge of a client's first proof is how DPoP nonces work: a line only with --verbose (issue 51
+/// item 6), while every other refusal keeps its line.
+@Suite("Refusal lines: the nonce challenge only when verbose")
+struct NonceChallengeLineTests {
+    @Test("a login's nonce challenges are in the journal but print no line unless verbose; other refusals still do")
+    func nonceChallengeQuiet() async throws {
+        for verbose in [false, true] {
+            let lines = CapturedLines()
+            let server = try await TestServer(requestLog: lines.options(verbose: verbose))
+            let device = HaapiDevice(base: server.base)
+            try await device.obtainHaapiToken()
+            let code = try await device.passwordLogin()
+            let tokens = try await device.redeem(code: code)
+            let refresh = try #require(tokens.json["refresh_token"]?.stringValue)
+            // A client that does not know the current nonce (a new process, say) meets the challenge.
+            device.nonce = nil
+            let challenged = try await device.refresh(refresh)
+            #expect(challenged.json["error"] == "use_dpop_nonce", "\(challenged.text)")
+            let challenges = server.server.journal.exchanges.filter { $0.rule == .dpopNonceMissing }
+            #expect(!challenges.isEmpty, "the client met the nonce challenge")
+            let printed = lines.all.filter { $0.contains("[dpop.nonce-missing]") }
+            #expect(printed.count == (verbose ? challenges.count : 0), "verbose \(verbose): \(printed)")
+            let other = try await RawHTTP.send("GET", server.base + "/oauth/userinfo")
+            #expect(other.status == 401)
+            #expect(lines.all.contains { $0.contains("GET /oauth/userinfo 401") }, "\(lines.all.suffix(3))")
+            await server.stop()
+        }
+    }
+}

@@ -130,10 +130,14 @@ enum ServeSummary {
             "  authenticators: "
                 + server.configuration.authenticators.map { "\($0.id) (\($0.type.rawValue))" }.joined(separator: ", "))
         lines.append("")
+        // The local-only pages answer this machine's loopback address only, never the public URL (a proxy).
+        let local = server.localURL
         lines.append(
-            "  approve a pending sign-in: haapi approve --server \(base) --user NAME   outbox: \(base)/admin/outbox")
-        lines.append("  admin endpoints: loopback, Host naming this server, no foreign Origin (docs/SECURITY.md)")
-        lines.append("  inspector: \(base)/inspector   (the recent flows and requests; each refusal is printed below)")
+            "  approve a pending sign-in: haapi approve --server \(local) --user NAME   outbox: \(local)/admin/outbox")
+        lines.append(
+            "  admin endpoints and inspector: this machine only, at \(local) (no proxy, no foreign Origin; docs/SECURITY.md)"
+        )
+        lines.append("  inspector: \(local)/inspector   (the recent flows and requests; each refusal is printed below)")
         lines.append("  Ctrl-C stops the server.")
         return lines.joined(separator: "\n")
     }

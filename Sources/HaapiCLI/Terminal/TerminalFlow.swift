@@ -213,10 +213,11 @@ final class TerminalFlow {
                 throw NeedsInput(
                     description:
                         "the answer {\"choose\": \"\(scripted)\"} fits no option; the step offers "
-                        + Self.listed(options.map { option in
-                            let id = option.model.href.split(separator: "/").last.map(String.init)
-                            return option.title + (id.map { " (\($0))" } ?? "")
-                        }))
+                        + Self.listed(
+                            options.map { option in
+                                let id = option.model.href.split(separator: "/").last.map(String.init)
+                                return option.title + (id.map { " (\($0))" } ?? "")
+                            }))
             }
             io.say("  → \(option.title)")
             await busy { await viewModel.select(option) }
@@ -318,7 +319,8 @@ final class TerminalFlow {
             throw NeedsInput(
                 description:
                     "the answer's field \"\(stray)\" is not in the form “\(form.title ?? form.submitTitle)”, which asks for "
-                    + Self.listed(form.visibleFields.map { field in field.label.map { "\(field.name) (\($0))" } ?? field.name }))
+                    + Self.listed(
+                        form.visibleFields.map { field in field.label.map { "\(field.name) (\($0))" } ?? field.name }))
         }
         for field in form.visibleFields {
             if let value = fields[field.name] {

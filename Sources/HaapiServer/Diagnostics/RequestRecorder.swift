@@ -51,7 +51,10 @@ struct RequestRecorder: RouterMiddleware {
             clientID: found.clientID, refusal: found.refusal, proofKey: found.proofKey, issuedLink: found.issuedLink,
             consumedLink: found.consumedLink, secretFields: found.secretFields)
         journal.append(exchange)
-        guard let write = log.write, exchange.isRefused || log.verbose else { return }
+        // A first proof's nonce challenge is how DPoP nonces work, not a client's mistake: a line only when
+        // every request gets one.
+        let isNonceChallenge = exchange.rule == .dpopNonceMissing
+        guard let write = log.write, (exchange.isRefused && !isNonceChallenge) || log.verbose else { return }
         write(RequestLogLine.line(exchange, format: log.format))
     }
 }
