@@ -58,6 +58,11 @@ struct CheckFaultTests {
                 "\(ids.sorted())")
             #expect(!result.stdout.contains("authhub-secret-change-me") && !result.stdout.contains("Password1"))
         }
+        // A group asked for by name that could not run: an error, and the exit says so (issue 51 item 7).
+        let only = try await Self.check(proxy.url, ["--only", "dpop"])
+        #expect(only.status == 1, "\(only.stdout)\n\(only.stderr)")
+        let skipped = try CheckCommandTests.findings(only).first { $0["id"] == "dpop.skipped" }
+        #expect(skipped?["severity"] == "error" && skipped?["fix"] != nil, "\(only.stdout)")
         #expect(await elsewhere.received() == 0, "the other origin was sent requests")
     }
 

@@ -103,8 +103,10 @@ struct CheckCommand: AsyncParsableCommand {
             if groups.contains(.discovery) { findings += discoveryFindings }
             progress(.discovery, findings, groups)
             var fresh: String?
+            // A group named in --only that cannot run is an error: nothing was checked of what was asked.
+            let skipSeverity: CheckFinding.Severity = only == nil ? .info : .error
             if groups.contains(.dpop), discovered.blocks(.dpop) {
-                findings.append(Self.offOriginSkip(.dpop))
+                findings.append(Self.offOriginSkip(.dpop, severity: skipSeverity))
             } else if groups.contains(.dpop) {
                 let grant: CheckGrant =
                     if let secret {
@@ -125,12 +127,13 @@ struct CheckCommand: AsyncParsableCommand {
                 guard await !http.stopped else { break }
                 let before = findings.count
                 if discovered.blocks(group) {
-                    findings.append(Self.offOriginSkip(group))
+                    findings.append(Self.offOriginSkip(group, severity: skipSeverity))
                 } else if let cause = Self.blocker(of: group, in: findings) {
                     findings.append(
                         CheckFinding(
-                            id: "\(group.rawValue).skipped", group: group, severity: .info,
-                            title: "Not run: it needs what \(cause.id) reports missing", reference: cause.reference))
+                            id: "\(group.rawValue).skipped", group: group, severity: skipSeverity,
+                            title: "Not run: it needs what \(cause.id) reports missing", reference: cause.reference,
+                            fix: skipSeverity == .error ? "fix what \(cause.id) reports, then run it again" : nil))
                 } else if group == .haapi {
                     await HaapiChecks(client: checkClient).run(&findings)
                 } else {
@@ -187,12 +190,15 @@ struct CheckCommand: AsyncParsableCommand {
         }
     }
 
-    /// A group not run because an endpoint it needs is on another origin than the issuer's.
-    static func offOriginSkip(_ group: CheckGroup) -> CheckFinding {
+    /// A group not run because an endpoint it needs is on another origin than the issuer's: information in a
+    /// full run, an error when the group was asked for by name.
+    static func offOriginSkip(_ group: CheckGroup, severity: CheckFinding.Severity) -> CheckFinding {
         CheckFinding(
-            id: "\(group.rawValue).skipped", group: group, severity: .info,
+            id: "\(group.rawValue).skipped", group: group, severity: severity,
             title: "Not run: an endpoint it needs is on another origin (discovery.endpoints-off-origin)",
-            reference: "RFC 8414 §2")
+            reference: "RFC 8414 §2",
+            fix: severity == .error
+                ? "the check sends nothing to another origin: run it against the server whose endpoints these are" : nil)
     }
 
     /// No discovery document, and nothing else that answered as OAuth: not an OAuth server (or the wrong URL).
