@@ -32,6 +32,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // The dev server's request parts (NIOHTTPTypes) and its service group (graceful shutdown on signals);
+        // both already come with Hummingbird.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
         // X.509 chains and ASN.1 for the dev server's App Attest verifier; never linked into a client product.
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
@@ -107,10 +111,13 @@ let package = Package(
                 "Passkeys",
                 "AuthHub",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                // ServerChildChannel and HTTP1Channel: each connection served on its own event loop.
+                // The HTTP/1.1 channel's configuration: idle timeout and the request read deadline.
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -200,7 +207,7 @@ let package = Package(
         .testTarget(
             name: "HaapiCLITests",
             dependencies: [
-                "HaapiCLI", "haapi", "HaapiServer",
+                "HaapiCLI", "haapi", "HaapiServer", "HaapiRawClient",
                 // The fault-injecting proxy in front of the dev server (its own HTTP client and server).
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),

@@ -3,6 +3,8 @@ import HaapiDriver
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
+import UnixSignals
 
 /// The dev identity server: HAAPI flows, OAuth 2 with DPoP, client attestation and DCR, on SQLite.
 ///
@@ -152,49 +154,42 @@ public final class DevServer: Sendable {
     /// `logLevel` is the HTTP server's own logging (the demo, which shares the terminal, keeps it quiet).
     /// Without `publicURL` the issuer names the bound address, or `loopbackName` (such as `localhost`) in
     /// place of a loopback IP address: browsers refuse an IP address as a passkey RP ID.
+    ///
+    /// The server and its sweep of expired rows run as one service group on Hummingbird's defaults (SwiftNIO's
+    /// event loops read and write, handlers run on Swift's pool). With `stopsOnSignals` (`haapi serve`) SIGTERM
+    /// and SIGINT stop it gracefully, as ``RunningDevServer/stop()`` does: no new connection is accepted,
+    /// requests in flight get at most `shutdownGrace` to finish, then the rest is cancelled.
     public func start(
         host: String = "127.0.0.1", port: Int = 0, publicURL: String? = nil, loopbackName: String? = nil,
-        logLevel: Logger.Level = .warning
-    ) async throws -> RunningDevServer {
-        try await start(
-            host: host, port: port, publicURL: publicURL, loopbackName: loopbackName, logLevel: logLevel,
-            eventLoops: ServerEventLoops.group)
-    }
-
-    /// `start` on the given event loops (tests; the server's own are ``ServerEventLoops``). They must outlive
-    /// the server.
-    func start(
-        host: String, port: Int, publicURL: String?, loopbackName: String?, logLevel: Logger.Level,
-        eventLoops: any EventLoopGroup
+        logLevel: Logger.Level = .warning, timeouts: ConnectionTimeouts = .standard,
+        stopsOnSignals: Bool = false, shutdownGrace: Duration = .seconds(5)
     ) async throws -> RunningDevServer {
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "haapi.devserver")
         logger.logLevel = logLevel
         let application = Application(
             router: router(),
-            server: .http1OnConnectionLoops(),
+            server: timeouts.http1,
             configuration: .init(address: .hostname(host, port: port), serverName: "swift-haapi-dev"),
             onServerRunning: { channel in
                 portContinuation.yield(channel.localAddress?.port ?? 0)
                 portContinuation.finish()
             },
-            eventLoopGroupProvider: .shared(eventLoops),
             logger: logger)
+        var group = ServiceGroupConfiguration(
+            services: [.init(service: application), .init(service: SweepService(server: self))],
+            gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
+        group.maximumGracefulShutdownDuration = shutdownGrace
+        let services = ServiceGroup(configuration: group)
         let task = Task {
             // If the server stops before it ever ran (the port is taken), end the wait below too.
             defer { portContinuation.finish() }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await application.run() }
-                group.addTask { await self.sweepPeriodically() }
-                // Whichever ends first (the server, normally) ends the other.
-                defer { group.cancelAll() }
-                try await group.next()
-            }
+            try await services.run()
         }
         var boundPort = 0
         for await value in portStream { boundPort = value }
         guard boundPort > 0 else {
-            task.cancel()
+            await services.triggerGracefulShutdown()
             if case .failure(let error) = await task.result {
                 throw ServerStartError.couldNotBind("\(host):\(port): \(error)")
             }
@@ -205,7 +200,13 @@ public final class DevServer: Sendable {
             isLoopback && loopbackName != nil
             ? loopbackName ?? host : host.contains(":") ? "[\(host)]" : (host == "0.0.0.0" ? "127.0.0.1" : host)
         address.set(issuer: publicURL ?? "\(address.scheme)://\(displayHost):\(boundPort)", boundPort: boundPort)
-        return RunningDevServer(baseURL: URL(string: issuer) ?? URL(fileURLWithPath: "/"), port: boundPort, task: task)
+        return RunningDevServer(
+            baseURL: URL(string: issuer) ?? URL(fileURLWithPath: "/"), port: boundPort, services: services, task: task)
+    }
+
+    /// Closes the database (a file's log is checkpointed into it). Call once the server has stopped.
+    public func close() throws {
+        try store.close()
     }
 }
 
@@ -223,15 +224,17 @@ public enum ServerStartError: Error, CustomStringConvertible {
 public struct RunningDevServer: Sendable {
     public let baseURL: URL
     public let port: Int
+    let services: ServiceGroup
     let task: Task<Void, any Error>
 
-    /// Stops accepting connections and waits for the server to shut down.
+    /// Stops gracefully: no new connection, requests in flight finish (within the start's grace), then waits
+    /// for the server to shut down.
     public func stop() async {
-        task.cancel()
+        await services.triggerGracefulShutdown()
         _ = await task.result
     }
 
-    /// Waits until the server stops (for `haapi serve`).
+    /// Waits until the server stops (for `haapi serve`: on SIGTERM or SIGINT).
     public func wait() async throws {
         try await task.value
     }

@@ -198,7 +198,8 @@ struct CheckCommand: AsyncParsableCommand {
             title: "Not run: an endpoint it needs is on another origin (discovery.endpoints-off-origin)",
             reference: "RFC 8414 §2",
             fix: severity == .error
-                ? "the check sends nothing to another origin: run it against the server whose endpoints these are" : nil)
+                ? "the check sends nothing to another origin: run it against the server whose endpoints these are" : nil
+        )
     }
 
     /// No discovery document, and nothing else that answered as OAuth: not an OAuth server (or the wrong URL).

@@ -80,7 +80,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             running = try await server.start(
                 host: host, port: port, publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
-                loopbackName: "localhost")
+                loopbackName: "localhost", stopsOnSignals: true)
         } catch let error as ServerStartError {
             throw CLIFailure(
                 "Cannot listen on \(host):\(port): the port is in use or not allowed. Choose another with --port (0 picks a free one).",
@@ -88,7 +88,11 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // Written straight to the descriptor: print() would sit in a buffer when stdout is a pipe or file.
         output.write(ServeSummary.text(for: server, database: db))
+        // SIGTERM or SIGINT: no new connection, requests in flight finish (at most 5 s), then the database is
+        // closed and the command ends with 0.
         try await running.wait()
+        try server.close()
+        output.write("haapi serve: stopped")
     }
 }
 
@@ -138,7 +142,7 @@ enum ServeSummary {
             "  admin endpoints and inspector: this machine only, at \(local) (no proxy, no foreign Origin; docs/SECURITY.md)"
         )
         lines.append("  inspector: \(local)/inspector   (the recent flows and requests; each refusal is printed below)")
-        lines.append("  Ctrl-C stops the server.")
+        lines.append("  Ctrl-C (or SIGTERM) stops the server: requests in flight finish first.")
         return lines.joined(separator: "\n")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import ServiceLifecycle
 
 extension ServerStore {
     /// What one sweep deleted, per table.
@@ -48,14 +49,6 @@ extension DevServer {
     /// How often expired rows are deleted while the server runs.
     static let sweepInterval: Duration = .seconds(60)
 
-    /// Deletes what has expired, now and then every `sweepInterval`, until the task is cancelled.
-    func sweepPeriodically() async {
-        while !Task.isCancelled {
-            await sweepOnce()
-            try? await Task.sleep(for: Self.sweepInterval)
-        }
-    }
-
     @discardableResult
     func sweepOnce() async -> ServerStore.SweepResult {
         // Codes and refresh tokens are kept for as long as the access tokens they issued may live.
@@ -69,6 +62,21 @@ extension DevServer {
             // The next sweep tries again; the rows it could not delete are refused on their expiry anyway.
             Logger(label: "haapi.devserver").error("sweep of expired rows failed: \(error)")
             return .init()
+        }
+    }
+}
+
+/// The sweep of expired rows as a service of the server's service group: it deletes what has expired now and
+/// every `DevServer.sweepInterval`, and ends when the group shuts down.
+struct SweepService: Service {
+    let server: DevServer
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await server.sweepOnce()
+                try? await Task.sleep(for: DevServer.sweepInterval)
+            }
         }
     }
 }

@@ -39,6 +39,11 @@ public final class ServerStore: Sendable {
         try Self.migrator.migrate(database)
     }
 
+    /// Closes the database: a file's write-ahead log is checkpointed into it and removed. Every later call fails.
+    public func close() throws {
+        try database.close()
+    }
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
