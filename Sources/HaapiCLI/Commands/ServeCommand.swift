@@ -72,7 +72,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw CLIFailure(
                 "config: \(error.detail)\(config.map { " (in \($0))" } ?? "")", code: ExitCodes.configuration)
         }
-        let output = StandardOutputLines()
+        // Every line goes through one writer thread: a reader that stops reading (a paused terminal) or goes away
+        // never holds up or ends the server.
+        let output = LineWriter()
         let server = try DevServer(
             configuration: configuration, store: ServerStore(path: db),
             requestLog: RequestLogOptions(format: logFormat, verbose: verbose, write: { output.write($0) }))
@@ -87,12 +89,17 @@ struct ServeCommand: AsyncParsableCommand {
                 details: error.description)
         }
         // Written straight to the descriptor: print() would sit in a buffer when stdout is a pipe or file.
-        output.write(ServeSummary.text(for: server, database: db))
+        for line in ServeSummary.text(for: server, database: db).split(
+            separator: "\n", omittingEmptySubsequences: false)
+        {
+            output.write(String(line))
+        }
         // SIGTERM or SIGINT: no new connection, requests in flight finish (at most 5 s), then the database is
         // closed and the command ends with 0.
         try await running.wait()
         try server.close()
         output.write("haapi serve: stopped")
+        output.flush()
     }
 }
 
@@ -148,13 +155,3 @@ enum ServeSummary {
 }
 
 extension RequestLogOptions.Format: ExpressibleByArgument {}
-
-/// Lines to standard output, each written whole and at once, straight to the descriptor: `print()` would sit
-/// in a buffer when stdout is a pipe or file, and lines of two requests could interleave.
-final class StandardOutputLines: Sendable {
-    private let lock = LockedValue(())
-
-    func write(_ line: String) {
-        lock.withLock { _ in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-    }
-}
