@@ -19,7 +19,7 @@ struct JournalFloodTests {
     /// Sends `count` token requests with an unsupported grant over one keep-alive connection, `batch` at a
     /// time pipelined (HTTP/1.1), and reads every answer: a plain socket, so the client costs the server
     /// nothing but the requests.
-    static func flood(port: Int, count: Int, from first: Int, batch: Int = 200) throws {
+    static func flood(port: Int, count: Int, from first: Int, batch: Int = 200, padding: Int = 512) throws {
         let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socketFD >= 0 else { throw POSIXError(.EIO) }
         defer { close(socketFD) }
@@ -42,7 +42,7 @@ struct JournalFloodTests {
                 let body = "grant_type=flood-\(first + index)&client_id=client-\(first + index)"
                 requests +=
                     "POST /oauth/token HTTP/1.1\r\nHost: localhost:\(port)\r\nContent-Type: application/x-www-form-urlencoded\r\n"
-                    + "X-Padding: \(String(repeating: "p", count: 512))\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                    + Self.paddingFields(padding) + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
             }
             let bytes = Array(requests.utf8)
             var offset = 0
@@ -68,6 +68,13 @@ struct JournalFloodTests {
             }
             sent += size
         }
+    }
+
+    /// `bytes` of header fields, in fields of at most 2 KiB.
+    static func paddingFields(_ bytes: Int) -> String {
+        stride(from: 0, to: bytes, by: 2_048).enumerated().map { index, start in
+            "X-Padding-\(index): \(String(repeating: "p", count: min(2_048, bytes - start)))\r\n"
+        }.joined()
     }
 
     static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
@@ -99,6 +106,22 @@ struct JournalFloodTests {
         // Each was refused with its line (the server writes to a file here; JSON, one object a line).
         let lines = try String(contentsOf: output, encoding: .utf8).split(separator: "\n")
         #expect(lines.filter { $0.contains(#""rule":"oauth.grant-unsupported""#) }.count == 105_000)
+    }
+
+    @Test("2,000 refused requests with 64 KiB of headers each: RSS grows by less than the journal's 12.5 MiB bound")
+    func heavyHeaders() async throws {
+        let (server, output) = try CLIRunner.start(["serve", "--port", "0"])
+        defer { server.terminate() }
+        let summary = try await CLIRunner.waitForLine(containing: "swift-haapi dev server on", in: output)
+        let base = try #require(summary.split(separator: " ").first { $0.hasPrefix("http://localhost:") })
+        let port = try #require(base.split(separator: ":").last.flatMap { Int($0) })
+        try Self.flood(port: port, count: 1_000, from: 0, batch: 20, padding: 64 * 1024)
+        let before = try #require(Self.residentBytes(server.processIdentifier))
+        try Self.flood(port: port, count: 2_000, from: 1_000, batch: 20, padding: 64 * 1024)
+        let after = try #require(Self.residentBytes(server.processIdentifier))
+        let growth = Double(after - before) / 1_048_576
+        #expect(growth < 12.5, "haapi serve's RSS grew by \(growth) MiB over 2,000 requests of 64 KiB headers")
+        print("JournalFloodTests: 64 KiB headers, RSS \(before / 1024) KiB → \(after / 1024) KiB over 2,000 requests")
     }
 }
 #endif

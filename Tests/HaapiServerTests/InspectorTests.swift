@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HaapiDriver
 import HaapiRawClient
 import NIOCore
@@ -168,6 +169,39 @@ struct InspectorTests {
         // The same kind of request, so the same bytes within a few digits a request.
         #expect(abs(journal.retainedBytes - full) < RequestJournal.capacity * 8, "\(full) → \(journal.retainedBytes)")
         #expect(journal.retainedBytes < 10 * 1_048_576)
+
+        // Requests with 64 KiB of headers each: every entry within its budget, the journal within capacity × it.
+        let heavy = HTTPFields(
+            (0..<32).compactMap { index in
+                HTTPField.Name("x-padding-\(index)").map {
+                    HTTPField(name: $0, value: String(repeating: "h", count: 2_048))
+                }
+            })
+        let kept = RecordedExchange.fields(heavy)
+        #expect(
+            kept.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count } <= RecordedExchange.headerBytesLimit + 64)
+        #expect(kept.last?.value.hasSuffix("more fields not kept") == true, "\(kept.last ?? ("", ""))")
+        for index in 0..<2_000 {
+            var exchange = refused(index)
+            exchange = RecordedExchange(
+                sequence: exchange.sequence, time: exchange.time, duration: 0, method: "POST",
+                path: RecordedExchange.cut(String(repeating: "/p", count: 4_000)) ?? "",
+                query: RecordedExchange.cut(String(repeating: "q", count: 8_000)),
+                requestHeaders: kept, requestBody: RecordedExchange.cut(ByteBuffer(repeating: 1, count: 64 * 1024)),
+                status: 400, responseHeaders: kept,
+                responseBody: RecordedExchange.cut(ByteBuffer(repeating: 2, count: 64 * 1024)),
+                responseContentType: "application/json", clientID: nil,
+                refusal: Refusal(
+                    rule: .grantUnsupported, detail: RecordedExchange.cut(String(repeating: "d", count: 9_000))),
+                proofKey: nil, issuedLink: nil, consumedLink: nil)
+            journal.append(exchange)
+        }
+        #expect(
+            journal.retainedBytes <= RequestJournal.capacity * RecordedExchange.maxEntryBytes,
+            "\(journal.retainedBytes)")
+        #expect(
+            RequestJournal.capacity * RecordedExchange.maxEntryBytes < 13 * 1_048_576,
+            "the bound docs/DEBUGGING.md states")
 
         let server = try await TestServer()
         defer { Task { await server.stop() } }

@@ -9,9 +9,14 @@ struct RecordedExchange: Sendable {
     /// Bodies are cut to this size: enough for any HAAPI representation or token response the dev server
     /// sends (1–3 KiB), and what bounds the journal's memory.
     static let bodyLimit = 8 * 1024
-    /// Header fields kept per message, and bytes per value.
-    static let headerLimit = 40
-    static let headerValueLimit = 2 * 1024
+    /// The bytes of header names and values kept per message (a request of the SDK sends about 1.5 KiB, a
+    /// DPoP proof included): the rest is left out and counted in a last field.
+    static let headerBytesLimit = 3 * 1024
+    /// Bytes kept of the path, of the query and of a refusal's detail.
+    static let textLimit = 1024
+    /// What one entry holds at most: two bodies, two messages' headers, the path, query and detail, and the
+    /// short strings beside them (client id, key thumbprint, links, content type: under 512 bytes).
+    static let maxEntryBytes = 2 * bodyLimit + 2 * headerBytesLimit + 3 * textLimit + 512
 
     let sequence: Int
     let time: Date
@@ -46,10 +51,31 @@ struct RecordedExchange: Sendable {
         return status >= 500 ? .serverError : .refused
     }
 
+    /// The fields of a message, within ``headerBytesLimit``: values cut to what is left, and one last field
+    /// saying how many were left out.
     static func fields(_ fields: HTTPFields) -> [(name: String, value: String)] {
-        fields.prefix(headerLimit).map { field in
-            (field.name.rawName, String(field.value.prefix(headerValueLimit)))
+        var kept: [(name: String, value: String)] = []
+        var left = headerBytesLimit
+        var omitted = 0
+        for field in fields {
+            let name = field.name.rawName
+            guard left > name.utf8.count else {
+                omitted += 1
+                continue
+            }
+            left -= name.utf8.count
+            let value = String(decoding: field.value.utf8.prefix(left), as: UTF8.self)
+            left -= value.utf8.count
+            kept.append((name, value.utf8.count < field.value.utf8.count ? value + "…" : value))
         }
+        if omitted > 0 { kept.append(("…", "\(omitted) more field\(omitted == 1 ? "" : "s") not kept")) }
+        return kept
+    }
+
+    /// `text` cut to ``textLimit`` bytes.
+    static func cut(_ text: String?) -> String? {
+        guard let text, text.utf8.count > textLimit else { return text }
+        return String(decoding: text.utf8.prefix(textLimit), as: UTF8.self) + "…"
     }
 
     static func cut(_ buffer: ByteBuffer?) -> ByteBuffer? {

@@ -7,9 +7,10 @@ import HaapiDriver
 /// attestation challenge, fetched before the app has shown its key, joins the flow of the request that
 /// answers it.
 ///
-/// Memory: at most ``capacity`` × (two bodies of ``RecordedExchange/bodyLimit`` + 2 × 40 header fields of
-/// ≤ 2 KiB), about 500 × 20 KiB ≈ 10 MiB when every request carries the largest bodies; the dev server's
-/// own requests are 1–4 KiB in all, so about 2 MiB in use.
+/// Memory: at most ``capacity`` × ``RecordedExchange/maxEntryBytes`` (two bodies of 8 KiB, two messages'
+/// headers of 3 KiB, path, query and detail of 1 KiB each: 25.5 KiB), 500 × 25.5 KiB ≈ 12.5 MiB whatever the
+/// requests carry (64 KiB of headers each included); the dev server's own requests are 2–5 KiB in all, so
+/// about 2 MiB in use.
 final class RequestJournal: Sendable {
     static let capacity = 500
 

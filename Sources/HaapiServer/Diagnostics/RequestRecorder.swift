@@ -43,12 +43,15 @@ struct RequestRecorder: RouterMiddleware {
         let found = trace.snapshot
         let exchange = RecordedExchange(
             sequence: journal.nextSequence, time: started, duration: clock().timeIntervalSince(started),
-            method: request.method.rawValue, path: request.uri.path, query: request.uri.query,
+            method: request.method.rawValue, path: RecordedExchange.cut(request.uri.path) ?? "",
+            query: RecordedExchange.cut(request.uri.query),
             requestHeaders: RecordedExchange.fields(request.headers),
             requestBody: RecordedExchange.cut(found.requestBody), status: status,
             responseHeaders: response.map { RecordedExchange.fields($0.headers) } ?? [],
             responseBody: RecordedExchange.cut(found.responseBody), responseContentType: found.responseContentType,
-            clientID: found.clientID, refusal: found.refusal, proofKey: found.proofKey, issuedLink: found.issuedLink,
+            clientID: found.clientID.map { String($0.prefix(256)) },
+            refusal: found.refusal.map { Refusal(rule: $0.rule, detail: RecordedExchange.cut($0.detail)) },
+            proofKey: found.proofKey, issuedLink: found.issuedLink,
             consumedLink: found.consumedLink, secretFields: found.secretFields)
         journal.append(exchange)
         // A first proof's nonce challenge is how DPoP nonces work, not a client's mistake: a line only when
