@@ -44,16 +44,10 @@ public final class AHRequestLogger: AuthHubRequestLogger, Sendable {
     public func enableLog(enable: Bool) { settings.withLock { $0.enabled = enable } }
     public func setLoggingType(type: RequestLoggingType) { settings.withLock { $0.type = type } }
 
-    static let secretNames: Set<String> = [
-        "authorization", "x-flow-state", "flowstate", "password", "newpassword", "currentpassword", "otp",
-        "clientnonce", "servernonce",
-        "access_token", "id_token", "refresh_token", "session_token", "token", "assertion", "credential", "signature",
-        "iaauthdata", "encrypteddata",
-    ]
-
-    /// A value safe to log: secrets become "*****"; object members in sorted order.
+    /// A value safe to log: what `MaskedText` calls a secret by its name becomes "*****" (the SDK's mask);
+    /// object members in sorted order.
     static func masked(_ value: JSONValue, name: String? = nil) -> String {
-        if let name, secretNames.contains(name.lowercased()) { return "\"*****\"" }
+        if let name, MaskedText.isSecret(name: name) { return "\"\(MaskedText.hidden)\"" }
         switch value {
         case .object(let object):
             let members = object.members.sorted { $0.key < $1.key }

@@ -1,3 +1,4 @@
+import HaapiDriver
 import HaapiModel
 
 /// What `haapi inspect` prints about a decoded response. The JSON form is a contract that tests and
@@ -40,7 +41,7 @@ public enum InspectReport {
                 lines.append(status)
             }
             if let response = step as? OAuthAuthorizationResponseStep {
-                let code = response.oauthAuthorizationResponseProperties.code.map(Masking.mask) ?? "(none)"
+                let code = response.oauthAuthorizationResponseProperties.code.map(MaskedText.token) ?? "(none)"
                 lines.append("  code: \(code)")
             }
             appendActions(step.actions, indent: "  ", to: &lines)
@@ -129,13 +130,5 @@ public enum InspectReport {
         if let reason = field.reason { object["reason"] = .string(reason) }
         if let detail = field.detail { object["detail"] = .string(detail.description) }
         return .object(object)
-    }
-}
-
-/// Shortens secrets for display: enough to tell two apart, not enough to use one.
-enum Masking {
-    static func mask(_ secret: String) -> String {
-        guard secret.count > 8 else { return "****" }
-        return String(secret.prefix(4)) + "…" + "(\(secret.count) chars)"
     }
 }

@@ -26,8 +26,6 @@ actor FlowRecording {
     /// Steps no action of the step before led to (the recording cannot place them).
     private(set) var unplaced = 0
 
-    /// The members of `properties` that carry credentials.
-    static let secretProperties: Set<String> = ["access_token", "code", "id_token", "refresh_token", "session_state"]
     /// A client operation's arguments that are new for each login.
     static let oneTimeArguments: Set<String> = ["autoStartToken", "activationCode"]
     /// Values sent shorter than this are not scrubbed from texts ("1", "on", "true" are everywhere).
@@ -123,7 +121,8 @@ actor FlowRecording {
             let isPassword = object["type"]?.stringValue == "password"
             for (key, inner) in object {
                 if key == "value", isPassword { continue }
-                if member == "properties", Self.secretProperties.contains(key) { continue }
+                // Credentials in `properties` (a code, tokens, the session state) go, whatever the masking would show.
+                if member == "properties", MaskedText.isSecret(name: key) { continue }
                 if key == "arguments", case .object(let arguments) = inner {
                     kept[key] = .object(Self.placeholders(in: arguments))
                     continue
@@ -187,23 +186,5 @@ struct RecordingTransport: HTTPTransport {
         let response = try await inner.send(request)
         await recording.note(request, response)
         return response
-    }
-}
-
-/// JSON for a file people read and edit: two-space indents, members in the order they came.
-enum PrettyJSON {
-    static func text(_ value: JSONValue, indent: String = "") -> String {
-        let inner = indent + "  "
-        switch value {
-        case .array(let items) where !items.isEmpty:
-            return "[\n" + items.map { inner + text($0, indent: inner) }.joined(separator: ",\n") + "\n" + indent + "]"
-        case .object(let object) where !object.isEmpty:
-            let members = object.map { key, member in
-                inner + JSONValue.string(key).serialized() + ": " + text(member, indent: inner)
-            }
-            return "{\n" + members.joined(separator: ",\n") + "\n" + indent + "}"
-        default:
-            return value.serialized()
-        }
     }
 }

@@ -57,7 +57,7 @@ enum RecordingFile {
         }
         configuration["users"] = .array(users)
         // Checked as the server will read it, before anything is written.
-        let text = PrettyJSON.text(.object(configuration)) + "\n"
+        let text = JSONValue.object(configuration).prettyPrinted() + "\n"
         do {
             _ = try ServerConfiguration.load(json: Data(text.utf8))
         } catch let error as ConfigurationError {

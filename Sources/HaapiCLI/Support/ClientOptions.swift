@@ -113,10 +113,9 @@ enum TokenOutput {
         return JSONValue.object(redacted).serialized()
     }
 
-    /// The first 6 characters and the length: enough to tell tokens apart, not enough to use one.
+    /// A token as `MaskedText` shows one (its first 6 characters and its length), and how to see it whole.
     static func mask(_ token: String) -> String {
-        token.count <= 12
-            ? "*****" : String(token.prefix(6)) + "…(\(token.count) chars, masked; --show-tokens to print)"
+        MaskedText.token(token) + " masked; --show-tokens to print"
     }
 
     static func errorJSON(_ error: ErrorTokenResponse) -> String {

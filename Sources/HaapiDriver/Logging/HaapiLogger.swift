@@ -11,7 +11,7 @@ import Foundation
 /// default; turning `isSensitiveValueMasked` off makes every line that shows one come with `[UNSECURED]`
 /// warnings, so an unmasked log cannot go unnoticed.
 public enum HaapiLogger {
-    static let mask = "*****"
+    static let mask = MaskedText.hidden
 
     // Process-wide because the seed's logger is a set of static properties. Unchecked: every member is read
     // and written under `lock`, and the sinks it holds need not be Sendable (see `LogSink`), which the

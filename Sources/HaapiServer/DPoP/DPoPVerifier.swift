@@ -74,7 +74,7 @@ enum DPoPFailure: Error, Equatable, CustomStringConvertible {
         case .multipleHeaders: "DPoP: expected one proof header, got several"
         case .malformed(_, let detail): detail
         case .methodMismatch(let expected, let got): "htm: expected \(expected), got \(got.prefix(20))"
-        case .urlMismatch(let expected, let got): "htu: expected \(expected), got \(LogMasking.url(got))"
+        case .urlMismatch(let expected, let got): "htu: expected \(expected), got \(MaskedText.url(got))"
         case .iatOutOfWindow(let offset?, let window):
             "iat: \(abs(offset)) s \(offset < 0 ? "before" : "after") the server's clock, window ±\(window) s"
         case .iatOutOfWindow(nil, let window):

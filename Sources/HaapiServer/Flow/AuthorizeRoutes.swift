@@ -70,7 +70,7 @@ extension AuthorizeRoutes {
                 caller, error: "invalid_redirect_uri", description: "redirect_uri is not registered for this client",
                 rule: .redirectURI,
                 detail:
-                    "redirect_uri: \(query["redirect_uri"].map(LogMasking.url) ?? "none") is not registered for \(caller.client.id) (registered: \(caller.client.configuration.redirectURIs.joined(separator: ", ")))"
+                    "redirect_uri: \(query["redirect_uri"].map(MaskedText.url) ?? "none") is not registered for \(caller.client.id) (registered: \(caller.client.configuration.redirectURIs.joined(separator: ", ")))"
             )
         }
         guard query["response_type"] == "code" else {

@@ -54,7 +54,7 @@ extension HaapiGuarding {
             throw Rejection(
                 resourceChallenge(
                     "invalid_token", "the HAAPI access token is invalid, expired or revoked", rule: .haapiTokenInvalid,
-                    detail: "token \(LogMasking.token(token))"))
+                    detail: "token \(MaskedText.token(token))"))
         }
         _ = try await checkProof(request, at: .haapi, client: client, accessToken: token, boundJKT: jkt, required: true)
         let headers = await nonceHeaders(for: client)
@@ -65,7 +65,7 @@ extension HaapiGuarding {
                     HTTP.problem(
                         Representation.problem(
                             .unexpectedProblem, title: "The flow has expired or does not exist; start again"),
-                        rule: .flowExpired, detail: "Session-Id \(LogMasking.token(id)) names no current flow",
+                        rule: .flowExpired, detail: "Session-Id \(MaskedText.token(id)) names no current flow",
                         status: .badRequest, headers: headers))
             }
             guard found.jkt == jkt, found.clientID == client.id else {

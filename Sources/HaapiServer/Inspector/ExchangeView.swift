@@ -61,12 +61,10 @@ struct ExchangeView {
             case "authorization":
                 let scheme = field.value.prefix { $0 != " " }
                 let credential = field.value.dropFirst(scheme.count).trimmingCharacters(in: .whitespaces)
-                return (field.name, "\(scheme) \(LogMasking.token(credential))")
-            case "dpop": return (field.name, "proof \(LogMasking.token(field.value)) (decoded below)")
-            case "cookie", "set-cookie": return (field.name, LogMasking.secret(field.value))
-            case "session-id", "set-session-id", "dpop-nonce": return (field.name, LogMasking.token(field.value))
-            case "location": return (field.name, LogMasking.urlQuery(field.value))
-            default: return (field.name, field.value)
+                return (field.name, "\(scheme) \(MaskedText.token(credential))")
+            case "dpop": return (field.name, "proof \(MaskedText.token(field.value)) (decoded below)")
+            case "location": return (field.name, MaskedText.urlQuery(field.value))
+            default: return (field.name, MaskedText.value(field.value, named: field.name))
             }
         }
     }
@@ -77,7 +75,7 @@ struct ExchangeView {
             let jws = try? CompactJWS(parsing: value.trimmingCharacters(in: .whitespaces))
         else { return nil }
         let claims = (try? jws.payloadObject()).map { JSONValue.object($0) } ?? .null
-        return (Self.pretty(.object(jws.header)), Self.pretty(Self.masking(claims)))
+        return (JSONValue.object(jws.header).prettyPrinted(), shown(claims))
     }
 
     /// The query, form or JSON the request carried, masked.
@@ -86,16 +84,16 @@ struct ExchangeView {
         if let query = exchange.query, let pairs = FormURLEncoding.decode(query) {
             lines.append("query:")
             lines += pairs.map {
-                "  \($0.0) = \(LogMasking.value($0.1, named: $0.0, secretFields: exchange.secretFields))"
+                "  \($0.0) = \(MaskedText.value($0.1, named: $0.0, declared: exchange.secretFields))"
             }
         }
         if let pairs = formPairs {
             lines.append("form:")
             lines += pairs.map {
-                "  \($0.name) = \(LogMasking.value($0.value, named: $0.name, secretFields: exchange.secretFields))"
+                "  \($0.name) = \(MaskedText.value($0.value, named: $0.name, declared: exchange.secretFields))"
             }
         } else if let json = requestJSON {
-            lines.append(Self.pretty(Self.masking(json)))
+            lines.append(shown(json))
         } else if let body = exchange.requestBody, body.readableBytes > 0 {
             lines.append("(\(body.readableBytes) bytes)")
         }
@@ -104,7 +102,7 @@ struct ExchangeView {
 
     /// The answer's body: JSON pretty-printed and masked; other bodies by size.
     var responseBody: String? {
-        if let json = responseJSON { return Self.pretty(Self.masking(json)) }
+        if let json = responseJSON { return shown(json) }
         guard let body = exchange.responseBody, body.readableBytes > 0 else { return nil }
         return "(\(body.readableBytes) bytes of \(exchange.responseContentType ?? "data"))"
     }
@@ -118,7 +116,7 @@ struct ExchangeView {
             lines.append("access token: SHA-256 \(digest)…, \(access.count) chars")
         }
         if let idToken = body["id_token"]?.stringValue, let claims = try? CompactJWS(parsing: idToken).payloadObject() {
-            lines.append("ID token claims:\n" + Self.pretty(.object(claims)))
+            lines.append("ID token claims:\n" + JSONValue.object(claims).prettyPrinted())
         }
         return lines
     }
@@ -149,44 +147,9 @@ struct ExchangeView {
 
     // MARK: JSON for people
 
-    /// `value` with every member whose name marks a secret or a token masked, at any depth (a HAAPI
-    /// authorization response carries the code in its properties and its link).
-    static func masking(_ value: JSONValue) -> JSONValue {
-        switch value {
-        case .object(let object):
-            var masked = object
-            for (key, member) in object {
-                if case .string(let text) = member,
-                    LogMasking.secretNames.contains(key) || LogMasking.tokenNames.contains(key)
-                {
-                    masked[key] = .string(LogMasking.value(text, named: key))
-                } else if case .string(let text) = member, key == "href", text.contains("code=") {
-                    masked[key] = .string(LogMasking.url(text))
-                } else {
-                    masked[key] = masking(member)
-                }
-            }
-            return .object(masked)
-        case .array(let elements): return .array(elements.map(masking))
-        default: return value
-        }
-    }
-
-    /// Two-space indented JSON, members in their order.
-    static func pretty(_ value: JSONValue, indent: String = "") -> String {
-        let inner = indent + "  "
-        switch value {
-        case .object(let object):
-            guard !object.isEmpty else { return "{}" }
-            let members = object.map {
-                "\(inner)\(JSONValue.string($0.key).serialized()): \(pretty($0.value, indent: inner))"
-            }
-            return "{\n" + members.joined(separator: ",\n") + "\n\(indent)}"
-        case .array(let elements):
-            guard !elements.isEmpty else { return "[]" }
-            return "[\n" + elements.map { inner + pretty($0, indent: inner) }.joined(separator: ",\n") + "\n\(indent)]"
-        default:
-            return value.serialized()
-        }
+    /// Two-space indented JSON with its secrets masked (`MaskedText`): a HAAPI authorization response carries
+    /// the code in its properties and its link.
+    func shown(_ value: JSONValue) -> String {
+        MaskedText.json(value, declared: exchange.secretFields).prettyPrinted()
     }
 }

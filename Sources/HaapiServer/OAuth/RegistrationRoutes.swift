@@ -39,7 +39,7 @@ extension RegistrationRoutes {
             return HTTP.oauthError(
                 "invalid_token", "the access token is not valid for registration", rule: .accessTokenInvalid,
                 detail:
-                    "token \(LogMasking.token(token)): unknown, expired, revoked or without the \(Scopes.dcr) scope",
+                    "token \(MaskedText.token(token)): unknown, expired, revoked or without the \(Scopes.dcr) scope",
                 status: .unauthorized,
                 headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
         }

@@ -129,7 +129,7 @@ extension TokenRoutes {
             return HTTP.oauthError(
                 "invalid_client", "invalid or expired client attestation token", rule: .attestationTokenInvalid,
                 detail: form["client_assertion"].map {
-                    "client_assertion \(LogMasking.token($0)): not a current CAT of this server for a known client"
+                    "client_assertion \(MaskedText.token($0)): not a current CAT of this server for a known client"
                 }
                     ?? "client_assertion: expected a CAT, got none",
                 status: .unauthorized)
@@ -249,7 +249,7 @@ extension TokenRoutes {
         else {
             return HTTP.oauthError(
                 "invalid_grant", "unknown authorization code", rule: .codeUnknown,
-                detail: form["code"].map { "code \(LogMasking.token($0)): not issued by this server" }
+                detail: form["code"].map { "code \(MaskedText.token($0)): not issued by this server" }
                     ?? "code: none sent")
         }
         let (record, used) = peeked
@@ -258,7 +258,7 @@ extension TokenRoutes {
             _ = try await Rejection.unlessStoreFails { try await store.redeemCode(code, family: "") }
             return HTTP.oauthError(
                 "invalid_grant", "the authorization code was already used; the tokens issued for it are revoked",
-                rule: .codeReused, detail: "code \(LogMasking.token(code)): redeemed before; its tokens are now revoked"
+                rule: .codeReused, detail: "code \(MaskedText.token(code)): redeemed before; its tokens are now revoked"
             )
         }
         guard record.clientID == client.id else {
@@ -275,7 +275,7 @@ extension TokenRoutes {
             return HTTP.oauthError(
                 "invalid_grant", "redirect_uri does not match", rule: .redirectURI,
                 detail:
-                    "redirect_uri: expected \(record.redirectURI) (the authorization request's), got \(form["redirect_uri"].map(LogMasking.url) ?? "none")"
+                    "redirect_uri: expected \(record.redirectURI) (the authorization request's), got \(form["redirect_uri"].map(MaskedText.url) ?? "none")"
             )
         }
         if let challenge = record.codeChallenge {
@@ -305,7 +305,7 @@ extension TokenRoutes {
         else {
             return HTTP.oauthError(
                 "invalid_grant", "the authorization code was already used; the tokens issued for it are revoked",
-                rule: .codeReused, detail: "code \(LogMasking.token(code)): redeemed by a request at the same time")
+                rule: .codeReused, detail: "code \(MaskedText.token(code)): redeemed by a request at the same time")
         }
         return await tokenResponse(
             client: client, username: record.username, scope: record.scope.split(separator: " ").map(String.init),
@@ -321,7 +321,7 @@ extension TokenRoutes {
             return HTTP.oauthError(
                 "invalid_grant", "unknown refresh token", rule: .refreshUnknown,
                 detail: form["refresh_token"].map {
-                    "refresh_token \(LogMasking.token($0)): not issued to \(client.id)"
+                    "refresh_token \(MaskedText.token($0)): not issued to \(client.id)"
                 }
                     ?? "refresh_token: none sent")
         }
@@ -335,7 +335,7 @@ extension TokenRoutes {
                 return HTTP.oauthError(
                     "invalid_grant", "the refresh token is revoked or expired", rule: .refreshRevoked,
                     detail:
-                        "refresh_token \(LogMasking.token(token)): \(record.status == .active ? "expired" : "revoked")")
+                        "refresh_token \(MaskedText.token(token)): \(record.status == .active ? "expired" : "revoked")")
             }
             return await tokenResponse(
                 client: client, username: record.username, scope: record.scope.split(separator: " ").map(String.init),
@@ -358,16 +358,16 @@ extension TokenRoutes {
         case .unknown:
             return HTTP.oauthError(
                 "invalid_grant", "unknown refresh token", rule: .refreshUnknown,
-                detail: "refresh_token \(LogMasking.token(token)): gone while it was being rotated")
+                detail: "refresh_token \(MaskedText.token(token)): gone while it was being rotated")
         case .inactive:
             return HTTP.oauthError(
                 "invalid_grant", "the refresh token is revoked or expired", rule: .refreshRevoked,
-                detail: "refresh_token \(LogMasking.token(token)): revoked or expired")
+                detail: "refresh_token \(MaskedText.token(token)): revoked or expired")
         case .reused:
             return HTTP.oauthError(
                 "invalid_grant", "refresh token reuse detected; the whole token family is revoked",
                 rule: .refreshReused,
-                detail: "refresh_token \(LogMasking.token(token)): rotated before; its family is now revoked")
+                detail: "refresh_token \(MaskedText.token(token)): rotated before; its family is now revoked")
         case .rotated(let old):
             return await tokenResponse(
                 client: client, username: old.username, scope: old.scope.split(separator: " ").map(String.init),

@@ -38,7 +38,7 @@ extension UserInfoRoutes {
             return resourceChallenge(
                 "invalid_token", "the access token is invalid, expired or revoked", rule: .accessTokenInvalid,
                 detail:
-                    "token \(LogMasking.token(token)) with the \(scheme.prefix(20)) scheme: unknown, expired or revoked"
+                    "token \(MaskedText.token(token)) with the \(scheme.prefix(20)) scheme: unknown, expired or revoked"
             )
         }
         guard record.scope.split(separator: " ").contains("openid"), let username = record.username else {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HaapiDriver
 import Hummingbird
 
 /// Services whose pages answer only this machine (the admin endpoints, the outbox and the inspector).
@@ -45,7 +46,7 @@ extension LocalOnly {
         if let origin = HTTP.header(request, .origin), !adminOrigins.contains(origin.lowercased()) {
             return HTTP.oauthError(
                 "access_denied", "admin and inspector pages refuse cross-origin requests", rule: .localOnly,
-                detail: "Origin: expected this server's, got \(LogMasking.url(origin))", status: .forbidden)
+                detail: "Origin: expected this server's, got \(MaskedText.url(origin))", status: .forbidden)
         }
         if request.headers[values: .secFetchSite].contains(where: { $0 == "cross-site" || $0 == "same-site" }) {
             return HTTP.oauthError(
