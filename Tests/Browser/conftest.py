@@ -202,10 +202,10 @@ def open_browser(request):
     """Opens browsers for a test; each is closed after it, and saves its page and console if it failed."""
     request.node.browsers = []
 
-    def make(javascript=True, engine="chromium"):
+    def make(javascript=True, engine="chromium", width=390, height=844):
         label = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)
         suffix = "" if not request.node.browsers else f"-{len(request.node.browsers) + 1}"
-        browser = Browser(label + suffix, javascript=javascript, engine=engine)
+        browser = Browser(label + suffix, javascript=javascript, engine=engine, width=width, height=height)
         request.node.browsers.append(browser)
         return browser
 

@@ -84,14 +84,18 @@ def test_a_refused_request_shows_its_rule_and_fix_and_the_list_updates_itself(se
     before = driver.find_element(By.TAG_NAME, "main").get_attribute("data-version")
     status, body = refused_token_request(server, "refused-in-the-browser-test")
     assert status == 400 and body["error_description"].endswith("[oauth.grant-unsupported]")
-    # The page's script reloads the content: the refusal appears without a reload.
+    # The page's script reloads the content: the refusal appears without a reload, as a row of the refusals
+    # table (time, request, status, rule, client).
     WebDriverWait(driver, 15).until(
-        lambda d: "refused-in-the-browser-test" in d.find_element(By.CSS_SELECTOR, "ul.refusals").text)
+        lambda d: d.find_elements(By.CSS_SELECTOR, "table.refusals tbody tr"))
     assert driver.find_element(By.TAG_NAME, "main").get_attribute("data-version") != before
-    refusal = next(
-        link for link in driver.find_elements(By.CSS_SELECTOR, "ul.refusals a")
-        if "refused-in-the-browser-test" in link.text)
-    assert "[oauth.grant-unsupported]" in refusal.text and "fix:" in refusal.text
+    headings = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "table.refusals thead th")]
+    assert headings == ["time", "request", "status", "rule", "client"], headings
+    row = driver.find_element(By.CSS_SELECTOR, "table.refusals tbody tr")
+    cells = [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+    assert cells[1].startswith("POST /oauth/token (refused-in-the-browser-test") and cells[2] == "400", cells
+    assert cells[3] == "oauth.grant-unsupported" and cells[4] == "haapi-demo", cells
+    refusal = row.find_element(By.TAG_NAME, "a")
     refusal.click()
     WebDriverWait(driver, 10).until(lambda d: "/inspector/requests/" in d.current_url)
     alert = driver.find_element(By.CSS_SELECTOR, ".refusal")
@@ -145,3 +149,27 @@ def test_a_page_of_another_site_cannot_read_the_inspector(server, open_browser):
         assert "[server.local-only]" in line and "cross-site" in line, line
     finally:
         other.shutdown()
+
+
+def test_a_long_flow_opens_with_its_first_refusal_in_view_and_its_diagram_across_the_page(server, open_browser):
+    """A flow whose refusal comes after many requests: the diagram takes the page's width, and the page opens
+    with the first refused arrow in view (named above the diagram too, for a reader without scripts)."""
+    run = subprocess.run(
+        [HAAPI_BIN, "login", "--server", server.url, "--client-id", "haapi-demo", "--username", "demouser",
+         "--password", "Password1", "--redirect-uri", "app://not-registered"],
+        capture_output=True, text=True, timeout=120)
+    assert run.returncode == 77, run.stderr
+    browser = open_browser(width=1280, height=500)
+    driver = browser.driver
+    driver.get(server.url + "/inspector")
+    newest_flow_link(driver).click()
+    WebDriverWait(driver, 10).until(lambda d: "/inspector/flows/" in d.current_url)
+    assert "First refusal:" in driver.find_element(By.CSS_SELECTOR, "p.refusal").text
+    svg = driver.find_element(By.CSS_SELECTOR, "svg.sequence")
+    main = driver.find_element(By.TAG_NAME, "main")
+    assert svg.size["width"] >= main.size["width"] * 0.9, (svg.size, main.size)
+    in_view = driver.execute_script(
+        "const a = document.querySelector('svg.sequence a.refused'); const r = a.getBoundingClientRect();"
+        "return r.top >= 0 && r.bottom <= window.innerHeight;")
+    browser.screenshot("first-refusal")
+    assert in_view

@@ -73,7 +73,8 @@ struct InspectorTests {
         #expect(
             flow.text.contains(
                 "htu: expected \(device.url("/oauth/authorize")), got http://elsewhere.example/oauth/authorize"))
-        #expect(flow.text.contains("Fix: " + HTMLPage.escape(Rule.dpopHtuMismatch.entry.fix)))
+        #expect(flow.text.contains("Fix: " + HTML(text: Rule.dpopHtuMismatch.entry.fix).markup))
+        #expect(flow.text.contains("First refusal: <a href=\"#r"), "the first refusal is named above the diagram")
         #expect(flow.text.contains("stroke=\"#c62828\""))
     }
 

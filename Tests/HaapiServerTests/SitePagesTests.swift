@@ -196,3 +196,27 @@ struct SitePagesTests {
         #expect(try await RawHTTP.send("GET", server.base + "/registration_initialize", headers: bearer).status == 401)
     }
 }
+
+/// Pages are built from `HTML`, which escapes what is interpolated unless it is markup itself (issue 51 item 9).
+@Suite("HTML escapes by default")
+struct HTMLTests {
+    @Test("interpolated text is escaped, markup and numbers go in as they are")
+    func escapesByDefault() {
+        let name = #"<script>alert("x")</script> & 'y'"#
+        let cell: HTML = "<td>\(name)</td>"
+        #expect(cell.markup == "<td>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;</td>")
+        let row: HTML = "<tr>\(cell)<td>\(42)</td></tr>"
+        #expect(row.markup == "<tr>" + cell.markup + "<td>42</td></tr>")
+        let list: HTML = "<ul>\([HTML("<li>a</li>"), HTML(text: "<b>")])</ul>"
+        #expect(list.markup == "<ul><li>a</li>\n&lt;b&gt;</ul>")
+        #expect(HTML(joining: [cell, cell], separator: "|").markup == cell.markup + "|" + cell.markup)
+    }
+
+    @Test("a message page escapes its heading, text and link")
+    func messagePage() {
+        let page = HTMLPage.message(
+            title: "<t>", heading: "<h>", text: "a & b", next: ("go\"", "/x?a=1&b=\"2\""), status: .ok, basePath: "")
+        #expect(page.document.contains("<title>&lt;t&gt;</title>") && page.document.contains("<h1>&lt;h&gt;</h1>"))
+        #expect(page.document.contains(#"href="/x?a=1&amp;b=&quot;2&quot;">go&quot;</a>"#))
+    }
+}

@@ -29,6 +29,9 @@ actor AttestationChallenges {
 
     var count: Int { pending.count }
 
+    /// The store's work so far (``ExpiringStore/work``).
+    var work: Int { pending.work }
+
     enum Outcome { case valid, unknownOrUsed, expired, otherClient }
 
     /// Consumes the challenge whatever the outcome, so it can never be tried twice.

@@ -34,6 +34,9 @@ actor PasskeyChallenges {
     }
 
     var count: Int { pending.count }
+
+    /// The store's work so far (``ExpiringStore/work``).
+    var work: Int { pending.work }
 }
 
 /// Sign-in sessions of the web-app RP: a passkey sign-in yields one, and only its bearer may add another

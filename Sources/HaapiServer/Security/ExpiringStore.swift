@@ -29,6 +29,9 @@ struct ExpiringStore<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private var order: [Slot] = []
     private var head = 0
     private var nextGeneration: UInt64 = 0
+    /// Queue slots visited and moved so far (by sweeps, evictions and compactions): the work the bound costs,
+    /// counted so a test can show it stays O(1) a write whatever the store holds.
+    private(set) var work = 0
 
     init(capacity: Int) {
         self.capacity = max(capacity, 1)
@@ -95,6 +98,7 @@ struct ExpiringStore<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Drops queued entries that have expired, oldest first, stopping at the first live one.
     private mutating func sweep(now: Date) {
         while head < order.count {
+            work += 1
             let slot = order[head]
             guard let entry = entries[slot.key], entry.generation == slot.generation else {
                 head += 1  // removed or rewritten since: nothing to do for this slot
@@ -109,6 +113,7 @@ struct ExpiringStore<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Evicts the oldest live entry; false when the queue is empty.
     private mutating func evictOldest() -> Bool {
         while head < order.count {
+            work += 1
             let slot = order[head]
             head += 1
             if let entry = entries[slot.key], entry.generation == slot.generation {
@@ -122,11 +127,13 @@ struct ExpiringStore<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// The queue's consumed prefix is dropped once it is most of the array, keeping it O(capacity).
     private mutating func compactIfNeeded() {
         if head > 1024, head * 2 > order.count {
+            work += order.count - head
             order.removeFirst(head)
             head = 0
         }
         // Rewrites of live keys leave stale slots behind; bound the queue to a multiple of the live set.
         if order.count - head > 4 * max(capacity, entries.count) {
+            work += order.count - head
             order = order[head...].filter { entries[$0.key]?.generation == $0.generation }
             head = 0
         }

@@ -8,16 +8,16 @@ import NIOCore
 struct HTMLPage {
     /// The document's `<title>` (plain text).
     var title: String
-    /// The `<main>` element's content, already HTML (build it with `HTMLPage.escape`).
-    var content: String
+    /// The `<main>` element's content.
+    var content: HTML
     var status: HTTPResponse.Status = .ok
     /// Where the page's forms may send the browser besides this server (CSP `form-action` sources): a form
     /// post answered with a redirect to an app's URI is a form navigation to that URI.
     var formTargets: [String] = []
     /// A script of this server's (a path under `/assets`) the page runs; none by default.
     var script: String?
-    /// Attributes of `<main>` (already escaped), for a script to read the page's settings.
-    var mainAttributes = ""
+    /// Attributes of `<main>`, for a script to read the page's settings.
+    var mainAttributes: HTML = ""
     /// More response fields, such as `Set-Cookie`.
     var headers: HTTPFields = [:]
 
@@ -46,36 +46,20 @@ struct HTMLPage {
     }
 
     var document: String {
-        let scriptTag = script.map { "<script src=\"\(Self.escape(basePath + $0))\" defer></script>" } ?? ""
-        return """
+        let scriptTag: HTML = script.map { "<script src=\"\(basePath + $0)\" defer></script>" } ?? ""
+        let page: HTML = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="referrer" content="no-referrer">
-            <title>\(Self.escape(title))</title>
-            <link rel="icon" href="\(Self.escape(basePath + SiteAssets.iconPath))" type="image/svg+xml">
-            <link rel="stylesheet" href="\(Self.escape(basePath + SiteAssets.stylePath))">\(scriptTag)
+            <title>\(title)</title>
+            <link rel="icon" href="\(basePath + SiteAssets.iconPath)" type="image/svg+xml">
+            <link rel="stylesheet" href="\(basePath + SiteAssets.stylePath)">\(scriptTag)
             </head><body><main\(mainAttributes)>
             \(content)
             </main></body></html>
             """
-    }
-
-    /// `text` safe inside an element or a quoted attribute.
-    static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
+        return page.markup
     }
 
     /// A page that tells a person what went wrong and what to do next (a link, when there is one).
@@ -83,10 +67,8 @@ struct HTMLPage {
         title: String, heading: String, text: String, next: (label: String, href: String)?,
         status: HTTPResponse.Status, basePath: String
     ) -> HTMLPage {
-        var content = "<h1>\(escape(heading))</h1>\n<p role=\"alert\">\(escape(text))</p>"
-        if let next {
-            content += "\n<p><a class=\"button\" href=\"\(escape(next.href))\">\(escape(next.label))</a></p>"
-        }
+        var content: HTML = "<h1>\(heading)</h1>\n<p role=\"alert\">\(text)</p>"
+        if let next { content += "\n<p><a class=\"button\" href=\"\(next.href)\">\(next.label)</a></p>" }
         return HTMLPage(title: title, content: content, status: status, basePath: basePath)
     }
 }

@@ -40,18 +40,18 @@ extension SiteRoutes {
     }
 
     private func frontPage() -> Response {
-        let content = """
+        let content: HTML = """
             <h1>swift-haapi dev server</h1>
             <p>A development identity server: HAAPI logins, OAuth with DPoP, client attestation, passkeys. It is \
             meant for development, CI and demos on this machine, not for production.</p>
             <ul class="links">
-            <li><a href="\(HTMLPage.escape(issuerPath + Self.passkeyAppPath))">Passkey web app</a>: create an account \
+            <li><a href="\(issuerPath + Self.passkeyAppPath)">Passkey web app</a>: create an account \
             with a passkey, sign in with it, add another.</li>
-            <li><a href="\(HTMLPage.escape(issuerPath + Paths.discovery))">OpenID discovery document</a></li>
-            <li><a href="\(HTMLPage.escape(issuerPath + Paths.jwks))">Signing keys (JWKS)</a></li>
+            <li><a href="\(issuerPath + Paths.discovery)">OpenID discovery document</a></li>
+            <li><a href="\(issuerPath + Paths.jwks)">Signing keys (JWKS)</a></li>
             </ul>
             <p class="hint">Native apps sign in through HAAPI: point the SDK or <code>haapi login --server \
-            \(HTMLPage.escape(issuer))</code> at this address.</p>
+            \(issuer)</code> at this address.</p>
             """
         return HTMLPage(title: "swift-haapi dev server", content: content, basePath: issuerPath).response()
     }
@@ -60,14 +60,15 @@ extension SiteRoutes {
     /// attributes, so the script can tell a person who opened the page at another address where to go.
     private func passkeyApp() -> Response {
         let origins = relyingPartyOrigins
-        let content = """
+        let origin = origins.first ?? issuerOrigin
+        let content: HTML = """
             <h1>Passkeys</h1>
             <p class="hint">Sign in without a password: your device keeps a key for this site and unlocks it \
             with your face, fingerprint, PIN or security key.</p>
             <noscript><p class="error" role="alert">Passkeys need JavaScript: turn it on for this page.</p></noscript>
             <p id="status" class="status" role="status" aria-live="polite"></p>
             <p id="wrong-origin" class="error" role="alert" hidden>Passkeys for this server work at \
-            <a id="right-origin" href="\(HTMLPage.escape(origins.first ?? issuerOrigin))\(HTMLPage.escape(issuerPath + Self.passkeyAppPath))">\(HTMLPage.escape(origins.first ?? issuerOrigin))</a>, \
+            <a id="right-origin" href="\(origin + issuerPath + Self.passkeyAppPath)">\(origin)</a>, \
             not at this address.</p>
             <section id="signed-out">
             <h2>Create an account</h2>
@@ -85,8 +86,7 @@ extension SiteRoutes {
             <form id="sign-out"><button type="submit" class="secondary">Sign out</button></form>
             </section>
             """
-        let attributes =
-            " data-rp-id=\"\(HTMLPage.escape(relyingPartyID))\" data-origins=\"\(HTMLPage.escape(origins.joined(separator: " ")))\""
+        let attributes: HTML = " data-rp-id=\"\(relyingPartyID)\" data-origins=\"\(origins.joined(separator: " "))\""
         return HTMLPage(
             title: "Passkeys – swift-haapi dev server", content: content, script: SiteAssets.passkeyScriptPath,
             mainAttributes: attributes, basePath: issuerPath

@@ -30,16 +30,18 @@ extension AuthenticatorRoutes {
         let name = client?.displayName ?? session.clientID
         // A later step of a login: the name the login started with, filled in.
         let userName = userName.isEmpty ? (session.subject ?? "") : userName
-        var content = "<h1>Sign in to \(HTMLPage.escape(name))</h1>\n"
-        if let error { content += "<p class=\"error\" role=\"alert\">\(HTMLPage.escape(error))</p>\n" }
-        content += """
-            <form method="post">
-            <input type="hidden" name="\(BrowserFormGuard.fieldName)" value="\(HTMLPage.escape(binding.field))">
-            <input type="hidden" name="redirect_uri" value="\(HTMLPage.escape(redirect))">
+        let alert: HTML = error.map { "<p class=\"error\" role=\"alert\">\($0)</p>\n" } ?? ""
+        let focusName: HTML = userName.isEmpty ? " autofocus" : ""
+        let focusPassword: HTML = userName.isEmpty ? "" : " autofocus"
+        let content: HTML = """
+            <h1>Sign in to \(name)</h1>
+            \(alert)<form method="post">
+            <input type="hidden" name="\(BrowserFormGuard.fieldName)" value="\(binding.field)">
+            <input type="hidden" name="redirect_uri" value="\(redirect)">
             <label for="userName">Username</label>
-            <input id="userName" name="userName" autocomplete="username" autocapitalize="none" spellcheck="false" required value="\(HTMLPage.escape(userName))"\(userName.isEmpty ? " autofocus" : "")>
+            <input id="userName" name="userName" autocomplete="username" autocapitalize="none" spellcheck="false" required value="\(userName)"\(focusName)>
             <label for="password">Password</label>
-            <input id="password" name="password" type="password" autocomplete="current-password" required\(userName.isEmpty ? "" : " autofocus")>
+            <input id="password" name="password" type="password" autocomplete="current-password" required\(focusPassword)>
             <button type="submit">Sign in</button>
             </form>
             <p class="hint">After you sign in, this browser takes you back to the app.</p>

@@ -27,12 +27,13 @@ extension SiteAssets {
         table.inspector th, table.inspector td, table.headers th, table.headers td { text-align: left;
           padding: 0.25rem 0.5rem; border-bottom: 1px solid #ddd; vertical-align: top; overflow-wrap: anywhere; }
         table.headers th { width: 12rem; font-weight: 600; }
-        tr.refused td, .refusals li a { color: var(--error); }
+        tr.refused td, table.refusals td, table.refusals a { color: var(--error); }
+        table.refusals code { color: inherit; }
         .refusal { border-left: 4px solid var(--error); padding: 0.25rem 0.75rem; background: rgba(179, 38, 30, 0.06); }
         .exchange { border-top: 1px solid #ccc; margin-top: 1.5rem; }
         .exchange:target { background: rgba(37, 87, 214, 0.06); }
         pre { overflow-x: auto; padding: 0.5rem; background: #f4f4f4; border-radius: 6px; font-size: 0.85rem; }
-        svg.sequence { max-width: 100%; height: auto; }
+        svg.sequence { width: 100%; height: auto; display: block; }
         svg.sequence a:hover text, svg.sequence a:focus text { text-decoration: underline; }
         """#
 }
