@@ -123,4 +123,5 @@ def test_inspector(server, open_browser):
     driver.get(server.url + "/inspector")
     status, _ = refused_token_request(server, "refused-in-webkit")
     assert status == 400
-    WebDriverWait(driver, 15).until(lambda d: "refused-in-webkit" in d.find_element(By.CSS_SELECTOR, "ul.refusals").text)
+    WebDriverWait(driver, 15).until(
+        lambda d: any("refused-in-webkit" in row.text for row in d.find_elements(By.CSS_SELECTOR, "table.refusals tr")))
