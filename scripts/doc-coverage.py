@@ -28,7 +28,8 @@ def symbols(module):
         inherited = {r["source"] for r in graph.get("relationships", [])
                      if r.get("kind") == "defaultImplementationOf" or "sourceOrigin" in r}
         for symbol in graph["symbols"]:
-            if symbol["accessLevel"] not in ("public", "open"): continue
+            # SPI (`@_spi(Tooling) public`) is the workbench's, not an app's API.
+            if symbol["accessLevel"] not in ("public", "open") or symbol.get("spi"): continue
             ident = symbol["identifier"]["precise"]
             if ident in inherited: continue
             # Implicit members (synthesised inits, rawValue) have no location in our sources.

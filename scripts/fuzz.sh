@@ -3,7 +3,7 @@
 #   scripts/fuzz.sh [total-seconds] [harness ...]     (default 60 seconds of wall clock, all harnesses)
 #   FUZZ_SECONDS_EACH=600 scripts/fuzz.sh 0 CBORFuzzer   (a fixed time per harness instead)
 #
-# Harnesses (Fuzz/<name>, one parser of outside input each):
+# Harnesses (Workbench/Fuzz/<name>, one parser of outside input each):
 #   HaapiDecoderFuzzer         HAAPI representations and problems (HaapiModel)
 #   CBORFuzzer                 CBOR, attestation objects, authenticator data, COSE keys (Passkeys)
 #   DPoPProofFuzzer            compact JWS, DPoP proofs as the server parses them, htu normalisation,
@@ -13,10 +13,10 @@
 #   AuthHubResponseFuzzer      Authentication Hub responses as the client reads them
 #   ServerConfigurationFuzzer  the dev server's configuration loader
 #
-# HAAPI_FUZZ=1 makes Package.swift add the harnesses and instrument our modules (coverage + ASan). They are
-# built in a scratch path of their own (.build-fuzz; see FUZZ_SCRATCH below), so the instrumented modules never
-# replace the test build's in .build.
-# Seeds: Fuzz/seeds/<name>, plus the vendor fixtures in ../shared/haapi-fixtures for the HAAPI decoder.
+# HAAPI_FUZZ=1 makes Workbench/Package.swift add the harnesses and instrument the server, and the SDK's
+# Package.swift instrument its parsers (coverage + ASan). They are built in a scratch path of their own
+# (.build-fuzz; see FUZZ_SCRATCH below), so the instrumented modules never replace the test build's.
+# Seeds: Workbench/Fuzz/seeds/<name>, plus the vendor fixtures in ../shared/haapi-fixtures for the HAAPI decoder.
 # Any crash leaves its input in fuzz-artifacts/ and fails the script.
 set -euo pipefail
 total="${1:-60}"
@@ -25,9 +25,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 all=(HaapiDecoderFuzzer CBORFuzzer DPoPProofFuzzer DPoPVerifierFuzzer AuthHubResponseFuzzer ServerConfigurationFuzzer)
 if [ "$#" -gt 0 ]; then harnesses=("$@"); else harnesses=("${all[@]}"); fi
 work="$root/.build-fuzz"
-# Where the instrumented harnesses are built: .build-fuzz, so a developer's test build in .build is left as it
-# is. .ci/run, which needs .build for nothing after the fuzzers, passes FUZZ_SCRATCH=.build and saves a second
-# build of every dependency (docs/ARCHITECTURE.md, "CI").
+# Where the instrumented harnesses are built: .build-fuzz, so a developer's test build in Workbench/.build is
+# left as it is. .ci/run, which needs that build for nothing after the fuzzers, passes
+# FUZZ_SCRATCH=Workbench/.build and saves a second build of every dependency (docs/ARCHITECTURE.md, "CI").
 scratch="$root/${FUZZ_SCRATCH:-.build-fuzz}"
 mkdir -p "$work" "$root/fuzz-artifacts"
 cd "$root"
@@ -35,12 +35,12 @@ cd "$root"
 for harness in "${harnesses[@]}"; do
   echo "fuzz: building $harness"
   # lld prints a page of harmless "cannot export local symbol" warnings for the ASan runtime: keep them in a log.
-  if ! HAAPI_FUZZ=1 swift build --scratch-path "$scratch" --product "$harness" >"$work/build-$harness.log" 2>&1; then
+  if ! HAAPI_FUZZ=1 swift build --package-path "$root/Workbench" --scratch-path "$scratch" --product "$harness" >"$work/build-$harness.log" 2>&1; then
     grep -v "Cannot export local symbol" "$work/build-$harness.log" | tail -40 >&2
     exit 1
   fi
 done
-bin="$(HAAPI_FUZZ=1 swift build --scratch-path "$scratch" --show-bin-path)"
+bin="$(HAAPI_FUZZ=1 swift build --package-path "$root/Workbench" --scratch-path "$scratch" --show-bin-path)"
 
 # The harnesses run side by side, one a core (libFuzzer's driver is one thread), so the wall-clock budget buys
 # each harness `total × cores ÷ harnesses` seconds.
@@ -52,7 +52,7 @@ each="${FUZZ_SECONDS_EACH:-$(( total * cores / ${#harnesses[@]} ))}"
 fuzz_one() {
   local harness="$1" corpus="$work/corpus/$1" log="$work/last-run-$1.log" code runs coverage
   mkdir -p "$corpus"
-  cp "$root/Fuzz/seeds/$harness"/* "$corpus/" 2>/dev/null || true
+  cp "$root/Workbench/Fuzz/seeds/$harness"/* "$corpus/" 2>/dev/null || true
   local fixtures="$root/../shared/haapi-fixtures/ios-haapi-demo-app"
   if [ "$harness" = HaapiDecoderFuzzer ] && [ -d "$fixtures" ]; then cp "$fixtures"/*.json "$corpus/"; fi
   set +e

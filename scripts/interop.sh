@@ -14,8 +14,8 @@ if [ -n "${HAAPI_BIN:-}" ]; then
   haapi="$HAAPI_BIN"
 else
   echo "interop: building haapi"
-  swift build --product haapi >/dev/null
-  haapi="$(swift build --show-bin-path)/haapi"
+  swift build --package-path Workbench --product haapi >/dev/null
+  haapi="$(swift build --package-path Workbench --show-bin-path)/haapi"
 fi
 
 echo "interop: JOSE and DPoP made by haapi, checked with joserfc $("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("joserfc"))')"

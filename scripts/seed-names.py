@@ -21,7 +21,7 @@ def public_paths(module):
     paths = set()
     for path in graphs(module):
         for symbol in json.load(open(path))["symbols"]:
-            if symbol["accessLevel"] in ("public", "open"):
+            if symbol["accessLevel"] in ("public", "open") and not symbol.get("spi"):
                 paths.add(tuple(component.split("(")[0] for component in symbol["pathComponents"]))
     return paths
 

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Tooling) import HaapiDriver
+@_spi(Tooling) import HaapiModel
 
 /// The seed's model factories: each builds a typed model from a JSON dictionary exactly as the decoder does
 /// inside a whole body (same checks, same errors: `HaapiDecodingError`). An app's unit tests use them to make

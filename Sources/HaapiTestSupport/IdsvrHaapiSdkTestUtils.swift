@@ -1,5 +1,5 @@
 import Foundation
-import HaapiSdk
+@_spi(Tooling) import HaapiSdk
 
 /// Typed models from JSON for an app's unit tests: the steps, problems and token responses its own code
 /// handles, read exactly as the SDK reads a server's answer (`HaapiDecodingError` when the JSON is not one).

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiSdk
+@_spi(Tooling) import HaapiSdk
 
 /// A `HaapiManager` and an `OAuthTokenManager` wired to a `ScriptedTransport`, for an app's unit tests: the
 /// app's own flow handling runs against a list of representations, with no server. The managers are the real

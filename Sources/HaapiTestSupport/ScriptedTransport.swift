@@ -1,5 +1,5 @@
 import Foundation
-import HaapiSdk
+@_spi(Tooling) import HaapiSdk
 
 /// A transport that answers from a script instead of a server, for an app's unit tests: the HAAPI requests get
 /// the scripted responses in order, and the token endpoint, which the SDK asks for its HAAPI token and for the

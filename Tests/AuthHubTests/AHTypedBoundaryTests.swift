@@ -1,7 +1,7 @@
-import AuthHub
+@_spi(Tooling) import AuthHub
 import Foundation
-import HaapiDriver
-import HaapiModel
+@_spi(Tooling) import HaapiDriver
+@_spi(Tooling) import HaapiModel
 import Testing
 
 /// The seed's `[String: Any]` shapes end at the API boundary: what goes in is checked there, what comes back

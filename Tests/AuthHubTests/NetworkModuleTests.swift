@@ -1,7 +1,11 @@
-import AuthHub
+@_spi(Tooling) import AuthHub
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @Suite("AuthHub network module")
 struct NetworkModuleTests {
@@ -61,10 +65,9 @@ struct NetworkModuleTests {
         #expect(AuthHubEndpoint.Path.allCases.count == 14)
     }
 
-    #if !HAAPI_ASYNC_HTTP_CLIENT
-    @Test("build() gives the same request as Foundation's type (Apple platforms)")
+    @Test("build() gives the same request as Foundation's type")
     func buildURLRequest() throws {
-        let endpoint = try AuthHubEndpoint(serverHost: "ah.example.com", tenant: "default", path: .authEndpoint)
+        let endpoint = AuthHubEndpoint(serverHost: "ah.example.com", tenant: "default", path: .authEndpoint)
             .setRequestHeaders(["Authorization": "Bearer t"]).setRequestPayloadParameters(["subject": "alice"])
         let request = try endpoint.build()
         #expect(request.url?.absoluteString == "https://ah.example.com/default/auth/v1/authenticate")
@@ -72,7 +75,6 @@ struct NetworkModuleTests {
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
         #expect(String(decoding: request.httpBody ?? Data(), as: UTF8.self) == #"{"subject":"alice"}"#)
     }
-    #endif
 
     @Test("a subclass of AuthHubBasicRequest adds headers per endpoint; sendRequest returns the JSON")
     func subclass() async throws {

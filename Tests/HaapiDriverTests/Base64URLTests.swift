@@ -1,4 +1,4 @@
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 import Testing
 
 @Suite("base64url")

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 import Testing
 
 /// `haapiTokenManagerIsClosed` and `haapiTokenManagerIsExpired`, where each is raised: a closed manager asked

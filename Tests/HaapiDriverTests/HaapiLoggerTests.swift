@@ -1,7 +1,6 @@
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 import HaapiTestSupport
-import Logging
 import Testing
 
 /// Captures what the logger writes.
@@ -189,41 +188,5 @@ struct HaapiLoggerTests {
             HaapiLogger.debug(DriverFollowUpTag.http, "no secret here")
             #expect(sink.lines.last?.message == "no secret here" && sink.lines.count == 5)
         }
-    }
-
-    @Test("the swift-log sink forwards level, tag and message")
-    func swiftLog() {
-        let recorder = SwiftLogRecorder()
-        let logger = Logger(label: "test") { _ in recorder }
-        Self.withFreshLogger { _ in
-            HaapiLogger.followUpTags = [DriverFollowUpTag.storage]
-            HaapiLogger.appendLogSink(SwiftLogSink(logger: logger))
-            HaapiLogger.warning(DriverFollowUpTag.storage, "disk \(sensitive: "key-material") full")
-        }
-        #expect(recorder.messages == ["warning [HAAPI_DRIVER_STORAGE] disk ***** full"])
-    }
-}
-
-final class SwiftLogRecorder: LogHandler, @unchecked Sendable {
-    private let lock = NSLock()
-    private var recorded: [String] = []
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        lock.lock()
-        recorded.append("\(event.level) \(event.message)")
-        lock.unlock()
-    }
-
-    var messages: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return recorded
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 import Testing
 
 #if canImport(Glibc)

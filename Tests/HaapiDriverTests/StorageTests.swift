@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 import Testing
 
 @Suite("Storage")

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 
 /// Published test vectors (RFC 7515 App. A, RFC 7636 App. B, RFC 7638 §3.1, RFC 9449), as quoted in
 /// research/verification.md §1. Values are copied exactly; tests compare bytes, not shapes.

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 import Testing
 
 @Suite("Bad input never crashes and names where it went wrong")

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 import Testing
 
 @Suite("Vendor fixtures (ios-haapi-demo-app)", .enabled(if: Fixtures.available, Fixtures.skipMessage))

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 import Testing
 
 /// `haapi check`'s reading of representations: in the vendor's published bodies only the `launch` action is

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 import Testing
 
 @Suite("Request building for forms and links (protocol notes §1.4–1.5)")

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 import Testing
 
 /// The vendor's published fixtures, read from `../shared/haapi-fixtures/` beside the checkout (or from

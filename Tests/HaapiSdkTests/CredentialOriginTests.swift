@@ -1,5 +1,5 @@
 import Foundation
-import HaapiSdk
+@_spi(Tooling) import HaapiSdk
 import Testing
 
 /// Issue 12, item 13: the HAAPI token, the session, proofs and form values go only to the configured server.
@@ -19,7 +19,7 @@ struct CredentialOriginTests {
     func foreignOrigin() async throws {
         let stub = StubTransport()
         stub.serveHaapiToken()
-        let configuration = FaultTests.configuration(stub)
+        let configuration = StubFlow.configuration(stub)
         let base = configuration.baseURL.absoluteString
         stub.on(path: "/oauth/authorize") { request in
             StubTransport.raw(
@@ -72,7 +72,7 @@ struct CredentialOriginTests {
                 request, 200, contentType: "application/vnd.auth+json",
                 #"{"type":"oauth-authorization-response","properties":{"code":"the-code"}}"#)
         }
-        let configuration = FaultTests.configuration(stub)
+        let configuration = StubFlow.configuration(stub)
         let manager = try HaapiManager(haapiConfiguration: configuration)
         _ = await manager.start()
         let authorizeURL = try #require(stub.sent.last { $0.url.path.hasSuffix("/oauth/authorize") }?.url)

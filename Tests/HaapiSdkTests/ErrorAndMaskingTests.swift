@@ -1,5 +1,5 @@
 import Foundation
-import HaapiSdk
+@_spi(Tooling) import HaapiSdk
 import Testing
 
 @Suite("HaapiError and secret masking")

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiSdk
+@_spi(Tooling) import HaapiSdk
 import Testing
 
 /// Issue 13, item 3: `localizedDescription` is a specific sentence for every SDK error, on Linux as on

@@ -1,14 +1,14 @@
 import Foundation
-import HaapiDriver
-import HaapiSdk
+@_spi(Tooling) import HaapiDriver
+@_spi(Tooling) import HaapiSdk
 import Testing
 
 @Suite("DPoP nonces belong to the client")
 struct NonceStoreOwnershipTests {
     @Test("each configuration owns a nonce store: what one client learns about a server, another does not see")
     func ownership() async throws {
-        let first = FaultTests.configuration(StubTransport())
-        let second = FaultTests.configuration(StubTransport())
+        let first = StubFlow.configuration(StubTransport())
+        let second = StubFlow.configuration(StubTransport())
         let firstStore = try #require(first.dpopNonceStore)
         let secondStore = try #require(second.dpopNonceStore)
         #expect(firstStore !== secondStore)

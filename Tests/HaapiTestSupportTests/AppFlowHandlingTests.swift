@@ -1,5 +1,5 @@
 import Foundation
-import HaapiSdk
+@_spi(Tooling) import HaapiSdk
 import HaapiTestSupport
 import Testing
 

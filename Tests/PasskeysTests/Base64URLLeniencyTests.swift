@@ -1,6 +1,6 @@
 import Foundation
-import HaapiDriver
-import Passkeys
+@_spi(Tooling) import HaapiDriver
+@_spi(Tooling) import Passkeys
 import Testing
 
 /// Issue 14, item 6: base64url as real servers and browsers send it.

@@ -1,5 +1,5 @@
 import Foundation
-import Passkeys
+@_spi(Tooling) import Passkeys
 import Testing
 
 extension Data {

@@ -1,5 +1,5 @@
 import Foundation
-import Passkeys
+@_spi(Tooling) import Passkeys
 import Testing
 
 /// Issue 32, item 9: what `PlatformAuthenticator` hands ASAuthorization of an RP's options: the attestation

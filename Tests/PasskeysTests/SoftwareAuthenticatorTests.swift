@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import HaapiDriver
-import Passkeys
+@_spi(Tooling) import HaapiDriver
+@_spi(Tooling) import Passkeys
 import Testing
 
 @Suite("SoftwareAuthenticator with the RP checks")

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import HaapiDriver
-import Passkeys
+@_spi(Tooling) import HaapiDriver
+@_spi(Tooling) import Passkeys
 import Testing
 
 /// WebAuthn Level 3 §16 test vectors (values from ../shared/research/verification.md §1.5).

@@ -1,7 +1,7 @@
 // The call shapes of seed 002's samples (the Authentication Hub core SDK): a request subclass that adds
 // headers per endpoint, the FIDO SDK set-up, and the completion-block calls that read the encryption
 // settings, start the flow and encrypt the password (with the seed's `encryptdData` spelling).
-import AuthHub
+@_spi(Tooling) import AuthHub
 import Foundation
 
 final class SampleAuthHubRequest: AuthHubBasicRequest, @unchecked Sendable {

@@ -3,7 +3,11 @@
 // compile in Swift 6 and in Swift 5 language mode (SeedSamplesSwift5Tests compiles the same file); the test
 // at the end runs the shapes against `haapi serve`'s code in process.
 import Foundation
-import HaapiSdk
+@_spi(Tooling) import HaapiSdk
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @MainActor
 final class FlowViewController {
@@ -257,14 +261,11 @@ class TokenListener: OAuthTokenManager.TokenEndpointResponseListener {
         let tokens = value.successfulTokenResponse
         nonces.append("\(tokens.accessToken.count) \(tokens.refreshToken ?? "") \(tokens.expiresIn ?? 0)")
         if let accessToken = value.dataAsDictionary["access_token"] as? String { nonces.append(accessToken) }
-        // Foundation's response type is Apple-only API (Linux builds leave FoundationNetworking out).
-        #if !HAAPI_ASYNC_HTTP_CLIENT
         if let httpURLResponse = value.httpURLResponse,
             let contentType = httpURLResponse.allHeaderFields["Content-Type"] as? String
         {
             nonces.append(contentType)
         }
-        #endif
         if let nonce = value.headerFields["dpop-nonce"] { nonces.append(nonce) }
         assert(value.error == nil)
     }
@@ -278,14 +279,11 @@ class TokenListener: OAuthTokenManager.TokenEndpointResponseListener {
     func onTokenError(_ value: OAuthTokenManager.ErrorTokenHTTPURLResponseContent) {
         nonces.append("\(value.errorTokenResponse.error) \(value.errorTokenResponse.errorDescription ?? "")")
         if let error = value.dataAsDictionary["error"] as? String { nonces.append(error) }
-        // Foundation's response type is Apple-only API (Linux builds leave FoundationNetworking out).
-        #if !HAAPI_ASYNC_HTTP_CLIENT
         if let httpURLResponse = value.httpURLResponse,
             let contentType = httpURLResponse.allHeaderFields["Content-Type"] as? String
         {
             nonces.append(contentType)
         }
-        #endif
     }
 }
 

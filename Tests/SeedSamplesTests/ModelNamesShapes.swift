@@ -3,7 +3,7 @@
 // `OAuthResponse`, `ResponseAndData`, `RepresentationActionModel`, `Haapi`, `CryptoImportError`, `Masking` and
 // `HaapiTokenResult`. Compiled in Swift 6 and in Swift 5 language mode (SeedSamplesSwift5Tests links this file).
 import Foundation
-import HaapiSdk
+@_spi(Tooling) import HaapiSdk
 import Testing
 
 @Suite("Seed 000's model names, as app code writes them")

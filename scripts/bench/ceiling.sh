@@ -25,10 +25,10 @@ git -C "$root" archive HEAD | tar -x -C "$source_copy"
 patch -s -d "$source_copy" -p1 <"$root/scripts/bench/ceiling-routes.patch"
 echo "ceiling: release build of HEAD with the measurement routes" >&2
 for product in haapi haapi-bench; do
-  swift build -c release --package-path "$source_copy" --scratch-path "$scratch/build" --product "$product" \
+  swift build -c release --package-path "$source_copy/Workbench" --scratch-path "$scratch/build" --product "$product" \
     >"$scratch/build.log" 2>&1 || { tail -n 40 "$scratch/build.log"; exit 1; }
 done
-bin="$(swift build -c release --package-path "$source_copy" --scratch-path "$scratch/build" --show-bin-path)"
+bin="$(swift build -c release --package-path "$source_copy/Workbench" --scratch-path "$scratch/build" --show-bin-path)"
 
 work="$(mktemp -d /dev/shm/haapi-ceiling.XXXXXX)"
 pid=""

@@ -31,7 +31,9 @@ struct ContentView: View {
             Form {
                 Section("Dev server") {
                     TextField("URL", text: $server).textInputAutocapitalization(.never).autocorrectionDisabled()
-                    Text("Run `swift run haapi serve` on this Mac; sign in as demouser / Password1.").font(.footnote)
+                    Text(
+                        "Run `swift run --package-path Workbench haapi serve` on this Mac; sign in as demouser / Password1."
+                    ).font(.footnote)
                 }
                 if let name = passkey.signedInAs {
                     Section("Passkey") { Text("Signed in with a passkey as \(name)") }

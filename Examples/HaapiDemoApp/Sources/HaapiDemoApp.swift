@@ -3,7 +3,7 @@ import SwiftUI
 
 /// A SwiftUI app that signs in against `haapi serve` on the Mac running the simulator:
 ///
-///     swift run haapi serve --port 8080      # in the repository
+///     swift run --package-path Workbench haapi serve --port 8080      # in the repository
 ///
 /// then run this app (the workflow in .github/workflows/apple.yml builds it; nothing on Linux can).
 @main

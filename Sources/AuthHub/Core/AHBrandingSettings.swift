@@ -1,5 +1,5 @@
 import Foundation
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 
 /// Reads `fieldsToBeEncryptedInAuthFlow` from a BrandingSettings answer. The value has been seen as a
 /// comma-separated string ("password, devicesignature"), as an array, at the top level, and as a

@@ -1,6 +1,6 @@
 import Foundation
-import HaapiDriver
-import HaapiModel
+@_spi(Tooling) import HaapiDriver
+@_spi(Tooling) import HaapiModel
 
 /// The Authentication Hub core API of seed 002: the fields a tenant wants encrypted, `initAuth`, and the
 /// three ways to encrypt a field (docs/AUTHHUB-ENCRYPTION.md). Every call has an `async` form and the seed's

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 
 /// What every `AHCore` call hands to its completion block: a result code, a message and the response data.
 public struct AHCoreResult: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 
 /// The seed's FIDO SDK entry point: where an app's passkey ceremonies with the Authentication Hub go, and
 /// through which request object. `initFIDO` records the tenant and the request object; `flow(requestHeaders:)`

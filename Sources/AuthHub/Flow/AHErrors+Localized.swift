@@ -1,5 +1,5 @@
 import Foundation
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 
 // `localizedDescription` for the Authentication Hub client's errors (see `ErrorSentence`).
 

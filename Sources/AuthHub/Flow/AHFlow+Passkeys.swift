@@ -1,5 +1,5 @@
-import HaapiModel
-import Passkeys
+@_spi(Tooling) import HaapiModel
+@_spi(Tooling) import Passkeys
 
 extension AHFlow {
     /// FIDO registration: the challenge generator, the authenticator, then the verifier.

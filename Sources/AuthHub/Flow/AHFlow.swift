@@ -1,5 +1,5 @@
 import Foundation
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 
 /// A running Authentication Hub flow: `start` calls `initAuth`, then each factor call sends the latest
 /// `X-Flow-State` and takes the one the hub answers with, so callers never handle the chain themselves.

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 
 /// One answer in a flow, read into types; `json` keeps the whole body for anything not modelled here.
 public struct AHFlowResponse: Sendable {

@@ -1,4 +1,4 @@
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 
 /// An `errorCode`/`errorMessage` answer from the Authentication Hub.
 public struct AHServerError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,6 +1,6 @@
 import Foundation
-import HaapiDriver
-import HaapiModel
+@_spi(Tooling) import HaapiDriver
+@_spi(Tooling) import HaapiModel
 
 /// A response from the Authentication Hub: status, headers (lower-cased) and the JSON body.
 public struct AHRequestResult: Sendable {

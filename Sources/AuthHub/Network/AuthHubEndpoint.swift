@@ -1,6 +1,10 @@
 import Foundation
-import HaapiDriver
-import HaapiModel
+@_spi(Tooling) import HaapiDriver
+@_spi(Tooling) import HaapiModel
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// One Authentication Hub call: where it goes, its headers and its JSON body.
 ///
@@ -151,8 +155,7 @@ public final class AuthHubEndpoint: Sendable {
         return request
     }
 
-    #if !HAAPI_ASYNC_HTTP_CLIENT
-    /// The request as Foundation's type (Apple platforms; `httpRequest()` everywhere).
+    /// The request as Foundation's type.
     public func build() throws -> URLRequest {
         let http = try httpRequest()
         var request = URLRequest(url: http.url)
@@ -161,5 +164,4 @@ public final class AuthHubEndpoint: Sendable {
         for (name, value) in http.headers { request.setValue(value, forHTTPHeaderField: name) }
         return request
     }
-    #endif
 }

@@ -1,6 +1,6 @@
 import Foundation
-import HaapiDriver
-import HaapiModel
+@_spi(Tooling) import HaapiDriver
+@_spi(Tooling) import HaapiModel
 
 /// What a request logger writes.
 public enum RequestLoggingType: String, Sendable, CaseIterable {

@@ -1,4 +1,4 @@
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 
 extension HaapiError {
     /// The id of the rule the server says the request broke, when its `error_description` ends with one in

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 
 // `localizedDescription` and the other `NSError` keys for the driver's errors (see `ErrorSentence`).
 // `HaapiError` keeps the seed's `IdsvrError` members (`errorDescription`, `failureReason`,

@@ -31,7 +31,8 @@ public struct HTTPRequest: Sendable {
         Self.clampedDeadline(timeout ?? fallback)
     }
 
-    static func clampedDeadline(_ seconds: TimeInterval) -> TimeInterval {
+    /// `seconds` kept between 1 ms and a day (a NaN as 30 s): a deadline every transport can convert.
+    public static func clampedDeadline(_ seconds: TimeInterval) -> TimeInterval {
         guard seconds.isFinite else { return seconds.isNaN ? 30 : 86_400 }
         return min(max(seconds, 0.001), 86_400)
     }
@@ -149,25 +150,22 @@ public enum MimeTypes {
     public static let formURLEncoded = "application/x-www-form-urlencoded"
 }
 
-/// The platform's default transport: URLSession on Apple platforms; AsyncHTTPClient elsewhere, because
-/// FoundationNetworking's URLSession on Linux never completes a 401 that carries `WWW-Authenticate`
-/// (it waits for a credential no one supplies), which every OAuth error response may do.
+/// The SDK's transport: URLSession on every platform (FoundationNetworking's on Linux; see
+/// ``URLSessionTransport`` for what it cannot do there, and the HaapiAsyncHTTPClient transport of
+/// swift-haapi-integrations for a transport without those limits).
 public func defaultHTTPTransport(timeout: TimeInterval = 30) -> any HTTPTransport {
-    #if !HAAPI_ASYNC_HTTP_CLIENT
     URLSessionTransport(timeout: timeout)
-    #else
-    AsyncHTTPClientTransport.shared(timeout: timeout)
-    #endif
 }
 
-/// A transport that applies `tls` (pins, trusted roots, client identity): AsyncHTTPClient where it is
-/// linked (Linux), URLSession with its TLS delegate on Apple platforms.
+/// A transport that applies `tls` (pins, trusted roots, client identity): URLSession with its TLS delegate on
+/// Apple platforms. FoundationNetworking's URLSession has no TLS hooks: on Linux use
+/// `AsyncHTTPClientTransport(tls:)` of HaapiAsyncHTTPClient (swift-haapi-integrations); here this throws, naming it.
 public func httpTransport(tls: TLSOptions, timeout: TimeInterval = 30) throws -> any HTTPTransport {
-    #if HAAPI_ASYNC_HTTP_CLIENT
-    try AsyncHTTPClientTransport(tls: tls, timeout: timeout)
-    #elseif canImport(Security) && canImport(Darwin)
+    #if canImport(Security) && canImport(Darwin)
     try URLSessionTransport(tls: tls, timeout: timeout)
     #else
-    throw TransportError.connectionFailed("TLS options need AsyncHTTPClient or the Security framework")
+    throw TransportError.connectionFailed(
+        "TLS options need URLSession's TLS delegate (Apple platforms) or AsyncHTTPClientTransport(tls:) of HaapiAsyncHTTPClient (swift-haapi-integrations) on Linux"
+    )
     #endif
 }

@@ -30,14 +30,15 @@ public struct KeyPinning: Sendable, Hashable {
         return publicKeyHash(ofSubjectPublicKeyInfo: try CertificateDER.subjectPublicKeyInfo(ofCertificate: der))
     }
 
-    static func publicKeyHash(ofSubjectPublicKeyInfo spki: [UInt8]) -> String {
+    /// The pin of a DER SubjectPublicKeyInfo: its SHA-256, base64.
+    public static func publicKeyHash(ofSubjectPublicKeyInfo spki: [UInt8]) -> String {
         Data(SHA256.hash(data: spki)).base64EncodedString()
     }
 }
 
 /// How a transport secures its TLS connections beyond the system defaults. The same options work with
-/// every transport: `AsyncHTTPClientTransport` on Linux, `URLSessionTransport` (through its session
-/// delegate) on Apple platforms.
+/// every transport that takes them: `URLSessionTransport` (through its session delegate) on Apple platforms,
+/// `AsyncHTTPClientTransport` of swift-haapi-integrations on Linux.
 public struct TLSOptions: Sendable {
     /// A client certificate and its key (mutual TLS), from a PKCS#12 archive.
     public var clientIdentity: ClientIdentity?
@@ -61,21 +62,28 @@ public struct TLSOptions: Sendable {
         self.keyPinnings = keyPinnings
     }
 
-    /// A PKCS#12 archive (certificate chain and private key) and its passphrase. Opened once here, so a
-    /// wrong passphrase or a damaged file is an error at configuration time, not at the first request.
+    /// A PKCS#12 archive (certificate chain and private key) and its passphrase. On Apple platforms it is
+    /// opened once here, so a wrong passphrase or a damaged file is an error at configuration time, not at the
+    /// first request; on Linux the transport that uses it opens it when it is made
+    /// (`AsyncHTTPClientTransport(tls:)` of swift-haapi-integrations).
     public struct ClientIdentity: Sendable {
-        let pkcs12: [UInt8]
-        let passphrase: String
+        /// The archive's bytes.
+        public let pkcs12: [UInt8]
+        /// The archive's passphrase.
+        public let passphrase: String
 
         /// A client identity from a PKCS#12 archive; throws when the archive does not open with `passphrase`.
         public init(pkcs12: [UInt8], passphrase: String) throws {
             self.pkcs12 = pkcs12
             self.passphrase = passphrase
+            #if canImport(Security) && canImport(Darwin)
             try Self.validate(pkcs12: pkcs12, passphrase: passphrase)
+            #endif
         }
     }
 
-    func pins(for host: String) -> Set<String> {
+    /// The SPKI SHA-256 pins (base64) given for `host`, compared without case.
+    public func pins(for host: String) -> Set<String> {
         Set(keyPinnings.filter { $0.hostname.caseInsensitiveCompare(host) == .orderedSame }.map(\.publicKeyHash))
     }
 }

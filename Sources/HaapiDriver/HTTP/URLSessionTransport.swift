@@ -1,14 +1,23 @@
-// Apple platforms only. On Linux the client modules use AsyncHTTPClient, and leaving FoundationNetworking out
-// keeps libcurl and its dependencies out of every Linux binary built on them (docs/BENCHMARKS.md, memory).
-#if !HAAPI_ASYNC_HTTP_CLIENT
 import Foundation
 
-/// `HTTPTransport` over URLSession. Redirects are not followed: a HAAPI server answers with steps, and a
-/// 3xx must reach the caller as it is. Every exchange has a deadline even if the session never calls back.
-/// On Apple platforms `init(tls:…)` adds key pinning, private trust roots and a client identity (mTLS)
-/// through the session's delegate.
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `HTTPTransport` over URLSession: the SDK's transport on every platform (FoundationNetworking's on Linux).
+/// Redirects are not followed: a HAAPI server answers with steps, and a 3xx must reach the caller as it is.
+/// Every exchange has a deadline even if the session never calls back, and a body larger than
+/// `maxResponseBytes` ends the exchange as soon as it passes the limit. On Apple platforms `init(tls:…)` adds key
+/// pinning, private trust roots and a client identity (mTLS) through the session's delegate; on Linux those need
+/// the HaapiAsyncHTTPClient transport of swift-haapi-integrations.
+///
+/// The body is collected by the session's delegate as it arrives, not by a completion handler: on Linux,
+/// FoundationNetworking turns a 401 that challenges for HTTP authentication (`WWW-Authenticate: Basic`, as a
+/// token endpoint answers a wrong client secret) into a wait for a credential and hands a completion handler no
+/// body; the delegate has the whole answer before that challenge, and the exchange returns it.
 public final class URLSessionTransport: HTTPTransport, Sendable {
     private let session: URLSession
+    private let delegate: SessionDelegate
     /// The deadline of an exchange that sets none, in seconds.
     public let timeout: TimeInterval
     /// The largest body accepted; a larger one is `TransportError.responseTooLarge`.
@@ -45,6 +54,7 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        self.delegate = delegate
     }
 
     deinit {
@@ -58,8 +68,7 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
         urlRequest.httpBody = request.body
         let deadline = request.deadline(default: timeout)
         urlRequest.timeoutInterval = deadline
-        let (data, response) = try await Self.exchange(session, urlRequest, deadline: deadline).get()
-        guard data.count <= maxResponseBytes else { throw .responseTooLarge(limit: maxResponseBytes) }
+        let (data, response) = try await exchange(urlRequest, deadline: deadline).get()
         var headers: [String: String] = [:]
         for (name, value) in response.allHeaderFields {
             if let name = name as? String, let value = value as? String { headers[name] = value }
@@ -67,30 +76,17 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
         return HTTPResponse(statusCode: response.statusCode, headers: headers, body: data, url: request.url)
     }
 
-    /// Runs one data task. The answer comes from whichever happens first: the task's completion, the
-    /// deadline, or cancellation. The deadline does not rely on URLSession calling back, because on Linux
-    /// it sometimes never does.
-    private static func exchange(
-        _ session: URLSession, _ request: URLRequest, deadline: TimeInterval
-    )
-        async -> Result<(Data, HTTPURLResponse), TransportError>
-    {
-        let pending = PendingExchange()
+    /// Runs one data task. The answer comes from whichever happens first: the task's completion (through the
+    /// delegate), the deadline, or cancellation. The deadline does not rely on URLSession calling back, because
+    /// on Linux it sometimes never does.
+    private func exchange(_ request: URLRequest, deadline: TimeInterval) async -> PendingExchange.Outcome {
+        let pending = PendingExchange(deadline: deadline, limit: maxResponseBytes)
+        let task = session.dataTask(with: request)
+        let identifier = task.taskIdentifier
+        delegate.register(pending, for: identifier)
+        defer { delegate.forget(identifier) }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation {
-                (continuation: CheckedContinuation<Result<(Data, HTTPURLResponse), TransportError>, Never>) in
-                let task = session.dataTask(with: request) { data, response, error in
-                    if let error {
-                        let code = (error as NSError).code
-                        if code == NSURLErrorTimedOut { return pending.finish(.failure(.timedOut(after: deadline))) }
-                        if code == NSURLErrorCancelled { return pending.finish(.failure(.cancelled)) }
-                        return pending.finish(.failure(.connectionFailed(error.localizedDescription)))
-                    }
-                    guard let http = response as? HTTPURLResponse else {
-                        return pending.finish(.failure(.invalidResponse("not an HTTP response")))
-                    }
-                    pending.finish(.success((data ?? Data(), http)))
-                }
+            await withCheckedContinuation { (continuation: CheckedContinuation<PendingExchange.Outcome, Never>) in
                 pending.start(task, continuation: continuation)
                 Task {
                     try? await Task.sleep(nanoseconds: UInt64(deadline * 1_000_000_000))
@@ -104,9 +100,13 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
     }
 }
 
-/// Hands 3xx responses to the caller instead of following them, and on Apple platforms answers TLS
-/// challenges with the transport's `TLSOptions`.
-private final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+/// The session's delegate: hands each task's response and body to its exchange, hands 3xx responses to the
+/// caller instead of following them, and on Apple platforms answers TLS challenges with the transport's
+/// `TLSOptions`. An HTTP authentication challenge (Linux) ends the exchange with the answer that carried it.
+private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    /// The exchanges in flight, by task: one entry per running `send`, removed when it returns.
+    private let exchanges = LockedValue([Int: PendingExchange]())
+
     #if canImport(Security) && canImport(Darwin)
     let tls: TLSChallengeHandler?
 
@@ -115,6 +115,35 @@ private final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable 
     }
     #endif
 
+    func register(_ exchange: PendingExchange, for task: Int) {
+        exchanges.withLock { $0[task] = exchange }
+    }
+
+    func forget(_ task: Int) {
+        _ = exchanges.withLock { $0.removeValue(forKey: task) }
+    }
+
+    private func exchange(_ task: URLSessionTask) -> PendingExchange? {
+        let identifier = task.taskIdentifier
+        return exchanges.withLock { $0[identifier] }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        exchange(dataTask)?.received(response)
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        exchange(dataTask)?.append(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        exchange(task)?.completed(error)
+    }
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
@@ -122,20 +151,27 @@ private final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable 
         completionHandler(nil)
     }
 
-    #if canImport(Security) && canImport(Darwin)
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
+        #if canImport(Security) && canImport(Darwin)
+        // Apple's URLSession delivers an unanswered HTTP authentication challenge's 401 by itself.
         guard let tls else { return completionHandler(.performDefaultHandling, nil) }
         let (disposition, credential) = tls.answer(challenge)
         completionHandler(disposition, credential)
+        #else
+        // FoundationNetworking challenges only after the whole answer arrived, and would wait for a credential
+        // without end: the answer is what the caller gets.
+        exchange(task)?.challenged(challenge.failureResponse)
+        completionHandler(.cancelAuthenticationChallenge, nil)
+        #endif
     }
-    #endif
 }
 
-/// One exchange's continuation, resumed exactly once by whoever finishes first; the others are ignored
-/// and the data task is cancelled.
+/// One exchange: the response and the body as they arrive, and the continuation, resumed exactly once by whoever
+/// finishes first (the task's completion, the deadline, cancellation, a body over the limit); the others are
+/// ignored and the data task is cancelled.
 ///
 /// Unchecked, with `NSLock` rather than the package's `LockedValue` (whose value must be `Sendable`): its state
 /// holds a `URLSessionTask` and an `HTTPURLResponse`, which swift-corelibs-foundation declares `Sendable` but
@@ -144,10 +180,19 @@ private final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable 
 private final class PendingExchange: @unchecked Sendable {
     typealias Outcome = Result<(Data, HTTPURLResponse), TransportError>
     private let lock = NSLock()
+    private let deadline: TimeInterval
+    private let limit: Int
     private var task: URLSessionTask?
     private var continuation: CheckedContinuation<Outcome, Never>?
     private var early: Outcome?
     private var done = false
+    private var response: HTTPURLResponse?
+    private var body = Data()
+
+    init(deadline: TimeInterval, limit: Int) {
+        self.deadline = deadline
+        self.limit = limit
+    }
 
     func start(_ task: URLSessionTask, continuation: CheckedContinuation<Outcome, Never>) {
         lock.lock()
@@ -163,6 +208,48 @@ private final class PendingExchange: @unchecked Sendable {
         lock.unlock()
     }
 
+    func received(_ response: URLResponse) {
+        lock.lock()
+        self.response = response as? HTTPURLResponse
+        // A response after another (FoundationNetworking's retry with a credential) starts a new body.
+        body.removeAll()
+        lock.unlock()
+    }
+
+    func append(_ data: Data) {
+        lock.lock()
+        body.append(data)
+        let tooLarge = body.count > limit
+        if tooLarge { body.removeAll() }
+        lock.unlock()
+        if tooLarge { finish(.failure(.responseTooLarge(limit: limit))) }
+    }
+
+    /// The answer that carried a declined HTTP authentication challenge: complete, with the body so far.
+    func challenged(_ failure: URLResponse?) {
+        lock.lock()
+        let response = self.response ?? failure as? HTTPURLResponse
+        let body = self.body
+        lock.unlock()
+        guard let response else { return finish(.failure(.invalidResponse("not an HTTP response"))) }
+        finish(.success((body, response)))
+    }
+
+    func completed(_ error: (any Error)?) {
+        lock.lock()
+        let response = self.response
+        let body = self.body
+        lock.unlock()
+        if let error {
+            let code = (error as NSError).code
+            if code == NSURLErrorTimedOut { return finish(.failure(.timedOut(after: deadline))) }
+            if code == NSURLErrorCancelled { return finish(.failure(.cancelled)) }
+            return finish(.failure(.connectionFailed(error.localizedDescription)))
+        }
+        guard let response else { return finish(.failure(.invalidResponse("not an HTTP response"))) }
+        finish(.success((body, response)))
+    }
+
     func finish(_ outcome: Outcome) {
         lock.lock()
         guard !done else { return lock.unlock() }
@@ -176,9 +263,9 @@ private final class PendingExchange: @unchecked Sendable {
         self.continuation = nil
         let task = self.task
         self.task = nil
+        body = Data()
         lock.unlock()
         if case .failure = outcome { task?.cancel() }
         continuation.resume(returning: outcome)
     }
 }
-#endif

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 
 /// How swift-haapi shows a secret wherever it shows one: the dev server's log lines and inspector, the `haapi`
 /// tool's output, the Authentication Hub request log. One set of rules, so that a value hidden in one place is

@@ -8,14 +8,14 @@ import Foundation
 /// `OAuthTokenManager.fetchAccessToken(with:dpop:)` finds it in the store of the configuration both managers
 /// were built from (`HaapiConfiguration` holds one), so the seed's call shape stays.
 /// Small and bounded: a flow yields one code, which is redeemed at once.
-package final class CodeVerifierStore: Sendable {
+@_spi(Tooling) public final class CodeVerifierStore: Sendable {
     // A lock, not an actor: the lookups are synchronous parts of building a request.
     private let verifiers = LockedValue<[(code: String, verifier: String)]>([])
     private let capacity = 8
 
-    package init() {}
+    @_spi(Tooling) public init() {}
 
-    package func record(_ verifier: String, for code: String) {
+    @_spi(Tooling) public func record(_ verifier: String, for code: String) {
         verifiers.withLock { verifiers in
             verifiers.removeAll { $0.code == code }
             verifiers.append((code, verifier))
@@ -24,7 +24,7 @@ package final class CodeVerifierStore: Sendable {
     }
 
     /// The verifier for `code`, removed: a code is redeemed once.
-    package func take(for code: String) -> String? {
+    @_spi(Tooling) public func take(for code: String) -> String? {
         verifiers.withLock { verifiers in
             guard let index = verifiers.firstIndex(where: { $0.code == code }) else { return nil }
             return verifiers.remove(at: index).verifier

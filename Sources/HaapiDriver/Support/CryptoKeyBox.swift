@@ -7,12 +7,12 @@
 /// once, here, instead of relying on the SDK's: it adds no mutability, only a `let`.
 ///
 /// Only for CryptoKit and swift-crypto values: anything with mutable shared state must not go in a box.
-package struct CryptoKeyBox<Value>: @unchecked Sendable {
+@_spi(Tooling) public struct CryptoKeyBox<Value>: @unchecked Sendable {
     /// The value.
-    package let value: Value
+    @_spi(Tooling) public let value: Value
 
     /// Boxes `value`.
-    package init(_ value: Value) {
+    @_spi(Tooling) public init(_ value: Value) {
         self.value = value
     }
 }

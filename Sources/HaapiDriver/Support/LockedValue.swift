@@ -6,21 +6,21 @@ import Foundation
 ///
 /// Unchecked because the compiler cannot see the lock: every access to `value` below holds `lock`, and no
 /// reference to `value` escapes the closure of `withLock`.
-package final class LockedValue<Value: Sendable>: @unchecked Sendable {
+@_spi(Tooling) public final class LockedValue<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
-    package init(_ value: Value) {
+    @_spi(Tooling) public init(_ value: Value) {
         self.value = value
     }
 
-    package func get() -> Value {
+    @_spi(Tooling) public func get() -> Value {
         lock.lock()
         defer { lock.unlock() }
         return value
     }
 
-    package func set(_ newValue: Value) {
+    @_spi(Tooling) public func set(_ newValue: Value) {
         lock.lock()
         defer { lock.unlock() }
         value = newValue
@@ -28,7 +28,7 @@ package final class LockedValue<Value: Sendable>: @unchecked Sendable {
 
     /// Reads and changes the value under the lock; `body` must not suspend, and blocks only for short,
     /// bounded work (a file write at most).
-    package func withLock<Result, Failure: Error>(
+    @_spi(Tooling) public func withLock<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         lock.lock()

@@ -80,7 +80,7 @@ public actor HaapiTokenManager {
 
     /// A manager that holds no name in the registry and is never asked for a token: what a manager whose
     /// client is not decided yet shows until it is (see `HaapiAccessorBuilder.build()`).
-    package static func standIn(
+    @_spi(Tooling) public static func standIn(
         name: String, tokenEndpoint: URL, clientId: String, key: any SigningKey, transport: any HTTPTransport
     ) -> HaapiTokenManager {
         HaapiTokenManager(

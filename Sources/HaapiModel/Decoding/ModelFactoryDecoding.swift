@@ -1,13 +1,13 @@
 /// The decoder's pieces one by one, for the seed's model factories (`HaapiModel.StepFactory` and its siblings in
 /// HaapiSdk): each part of a representation read from its JSON exactly as `HaapiDecoder` reads it inside a
 /// whole body.
-package enum ModelFactoryDecoding {
-    package static func action(_ value: JSONValue) throws -> any Action {
+@_spi(Tooling) public enum ModelFactoryDecoding {
+    @_spi(Tooling) public static func action(_ value: JSONValue) throws -> any Action {
         try ActionDecoding.action(value, at: .root)
     }
 
     /// The `model` of an action of `template` (a form's, a selector's or a client operation's).
-    package static func actionModel(
+    @_spi(Tooling) public static func actionModel(
         _ value: JSONValue, template: ActionTemplate
     ) throws
         -> any RepresentationActionModel
@@ -22,20 +22,22 @@ package enum ModelFactoryDecoding {
         }
     }
 
-    package static func content(_ value: JSONValue) throws -> RepresentationContent {
+    @_spi(Tooling) public static func content(_ value: JSONValue) throws -> RepresentationContent {
         try RepresentationContent(try ObjectCursor(value, at: .root))
     }
 
-    package static func formField(_ value: JSONValue) throws -> any FormField {
+    @_spi(Tooling) public static func formField(_ value: JSONValue) throws -> any FormField {
         try FormFieldDecoding.field(value, at: .root)
     }
 
-    package static func problem(_ value: JSONValue) throws -> any ProblemRepresentation {
+    @_spi(Tooling) public static func problem(_ value: JSONValue) throws -> any ProblemRepresentation {
         try ProblemDecoding.problem(try ObjectCursor(value, at: .root))
     }
 
     /// The `properties` of a representation of `type`: typed for polling steps and authorization responses.
-    package static func properties(_ value: JSONValue, of type: RepresentationType) throws -> any Properties {
+    @_spi(Tooling) public static func properties(
+        _ value: JSONValue, of type: RepresentationType
+    ) throws -> any Properties {
         let cursor = try ObjectCursor(value, at: .root)
         switch type {
         case .pollingStep: return try PollingProperties(cursor)

@@ -3,17 +3,17 @@ import Foundation
 /// What `haapi check` reads in the HAAPI representations it received, beyond what decoding checks: the
 /// parts this SDK does not know by name (a newer server, or a vendor extension: decoded as generic, and
 /// listed so a team knows what its UI will show plainly) and every `href` that leaves the server's origin.
-package struct RepresentationAudit {
+@_spi(Tooling) public struct RepresentationAudit {
     /// `what value` for each unknown part, such as `field type "color-picker"`.
-    package private(set) var unknown: [String] = []
+    @_spi(Tooling) public private(set) var unknown: [String] = []
     /// The hrefs of actions and links on another origin.
-    package private(set) var offOrigin: [String] = []
+    @_spi(Tooling) public private(set) var offOrigin: [String] = []
 
     /// Walks `body` (one representation or problem) against `server`'s origin. Bounded by the body's own size, which the
     /// transport limits, and by the parser's depth limit.
-    package init() {}
+    @_spi(Tooling) public init() {}
 
-    package mutating func read(_ body: Data, server: URL) {
+    @_spi(Tooling) public mutating func read(_ body: Data, server: URL) {
         guard let root = try? JSONParser(limits: .init(maxBytes: 512 * 1024, maxDepth: 32)).parse(body),
             let type = root["type"]?.stringValue,
             // A representation has actions, links, messages or properties; anything else is not one.

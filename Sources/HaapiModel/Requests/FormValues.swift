@@ -2,13 +2,13 @@ import Foundation
 
 /// Form values an app collects as `Any` (the seeds' `[String: Any]` dictionaries), made `Sendable` before they
 /// cross to the task that sends the request.
-package enum FormValues {
+@_spi(Tooling) public enum FormValues {
     /// A value of a type a form cannot carry; request building refuses it with its type's name.
-    package struct Unsupported: Sendable {
-        package let typeName: String
+    @_spi(Tooling) public struct Unsupported: Sendable {
+        @_spi(Tooling) public let typeName: String
     }
 
-    package static func sendable(_ parameters: [String: Any]) -> [String: any Sendable] {
+    @_spi(Tooling) public static func sendable(_ parameters: [String: Any]) -> [String: any Sendable] {
         parameters.mapValues(sendable)
     }
 

@@ -7,7 +7,7 @@ extension String {
     /// is cheaper than comparing through the string's UTF-8 view (docs/BENCHMARKS.md). Inlinable, so callers
     /// on the request path get it specialised for their bytes.
     @inlinable
-    package init?<Bytes: Collection<UInt8>>(strictUTF8 bytes: Bytes) {
+    @_spi(Tooling) public init?<Bytes: Collection<UInt8>>(strictUTF8 bytes: Bytes) {
         let text = String(decoding: bytes, as: UTF8.self)
         guard bytes.allSatisfy({ $0 < 0x80 }) || text.utf8.elementsEqual(bytes) else { return nil }
         self = text

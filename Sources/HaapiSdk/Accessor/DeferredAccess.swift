@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Tooling) import HaapiDriver
+@_spi(Tooling) import HaapiModel
 
 /// What `HaapiAccessorBuilder.build()` (the synchronous form) hands out: managers whose client, attested or
 /// registered through the DCR fallback, is decided on their first call instead of before `build()` returns.

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 
 /// Gives access to the OAuth side.
 public protocol OAuthAccessor: Sendable {

@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Tooling) import HaapiDriver
+@_spi(Tooling) import HaapiModel
 
 /// What `HaapiManager` needs.
 public protocol HaapiConfigurable: Sendable {
@@ -114,8 +116,10 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
     public let dpopNonceStore: DPoPNonceStore?
     /// The PKCE verifiers of the codes this configuration's flows received, for the token request that redeems
     /// them: `HaapiManager` records, `OAuthTokenManager` takes, so the two managers built from one
-    /// configuration (as the seed builds them) find each other's verifiers.
-    package let codeVerifiers = CodeVerifierStore()
+    /// configuration (as the seed builds them) find each other's verifiers. The configurations the DCR fallback
+    /// derives for a dynamic client share it too: the seed's `.oauth` accessor, built apart from the `.all` one
+    /// that ran the flow, redeems its codes.
+    @_spi(Tooling) public let codeVerifiers: CodeVerifierStore
 
     /// A configuration with the seed's parameters; everything after `appRedirect` has a default that suits a public
     /// client with attestation and DPoP-bound tokens.
@@ -173,6 +177,7 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         self.dpopKeyStorage = dpopKeyStorage
         self.dpopKey = dpopKey
         self.dpopNonceStore = dpopNonceStore
+        codeVerifiers = CodeVerifierStore()
     }
 
     /// The DPoP key storage a configuration gets unless it names one: the platform's, opened on first use.
@@ -180,25 +185,44 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         PlatformStorage(purpose: "dpop-keys")
     }
 
-    /// The same configuration for another client (what the DCR fallback hands the managers).
+    /// The same configuration for another client (what the DCR fallback hands the managers), sharing this one's
+    /// transport, nonce store and PKCE verifiers.
     func with(
         clientId: String, clientAuthenticationMethod: any ClientAuthenticationMethod, useAttestation: Bool
     ) -> HaapiConfiguration {
         HaapiConfiguration(
-            name: name, clientId: clientId, baseURL: baseURL, tokenEndpointURL: tokenEndpointURL,
-            authorizationEndpointURL: authorizationEndpointURL, appRedirect: appRedirect,
-            httpHeadersProvider: httpHeadersProvider,
-            authorizationParametersProvider: authorizationParametersProvider, applicationBundle: applicationBundle,
-            isAutoRedirect: isAutoRedirect, transport: transport,
-            revocationEndpointURL: revocationEndpointURL, introspectionEndpointURL: introspectionEndpointURL,
-            minTokenTTL: minTokenTTL,
+            copying: self, clientId: clientId, clientAuthenticationMethod: clientAuthenticationMethod,
             attestationConfiguration: AttestationConfiguration(
-                useAttestation: useAttestation,
-                attestationMaxRetries: attestationConfiguration.attestationMaxRetries),
-            attester: attester, tokenBoundConfiguration: tokenBoundConfiguration,
-            tokenEndpointResponseListener: tokenEndpointResponseListener,
-            clientAuthenticationMethod: clientAuthenticationMethod, dpopKeyStorage: dpopKeyStorage, dpopKey: dpopKey,
-            dpopNonceStore: dpopNonceStore ?? DPoPNonceStore())
+                useAttestation: useAttestation, attestationMaxRetries: attestationConfiguration.attestationMaxRetries))
+    }
+
+    private init(
+        copying other: HaapiConfiguration, clientId: String, clientAuthenticationMethod: any ClientAuthenticationMethod,
+        attestationConfiguration: AttestationConfiguration
+    ) {
+        name = other.name
+        self.clientId = clientId
+        baseURL = other.baseURL
+        tokenEndpointURL = other.tokenEndpointURL
+        authorizationEndpointURL = other.authorizationEndpointURL
+        appRedirect = other.appRedirect
+        httpHeadersProvider = other.httpHeadersProvider
+        authorizationParametersProvider = other.authorizationParametersProvider
+        applicationBundle = other.applicationBundle
+        isAutoRedirect = other.isAutoRedirect
+        transport = other.transport
+        revocationEndpointURL = other.revocationEndpointURL
+        introspectionEndpointURL = other.introspectionEndpointURL
+        minTokenTTL = other.minTokenTTL
+        self.attestationConfiguration = attestationConfiguration
+        attester = other.attester
+        tokenBoundConfiguration = other.tokenBoundConfiguration
+        tokenEndpointResponseListener = other.tokenEndpointResponseListener
+        self.clientAuthenticationMethod = clientAuthenticationMethod
+        dpopKeyStorage = other.dpopKeyStorage
+        dpopKey = other.dpopKey
+        dpopNonceStore = other.dpopNonceStore ?? DPoPNonceStore()
+        codeVerifiers = other.codeVerifiers
     }
 }
 

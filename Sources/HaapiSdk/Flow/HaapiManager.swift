@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Tooling) import HaapiDriver
+@_spi(Tooling) import HaapiModel
 
 /// Runs one HAAPI authorization flow: `start()`, then `submitForm` / `followLink` until an
 /// `OAuthAuthorizationResponseStep` carries the code. Every call returns a `HaapiResult`; none throws.
@@ -141,7 +143,7 @@ public final class HaapiManager: Sendable {
     /// An authorization request with exactly `items` as its query: no PKCE or redirect URI of the manager's
     /// own. For `haapi check`, which sends what a well-behaved client would not (a `plain` challenge, none, an
     /// unregistered redirect URI) to see that the server refuses it. Apps use `start(parameters:)`.
-    package func startExactly(_ items: [(name: String, value: String)]) async -> HaapiResult {
+    @_spi(Tooling) public func startExactly(_ items: [(name: String, value: String)]) async -> HaapiResult {
         switch await target() {
         case .failure(let error): return .error(error)
         case .success(let manager) where manager !== self: return await manager.startExactly(items)
@@ -153,7 +155,7 @@ public final class HaapiManager: Sendable {
 
     /// Forgets the flow's `Session-Id`, so the next request goes without it. For `haapi check`, which sees
     /// whether the server keeps a flow apart from its session header; apps never need it.
-    package func forgetSession() async {
+    @_spi(Tooling) public func forgetSession() async {
         switch await target() {
         case .success(let manager) where manager !== self: await manager.forgetSession()
         default: await client.resetSession()

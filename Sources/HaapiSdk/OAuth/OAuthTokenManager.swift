@@ -1,4 +1,6 @@
 import Foundation
+@_spi(Tooling) import HaapiDriver
+@_spi(Tooling) import HaapiModel
 
 /// Plain OAuth after the flow: redeem the code, refresh, revoke. With a bound configuration every request
 /// carries a DPoP proof from the flow's key, and refreshes keep using that key.

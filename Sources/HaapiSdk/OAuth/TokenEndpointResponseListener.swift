@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// The raw side of a token-endpoint response: for apps that need headers (`dpop-nonce`) or members the
 /// typed responses do not carry.
 ///
@@ -15,11 +19,8 @@ public class HTTPURLResponseContent: @unchecked Sendable {
     public let headerFields: [String: String]
     /// The HTTP status, or `nil` when no response came.
     public let statusCode: Int?
-    #if !HAAPI_ASYNC_HTTP_CLIENT
-    /// The response's status and headers, as Foundation's type (Apple platforms: on Linux the type lives in
-    /// FoundationNetworking, which the client modules leave out; read `statusCode` and `headerFields` there).
+    /// The response's status and headers, as Foundation's type.
     public let httpURLResponse: HTTPURLResponse?
-    #endif
 
     init(_ response: HTTPResponse?) {
         data = response?.body ?? Data()
@@ -30,11 +31,9 @@ public class HTTPURLResponseContent: @unchecked Sendable {
         dataAsDictionary = object.foundationDictionary
         headerFields = response?.headers ?? [:]
         statusCode = response?.statusCode
-        #if !HAAPI_ASYNC_HTTP_CLIENT
         httpURLResponse = response.flatMap {
             HTTPURLResponse(url: $0.url, statusCode: $0.statusCode, httpVersion: "HTTP/1.1", headerFields: $0.headers)
         }
-        #endif
     }
 }
 

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 
 /// What the UI kit needs for every flow of one app: the configuration, the theme, and the device's DPoP
 /// key (shared by flows and by `OAuthLifecycle` refreshes of the tokens they produced).

@@ -1,6 +1,6 @@
 import Foundation
-import HaapiDriver
-import Passkeys
+@_spi(Tooling) import HaapiDriver
+@_spi(Tooling) import Passkeys
 
 /// How the login screens appear: over the app (`modal`) or pushed on its navigation stack (`stack`).
 public enum PresentationMode: Sendable {

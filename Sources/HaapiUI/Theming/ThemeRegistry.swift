@@ -1,5 +1,5 @@
 import Foundation
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 
 /// One value of a style definition.
 public enum StyleValue: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 
 /// Routes the URLs the app is opened with (the app's redirect URI, after an external browser) to the flow
 /// waiting for them.

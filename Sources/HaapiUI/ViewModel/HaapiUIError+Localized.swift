@@ -1,5 +1,5 @@
 import Foundation
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 
 extension HaapiUIError: SentenceError {
     public static var failureContext: String { "Signing in stopped" }

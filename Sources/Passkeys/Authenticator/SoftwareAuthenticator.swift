@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 
 /// A passkey authenticator in software: P-256 discoverable credentials kept in a `Storage`, a signature
 /// counter, a policy for the user-presence and user-verification flags, and "none" or "packed" self

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 
 /// Why CBOR input was refused; `offset` is where in the input.
 public struct CBORDecodingError: Error, Sendable, Equatable, CustomStringConvertible {

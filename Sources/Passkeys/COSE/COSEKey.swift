@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 import _CryptoExtras
 
 /// A credential public key in COSE form (RFC 9053): EC2 P-256 (ES256) or RSA (RS256), the two kinds

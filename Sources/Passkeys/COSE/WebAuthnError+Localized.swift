@@ -1,5 +1,5 @@
 import Foundation
-import HaapiModel
+@_spi(Tooling) import HaapiModel
 
 extension WebAuthnError: SentenceError {
     public static var failureContext: String { "The passkey operation failed" }

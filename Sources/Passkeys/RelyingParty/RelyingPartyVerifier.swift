@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 
 /// The relying party's checks of what an authenticator returned (WebAuthn §7.1 and §7.2): the client data's
 /// type, challenge and origin; the RP ID hash; the UP and UV flags; the attestation ("none", or "packed"

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 
 /// Talks to a web app's passkey endpoints (`/registration_initialize?user_name=`, `/registration_finalize`,
 /// `/authentication_initialize`, `/authentication_finalize`; ../shared/research/authhub-hanko.md B.2).

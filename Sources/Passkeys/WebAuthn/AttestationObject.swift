@@ -1,5 +1,5 @@
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 
 /// `{"fmt", "attStmt", "authData"}` (WebAuthn §6.5), encoded canonically.
 public struct AttestationObject: Sendable {

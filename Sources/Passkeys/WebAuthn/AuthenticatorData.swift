@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 
 /// Authenticator data (WebAuthn §6.1): rpIdHash ‖ flags ‖ signCount ‖ [attested credential data] ‖ [extensions].
 public struct AuthenticatorData: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 
 /// `PublicKeyCredentialCreationOptionsJSON` (WebAuthn L3 §5.1.12): what a relying party sends to register.
 public struct PublicKeyCredentialCreationOptions: Sendable {

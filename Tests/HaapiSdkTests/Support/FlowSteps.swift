@@ -1,5 +1,5 @@
 import Foundation
-import HaapiSdk
+@_spi(Tooling) import HaapiSdk
 import Testing
 
 /// Small helpers that walk a flow through `HaapiManager` the way an app would.

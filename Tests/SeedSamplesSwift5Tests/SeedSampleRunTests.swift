@@ -1,1 +1,0 @@
-../SeedSamplesTests/SeedSampleRunTests.swift

@@ -1,0 +1,1 @@
+../../../../Tests/HaapiSdkTests/Support/FlowSteps.swift

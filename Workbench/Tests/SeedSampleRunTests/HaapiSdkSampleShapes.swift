@@ -1,0 +1,1 @@
+../../../Tests/SeedSamplesTests/HaapiSdkSampleShapes.swift
