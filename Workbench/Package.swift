@@ -129,6 +129,8 @@ let package = Package(
         ),
         // A command-line app on HaapiSdk with the SDK's defaults; the relaunch test runs it in two processes.
         .executableTarget(name: "haapi-example-app", dependencies: [.product(name: "HaapiSdk", package: sdk)]),
+        // Starting commands from tests without Foundation's Process (see ChildProcess for why).
+        .target(name: "ChildProcesses", path: "Tests/ChildProcesses"),
         .testTarget(
             name: "HaapiServerTests",
             dependencies: [
@@ -146,7 +148,8 @@ let package = Package(
         .testTarget(
             name: "SdkEndToEndTests",
             dependencies: [
-                "HaapiServer", "HaapiRawClient", "haapi-example-app", .product(name: "HaapiSdk", package: sdk),
+                "HaapiServer", "HaapiRawClient", "ChildProcesses", "haapi-example-app",
+                .product(name: "HaapiSdk", package: sdk),
                 .product(name: "HaapiAsyncHTTPClient", package: integrations),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
@@ -187,7 +190,7 @@ let package = Package(
         .testTarget(
             name: "HaapiCLITests",
             dependencies: [
-                "HaapiCLI", "HaapiCheck", "HaapiRules", "haapi", "HaapiServer", "HaapiRawClient",
+                "HaapiCLI", "HaapiCheck", "HaapiRules", "haapi", "HaapiServer", "HaapiRawClient", "ChildProcesses",
                 .product(
                     name: "HaapiAsyncHTTPClient", package: integrations, condition: .when(platforms: [.linux])),
                 // The fault-injecting proxy in front of the dev server (its own HTTP client and server).

@@ -67,7 +67,7 @@ func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 /// A refusal's words built from a client's input: one line, no markup the inspector would run.
 func refusalDetails(_ text: String, _ bytes: [UInt8]) {
     _ = DPoPFailure.unparsed(text, error: JOSEError.invalidSignature, algorithms: [.es256]).detail
-    let shown = LogMasking.url(text)
+    let shown = MaskedText.url(text)
     guard shown.count <= 201 else { fuzzFailure("a URL on a log line is longer than its cut") }
     if RequestLogLine.clean(text).unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
         fuzzFailure("a control character survived on a log line")
@@ -85,7 +85,9 @@ func refusalDetails(_ text: String, _ bytes: [UInt8]) {
         responseBody: RecordedExchange.cut(buffer), responseContentType: "application/json", clientID: text,
         refusal: Refusal(rule: .dpopMalformed, detail: text), proofKey: nil, issuedLink: nil, consumedLink: nil)
     let page = InspectorPages.section(exchange) + SequenceDiagram.svg([exchange])
-    if page.lowercased().contains("<script") { fuzzFailure("a request's bytes made markup on the inspector's page") }
+    if page.markup.lowercased().contains("<script") {
+        fuzzFailure("a request's bytes made markup on the inspector's page")
+    }
 }
 
 @_cdecl("DPoPProofFuzzer_main")

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import UnixSignals
 
@@ -155,10 +156,12 @@ public final class DevServer: Sendable {
     /// Without `publicURL` the issuer names the bound address, or `loopbackName` (such as `localhost`) in
     /// place of a loopback IP address: browsers refuse an IP address as a passkey RP ID.
     ///
-    /// The server and its sweep of expired rows run as one service group on Hummingbird's defaults (SwiftNIO's
-    /// event loops read and write, handlers run on Swift's pool). With `stopsOnSignals` (`haapi serve`) SIGTERM
-    /// and SIGINT stop it gracefully, as ``RunningDevServer/stop()`` does: no new connection is accepted,
-    /// requests in flight get at most `shutdownGrace` to finish, then the rest is cancelled.
+    /// The server and its sweep of expired rows run as one service group, on event loops this start creates (one
+    /// a core) and shuts down once the group has returned: each connection is read, answered and written on its
+    /// own loop (``ConnectionOnItsLoop``), apart from SwiftNIO's shared loops that a client in the same process
+    /// (`haapi demo`, the tests) uses. With `stopsOnSignals` (`haapi serve`) SIGTERM and SIGINT stop it
+    /// gracefully, as ``RunningDevServer/stop()`` does: no new connection is accepted, requests in flight get at
+    /// most `shutdownGrace` to finish, then the rest is cancelled.
     public func start(
         host: String = "127.0.0.1", port: Int = 0, publicURL: String? = nil, loopbackName: String? = nil,
         logLevel: Logger.Level = .warning, timeouts: ConnectionTimeouts = .standard,
@@ -167,14 +170,16 @@ public final class DevServer: Sendable {
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "haapi.devserver")
         logger.logLevel = logLevel
+        let loops = ServerLoops()
         let application = Application(
             router: router(),
-            server: timeouts.http1,
+            server: timeouts.http1(on: loops),
             configuration: .init(address: .hostname(host, port: port), serverName: "swift-haapi-dev"),
             onServerRunning: { channel in
                 portContinuation.yield(channel.localAddress?.port ?? 0)
                 portContinuation.finish()
             },
+            eventLoopGroupProvider: .shared(loops.group),
             logger: logger)
         var group = ServiceGroupConfiguration(
             services: [.init(service: application), .init(service: SweepService(server: self))],
@@ -184,7 +189,12 @@ public final class DevServer: Sendable {
         let task = Task {
             // If the server stops before it ever ran (the port is taken), end the wait below too.
             defer { portContinuation.finish() }
-            try await services.run()
+            let outcome: Result<Void, any Error>
+            do { outcome = .success(try await services.run()) } catch { outcome = .failure(error) }
+            // Every connection's task has ended with the group; what else kept their loops' preference goes to
+            // Swift's pool from now on (ServerLoops).
+            await loops.close()
+            try outcome.get()
         }
         var boundPort = 0
         for await value in portStream { boundPort = value }
@@ -201,7 +211,8 @@ public final class DevServer: Sendable {
             ? loopbackName ?? host : host.contains(":") ? "[\(host)]" : (host == "0.0.0.0" ? "127.0.0.1" : host)
         address.set(issuer: publicURL ?? "\(address.scheme)://\(displayHost):\(boundPort)", boundPort: boundPort)
         return RunningDevServer(
-            baseURL: URL(string: issuer) ?? URL(fileURLWithPath: "/"), port: boundPort, services: services, task: task)
+            baseURL: URL(string: issuer) ?? URL(fileURLWithPath: "/"), port: boundPort, services: services,
+            loops: loops, task: task)
     }
 
     /// Closes the database (a file's log is checkpointed into it). Call once the server has stopped.
@@ -225,6 +236,8 @@ public struct RunningDevServer: Sendable {
     public let baseURL: URL
     public let port: Int
     let services: ServiceGroup
+    /// The event loops this server answers on; shut down when it stops.
+    let loops: ServerLoops
     let task: Task<Void, any Error>
 
     /// Stops gracefully: no new connection, requests in flight finish (within the start's grace), then waits

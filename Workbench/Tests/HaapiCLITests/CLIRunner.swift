@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Runs the built `haapi` executable, as a user or a script would.
@@ -45,18 +46,14 @@ enum CLIRunner {
         _ arguments: [String], stdin: Data?, environment: [String: String], limit: TimeInterval?
     ) throws -> Result {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
         let output = Pipe()
         let errors = Pipe()
         let input = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = input
+        let process = ChildProcess(
+            executable, arguments: arguments,
+            environment: environment.isEmpty
+                ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            input: .pipe(input), output: .pipe(output), error: .pipe(errors))
         try process.run()
         let stopped = LockedFlag()
         if let limit {
@@ -79,17 +76,14 @@ enum CLIRunner {
 
     /// Starts a long-running command with its standard output going to a file, which `waitForLine` polls.
     /// (A file rather than a pipe's readabilityHandler: the handler proved unreliable on Linux under load.)
-    static func start(_ arguments: [String]) throws -> (Process, URL) {
+    static func start(_ arguments: [String]) throws -> (ChildProcess, URL) {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
         let output = try temporaryDirectory().appendingPathComponent("stdout.txt")
         guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown)
         }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
+        let process = ChildProcess(
+            executable, arguments: arguments, output: .file(try FileHandle(forWritingTo: output)), error: .null)
         try process.run()
         return (process, output)
     }

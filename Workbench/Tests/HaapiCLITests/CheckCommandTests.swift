@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 @_spi(Tooling) import HaapiModel
 import Hummingbird
@@ -9,7 +10,7 @@ import Testing
 /// does not speak OAuth, or is not there, is one clear error with exit code 69.
 @Suite("haapi check", .timeLimit(.minutes(3)))
 struct CheckCommandTests {
-    static func startServer(_ arguments: [String] = []) async throws -> (Process, String) {
+    static func startServer(_ arguments: [String] = []) async throws -> (ChildProcess, String) {
         let (process, output) = try CLIRunner.start(["serve", "--port", "0"] + arguments)
         let summary = try await CLIRunner.waitForLine(containing: "swift-haapi dev server on", in: output)
         let base = try #require(summary.split(separator: " ").first { $0.hasPrefix("http://localhost:") }).description

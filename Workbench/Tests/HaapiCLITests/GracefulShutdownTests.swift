@@ -29,7 +29,7 @@ struct GracefulShutdownTests {
                 "POST /oauth/token HTTP/1.1\r\nHost: localhost:\(port)\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
                     + body.prefix(10))
             usleep(300_000)
-            kill(process.processIdentifier, signal)
+            process.send(signal)
             usleep(700_000)
             // Stopped accepting: a new connection is refused while the one in flight is still served.
             let refused = (try? RawSocket(port: port)) == nil

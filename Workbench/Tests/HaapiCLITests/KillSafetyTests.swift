@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -22,14 +23,10 @@ struct KillSafetyTests {
     private static func runKilledBlocking(
         _ executable: URL, _ arguments: [String], after delay: TimeInterval
     ) throws -> Bool {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let process = ChildProcess(executable, arguments: arguments, output: .null, error: .null)
         try process.run()
         usleep(useconds_t(delay * 1_000_000))
-        kill(process.processIdentifier, SIGKILL)
+        process.send(SIGKILL)
         process.waitUntilExit()
         return process.terminationReason == .uncaughtSignal
     }

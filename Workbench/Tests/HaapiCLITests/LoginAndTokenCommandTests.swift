@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 @_spi(Tooling) import HaapiModel
 import Testing
@@ -5,7 +6,7 @@ import Testing
 /// `haapi login` and `haapi token` against `haapi serve`, as a user would run them.
 @Suite("haapi login and haapi token")
 struct LoginAndTokenCommandTests {
-    static func startServer() async throws -> (Process, String) {
+    static func startServer() async throws -> (ChildProcess, String) {
         let (process, output) = try CLIRunner.start(["serve", "--port", "0"])
         let summary = try await CLIRunner.waitForLine(containing: "swift-haapi dev server on", in: output)
         let base = try #require(summary.split(separator: " ").first { $0.hasPrefix("http://localhost:") }).description

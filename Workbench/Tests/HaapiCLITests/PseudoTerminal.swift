@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Runs `haapi` on a pseudo-terminal through util-linux `script`, types into it and reads what it draws,
@@ -12,7 +13,7 @@ final class PseudoTerminal {
         #endif
     }
 
-    let process = Process()
+    let process: ChildProcess
     private let input = Pipe()
     private let output: URL
 
@@ -30,21 +31,19 @@ final class PseudoTerminal {
         let command =
             "trap : INT; " + before + ([executable.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
             + "; echo \"[exit $?]\"; " + after
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qfec", command, "/dev/null"]
-        process.standardInput = input
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
         var environment = ProcessInfo.processInfo.environment
         environment["TERM"] = "xterm"
         environment["SHELL"] = "/bin/sh"  // the same shell wherever the tests run
         environment.removeValue(forKey: "NO_COLOR")
-        process.environment = environment
+        process = ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/script"), arguments: ["-qfec", command, "/dev/null"],
+            environment: environment, input: .pipe(input), output: .file(try FileHandle(forWritingTo: output)),
+            error: .null)
         try process.run()
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        process.terminate()
     }
 
     /// Everything drawn so far, with colour codes removed.

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 @_spi(Tooling) import HaapiDriver
 @_spi(Tooling) import HaapiModel
@@ -9,7 +10,7 @@ import Testing
 /// `haapi login --record FILE` and `haapi serve --config FILE` with the recording (issue 39 item 4, issue 49 item 4).
 @Suite("Recorded logins: recorded by haapi login, replayed by haapi serve", .timeLimit(.minutes(5)))
 struct RecordReplayTests {
-    static func serve(_ arguments: [String] = []) async throws -> (Process, String) {
+    static func serve(_ arguments: [String] = []) async throws -> (ChildProcess, String) {
         let (process, output) = try CLIRunner.start(["serve", "--port", "0"] + arguments)
         let summary = try await CLIRunner.waitForLine(containing: "swift-haapi dev server on", in: output)
         let base = try #require(summary.split(separator: " ").first { $0.hasPrefix("http://localhost:") }).description

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import HaapiRawClient
 import Testing
@@ -12,14 +13,10 @@ import Glibc
 @Suite("haapi serve with a stalled or closed output", .timeLimit(.minutes(2)))
 struct StalledOutputTests {
     /// `haapi serve` writing to a pipe; returns the process, the pipe and the port (read from the summary).
-    static func serve() async throws -> (Process, Pipe, Int) {
+    static func serve() async throws -> (ChildProcess, Pipe, Int) {
         let executable = try #require(CLIRunner.executable)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["serve", "--port", "0"]
         let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
+        let process = ChildProcess(executable, arguments: ["serve", "--port", "0"], output: .pipe(pipe), error: .null)
         try process.run()
         let reader = pipe.fileHandleForReading
         let summary = try await CLIRunner.onOwnThread { () -> String in

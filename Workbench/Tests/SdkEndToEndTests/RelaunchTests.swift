@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -97,18 +98,14 @@ enum ExampleApp {
             Thread {
                 continuation.resume(
                     with: Swift.Result {
-                        let process = Process()
-                        process.executableURL = executable
-                        process.arguments = arguments
                         var environment = ProcessInfo.processInfo.environment
                         environment["XDG_DATA_HOME"] = dataHome.path
-                        process.environment = environment
                         let output = Pipe()
                         let errors = Pipe()
                         let input = Pipe()
-                        process.standardOutput = output
-                        process.standardError = errors
-                        process.standardInput = input
+                        let process = ChildProcess(
+                            executable, arguments: arguments, environment: environment, input: .pipe(input),
+                            output: .pipe(output), error: .pipe(errors))
                         try process.run()
                         input.fileHandleForWriting.write(Data(stdin.utf8))
                         try input.fileHandleForWriting.close()

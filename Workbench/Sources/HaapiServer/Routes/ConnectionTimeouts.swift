@@ -18,12 +18,19 @@ public struct ConnectionTimeouts: Sendable {
 
     public static let standard = ConnectionTimeouts()
 
-    /// Hummingbird's HTTP/1.1 server with these limits: its idle timeout, and ``RequestReadDeadline``.
-    var http1: HTTPServerBuilder {
+    /// Hummingbird's HTTP/1.1 server with these limits (its idle timeout, and ``RequestReadDeadline``), each
+    /// connection answered on its own event loop of `loops` (``ConnectionOnItsLoop``).
+    func http1(on loops: ServerLoops) -> HTTPServerBuilder {
         let read = TimeAmount(read)
-        return .http1(
-            configuration: .init(
-                additionalChannelHandlers: [RequestReadDeadline(limit: read)], idleTimeout: TimeAmount(idle)))
+        let idle = TimeAmount(idle)
+        return HTTPServerBuilder { responder in
+            ConnectionOnItsLoop(
+                inner: HTTP1Channel(
+                    responder: responder,
+                    configuration: .init(
+                        additionalChannelHandlers: [RequestReadDeadline(limit: read)], idleTimeout: idle)),
+                loops: loops)
+        }
     }
 }
 

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -34,9 +35,7 @@ struct TestCertificates {
             openssl pkcs12 -export -inkey client.key -in client.pem -out client.p12 -passout pass:\(passphrase) \
               -keypbe AES-256-CBC -certpbe AES-256-CBC -macalg sha256 2>/dev/null
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
+        let process = ChildProcess(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", script])
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
