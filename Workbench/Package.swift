@@ -131,6 +131,8 @@ let package = Package(
         .executableTarget(name: "haapi-example-app", dependencies: [.product(name: "HaapiSdk", package: sdk)]),
         // Starting commands from tests without Foundation's Process (see ChildProcess for why).
         .target(name: "ChildProcesses", path: "Tests/ChildProcesses"),
+        // A proxy that does to chosen requests what a phone's network does (resets, stalls, cut answers, 503s).
+        .target(name: "NetworkFaults", path: "Tests/NetworkFaults"),
         .testTarget(
             name: "HaapiServerTests",
             dependencies: [
@@ -148,7 +150,7 @@ let package = Package(
         .testTarget(
             name: "SdkEndToEndTests",
             dependencies: [
-                "HaapiServer", "HaapiRawClient", "ChildProcesses", "haapi-example-app",
+                "HaapiServer", "HaapiRawClient", "ChildProcesses", "NetworkFaults", "haapi-example-app",
                 .product(name: "HaapiSdk", package: sdk),
                 .product(name: "HaapiAsyncHTTPClient", package: integrations),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -159,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "UIEndToEndTests",
             dependencies: [
-                "HaapiServer", "HaapiRawClient", .product(name: "HaapiUI", package: sdk),
+                "HaapiServer", "HaapiRawClient", "NetworkFaults", .product(name: "HaapiUI", package: sdk),
                 .product(name: "Passkeys", package: sdk),
             ]),
         .testTarget(
@@ -191,6 +193,7 @@ let package = Package(
             name: "HaapiCLITests",
             dependencies: [
                 "HaapiCLI", "HaapiCheck", "HaapiRules", "haapi", "HaapiServer", "HaapiRawClient", "ChildProcesses",
+                "NetworkFaults",
                 .product(
                     name: "HaapiAsyncHTTPClient", package: integrations, condition: .when(platforms: [.linux])),
                 // The fault-injecting proxy in front of the dev server (its own HTTP client and server).

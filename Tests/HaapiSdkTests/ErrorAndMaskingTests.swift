@@ -47,7 +47,7 @@ struct ErrorAndMaskingTests {
         #expect(codes.count == cases.count)  // each case (and each server error) has its own code
         let cause = TransportError.timedOut(after: 3)
         #expect(HaapiError.communication(message: "x", cause: cause).cause as? TransportError == cause)
-        #expect(HaapiError.communication(message: "x", cause: cause).description.contains("no response within 3"))
+        #expect(HaapiError.communication(message: "x", cause: cause).description.contains("no answer within 3 s"))
     }
 
     @Test("descriptions never show secrets")

@@ -21,15 +21,21 @@ struct LocalizedErrorTests {
 
     @Test("HaapiError: the description, failure reason, recovery and cause reach NSError; predicates")
     func haapiError() throws {
-        let cause = TransportError.timedOut(after: 5)
+        let cause = TransportError.answerLost("reset")
         let error = HaapiError.communication(message: "no answer", cause: cause)
         Self.expectSentence(error, contains: "Communication with the server failed: no answer")
         let bridged = error as NSError
         #expect(bridged.localizedFailureReason == error.failureReason)
         #expect(bridged.localizedRecoverySuggestion == "Try again.")
         #expect(
-            (bridged.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription.contains("no response within 5")
+            (bridged.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription.contains(
+                "before the server's answer came")
                 == true)
+        // No connection, or no answer in time: the network or the server needs a moment.
+        for slow in [TransportError.timedOut(after: 5), .couldNotConnect("refused")] {
+            let waiting = HaapiError.communication(message: "x", cause: slow) as NSError
+            #expect(waiting.localizedRecoverySuggestion == "Try again in a moment.")
+        }
         #expect(bridged.domain == "HaapiSdk.HaapiError")
         // The seed's shape is untouched.
         #expect(error.error == "communication" && error.recoverySuggestion == .retryable(condition: .immediately))
@@ -45,8 +51,13 @@ struct LocalizedErrorTests {
     @Test("the driver's and the model's own errors")
     func otherErrors() throws {
         Self.expectSentence(
-            TransportError.connectionFailed("refused"),
-            contains: "The server could not be reached: connection failed: refused")
+            TransportError.couldNotConnect("refused"), contains: "The server could not be reached: refused")
+        Self.expectSentence(
+            TransportError.answerLost("reset"),
+            contains:
+                "The connection was lost before the server's answer came (reset); the server may have acted on the request."
+        )
+        Self.expectSentence(TransportError.timedOut(after: 30), contains: "The server did not answer within 30 s.")
         Self.expectSentence(JOSEError.invalidSignature, contains: "the signature does not verify")
         Self.expectSentence(StorageError.corrupted(key: "tokens"), contains: "\"tokens\"")
         do {

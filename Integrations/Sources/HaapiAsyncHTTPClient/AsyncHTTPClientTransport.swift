@@ -1,8 +1,9 @@
 import AsyncHTTPClient
 import Foundation
-import HaapiDriver
+@_spi(Tooling) import HaapiDriver
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// `HTTPTransport` over AsyncHTTPClient (SwiftNIO). It follows no redirects, bounds every exchange by a
 /// deadline and the body by a size limit, and can present a client certificate (mTLS), trust only given
@@ -104,30 +105,51 @@ public final class AsyncHTTPClientTransport: HTTPTransport, Sendable {
 
     static func map(_ error: HTTPClientError, deadline: TimeInterval, url: URL) -> TransportError {
         switch error {
-        case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout: .timedOut(after: deadline)
+        case .deadlineExceeded, .readTimeout, .writeTimeout: .timedOut(after: deadline)
+        case .connectTimeout:
+            .couldNotConnect("\(target(url)): no connection within \(TransportError.seconds(deadline)) s")
         case .cancelled: .cancelled
-        case .remoteConnectionClosed, .bodyLengthMismatch: .invalidResponse("\(error)")
+        // The connection closed before the whole answer arrived: the request had been written.
+        case .remoteConnectionClosed, .bodyLengthMismatch: .answerLost("\(target(url)): \(error)")
         default: connectionFailure(error, url: url)
         }
     }
 
-    /// A connection failure in words that name the host and port, instead of NIO's error dump.
+    private static func target(_ url: URL) -> String {
+        "\(url.host ?? "the server"):\(url.port ?? (url.scheme == "https" ? 443 : 80))"
+    }
+
+    /// A failure below HTTP in words that name the host and port, instead of NIO's error dump, sorted by how far
+    /// the request got: a connection that was never made (refused, no such name, TLS) is `couldNotConnect`; a
+    /// connection that was reset or broke once in use is `answerLost`.
     static func connectionFailure(_ error: any Error, url: URL) -> TransportError {
-        let port = url.port ?? (url.scheme == "https" ? 443 : 80)
-        let target = "\(url.host ?? "the server"):\(port)"
+        let target = target(url)
         let text = String(describing: error)
         let lowered = text.lowercased()
-        if lowered.contains("connection refused") || lowered.contains("connectionrefused") {
-            return .connectionFailed("\(target) refused the connection (is the server running?)")
+        if error is NIOConnectionError || lowered.contains("connection refused")
+            || lowered.contains("connectionrefused")
+        {
+            return .couldNotConnect("\(target) refused the connection (is the server running?)")
         }
         if lowered.contains("name or service not known") || lowered.contains("nodename nor servname")
             || lowered.contains("no address")
         {
-            return .connectionFailed("the host name \(url.host ?? "") could not be resolved")
+            return .couldNotConnect("the host name \(url.host ?? "") could not be resolved")
         }
         if lowered.contains("certificate") || lowered.contains("handshake") || lowered.contains("ssl") {
-            return .connectionFailed("\(target): the TLS handshake failed (\(text))")
+            return .couldNotConnect("\(target): the TLS handshake failed (\(text))")
         }
-        return .connectionFailed("\(target): \(text)")
+        if let parsing = error as? HTTPParserError {
+            // The connection ended in the middle of the answer; anything else is an answer that is not HTTP.
+            return parsing == .invalidEOFState
+                ? .answerLost("\(target): the answer ended early") : .invalidResponse("\(target): \(parsing)")
+        }
+        if let io = error as? IOError, [ECONNRESET, EPIPE, ECONNABORTED].contains(io.errnoCode) {
+            return .answerLost("\(target): \(text)")
+        }
+        if lowered.contains("reset by peer") || lowered.contains("broken pipe") || lowered.contains("eof") {
+            return .answerLost("\(target): \(text)")
+        }
+        return .couldNotConnect("\(target): \(text)")
     }
 }

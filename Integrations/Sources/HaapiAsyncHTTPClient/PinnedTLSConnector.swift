@@ -26,7 +26,7 @@ final class PinnedTLSConnector: Sendable {
     func send(
         _ request: HTTPRequest, deadline: TimeInterval, maxResponseBytes: Int
     ) async throws(TransportError) -> HTTPResponse {
-        guard let host = request.url.host else { throw .connectionFailed("no host in \(request.url)") }
+        guard let host = request.url.host else { throw .couldNotConnect("no host in \(request.url)") }
         let pins = pins(for: host)
         let port = request.url.port ?? 443
         let isIPAddress = host.allSatisfy { $0.isHexDigit || $0 == "." || $0 == ":" }
@@ -85,16 +85,16 @@ final class PinnedTLSConnector: Sendable {
                         return HTTPResponse(statusCode: status, headers: headers, body: body, url: request.url)
                     }
                 }
-                throw TransportError.invalidResponse("the connection closed before the response ended")
+                throw TransportError.answerLost("the connection closed before the response ended")
             }
         }
         let outcome = await Self.race(deadline: deadline, work)
         switch outcome {
         case .success(let response): return response
         case .failure(let error as TransportError): throw error
-        case .failure(let error as NIOSSLError): throw .connectionFailed("TLS: \(error) (is the server key pinned?)")
-        case .failure(let error as BoringSSLError): throw .connectionFailed("TLS: \(error) (is the server key pinned?)")
-        case .failure(let error): throw .connectionFailed("\(error)")
+        case .failure(let error as NIOSSLError): throw .couldNotConnect("TLS: \(error) (is the server key pinned?)")
+        case .failure(let error as BoringSSLError): throw .couldNotConnect("TLS: \(error) (is the server key pinned?)")
+        case .failure(let error): throw AsyncHTTPClientTransport.connectionFailure(error, url: request.url)
         }
     }
 

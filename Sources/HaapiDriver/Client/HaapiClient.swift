@@ -10,7 +10,8 @@ public struct HaapiClientResponse: Sendable {
 
 /// Sends HAAPI requests. Each one carries `Accept: application/vnd.auth+json`, `Authorization: DPoP <token>`,
 /// a fresh proof with `ath` and the origin's current nonce, and the flow's session header. It retries once
-/// on `use_dpop_nonce`, and once with a fresh token when the server no longer accepts the current one.
+/// on `use_dpop_nonce`, once with a fresh token when the server no longer accepts the current one, and a GET
+/// once more when its answer was lost (``LostAnswerRetry``; never a POST).
 public actor HaapiClient {
     /// The token manager whose HAAPI token and DPoP key every request uses.
     public nonisolated let tokenManager: HaapiTokenManager
@@ -47,9 +48,18 @@ public actor HaapiClient {
                     "refusing to send the HAAPI token and flow data to \(origin), which is not the configured server")
         }
         var token = try await tokenManager.getHaapiTokenAsync()
-        var http = try await sendOnce(request, token: token)
+        var http = try await sendAnswered(request, token: token)
         if isUseDPoPNonce(http) {
-            http = try await sendOnce(request, token: token)
+            http = try await sendAnswered(request, token: token)
+        } else if LostAnswerRetry.applies(to: request.method), http.statusCode == 401,
+            http.header(HttpHeaderNames.wwwAuthenticate)?.contains("invalid_dpop_proof") == true
+        {
+            // URLSession sends a GET again by itself when a kept-alive connection died under it, with the same
+            // headers: the server refuses that proof as a replay. Asking again with a new proof is safe.
+            HaapiLogger.info(
+                DriverFollowUpTag.flow,
+                "the proof of GET \(sensitive: request.url.path) was refused; once more with a new one")
+            http = try await sendAnswered(request, token: token)
         } else if http.statusCode == 401,
             http.header(HttpHeaderNames.wwwAuthenticate)?.contains("invalid_token") == true
         {
@@ -60,9 +70,18 @@ public actor HaapiClient {
                 // The token this client holds is dead, and the manager that could renew it was closed since.
                 throw .haapiTokenManagerIsExpired
             }
-            http = try await sendOnce(request, token: token)
+            http = try await sendAnswered(request, token: token)
         }
         return HaapiClientResponse(response: try decode(http), http: http)
+    }
+
+    /// One exchange; for a GET whose answer was lost, a second with a new proof (``LostAnswerRetry``).
+    private func sendAnswered(
+        _ request: HaapiRequest, token: DpopAccessTokenInfo
+    ) async throws(HaapiError) -> HTTPResponse {
+        try await LostAnswerRetry.run(method: request.method, url: request.url) { () async throws(HaapiError) in
+            try await sendOnce(request, token: token)
+        }
     }
 
     private func sendOnce(_ request: HaapiRequest, token: DpopAccessTokenInfo) async throws(HaapiError) -> HTTPResponse
@@ -94,8 +113,14 @@ public actor HaapiClient {
         return response
     }
 
-    /// Content type decides: a step, a problem, or an error (any other media type, or an OAuth error).
+    /// Content type decides: a step, a problem, or an error (any other media type, or an OAuth error). A 502,
+    /// 503 or 504 without a step or problem is ``ServerUnavailable``: "not now", with the wait the server asked.
     private func decode(_ http: HTTPResponse) throws(HaapiError) -> HaapiResponse {
+        if http.mediaType != MimeTypes.haapi, http.mediaType != MimeTypes.problem,
+            let unavailable = ServerUnavailable(http)
+        {
+            throw .communication(message: unavailable.description, cause: unavailable)
+        }
         switch http.mediaType {
         case MimeTypes.haapi, MimeTypes.problem:
             do {
@@ -113,6 +138,13 @@ public actor HaapiClient {
             if http.statusCode >= 500 {
                 throw .serverError(
                     error: "server_error", errorDescription: "HTTP \(http.statusCode)", statusCode: http.statusCode)
+            }
+            if http.mediaType == "text/html", (200..<300).contains(http.statusCode) {
+                // What a hotel's or a train's network answers before its sign-in page was accepted.
+                throw .communication(
+                    message:
+                        "the answer is a web page (text/html, HTTP \(http.statusCode)), not HAAPI: a network's sign-in "
+                        + "page (a captive portal) or a proxy may be answering in the server's place", cause: nil)
             }
             throw .communication(
                 message: "unexpected content type \"\(http.mediaType)\" (HTTP \(http.statusCode))", cause: nil)

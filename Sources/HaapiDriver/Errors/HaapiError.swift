@@ -11,7 +11,8 @@ public enum HaapiError: IdsvrError, CustomStringConvertible {
     case attestationNotSupported
     /// The server examined the attestation and refused it.
     case attestationRefusedByServer(cause: (any Error)?)
-    /// No usable response: a timeout, a dropped connection, a truncated or unreadable body.
+    /// No usable response: no connection, a lost answer, a timeout, a truncated or unreadable body (the cause is
+    /// the transport's ``TransportError``), or a gateway that could not reach the server (``ServerUnavailable``).
     case communication(message: String, cause: (any Error)?)
     /// The DPoP key could not be created or loaded (no Secure Enclave, an unreadable key store).
     case dpopKeyCreationFailure(cause: (any Error)?)
@@ -110,6 +111,13 @@ public enum HaapiError: IdsvrError, CustomStringConvertible {
         case .attestationKeyGenFailure, .dpopKeyCreationFailure, .dpopProofCreationFailure:
             .retryable(condition: .whenAppIsInForeground)
         case .dpopProofFailure: .retryable(condition: .whenAppIsInForeground)
+        case .communication(_, let cause as TransportError):
+            switch cause {
+            // Nothing left, or no answer within the deadline: the network or the server needs a moment.
+            case .couldNotConnect, .timedOut: .retryable(condition: .afterDelay)
+            default: .retryable(condition: .immediately)
+            }
+        case .communication(_, is ServerUnavailable): .retryable(condition: .afterDelay)
         case .communication: .retryable(condition: .immediately)
         case .haapiTokenManagerIsClosed, .haapiTokenManagerIsExpired, .invalidStatusCode: .newHaapiFlow
         case .serverError(let error, _, let status):

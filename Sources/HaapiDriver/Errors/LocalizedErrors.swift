@@ -61,6 +61,23 @@ extension IdsvrErrorHandling {
 
 extension TransportError: SentenceError {
     public static var failureContext: String { "The server could not be reached" }
+
+    /// The sentence says how far the request got, as the case does: never "could not be reached" for a request
+    /// the server may have acted on.
+    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: sentence] }
+
+    /// What happened, for a person: one sentence.
+    public var sentence: String {
+        switch self {
+        case .couldNotConnect(let detail): ErrorSentence.make(Self.failureContext, detail)
+        case .answerLost(let detail):
+            "The connection was lost before the server's answer came (\(detail)); the server may have acted on the request."
+        case .timedOut(let seconds): "The server did not answer within \(Self.seconds(seconds)) s."
+        case .invalidResponse(let detail): ErrorSentence.make("The server's answer could not be read", detail)
+        case .responseTooLarge(let limit): "The server's answer is larger than the \(limit) bytes accepted."
+        case .cancelled: "The request was cancelled."
+        }
+    }
 }
 
 extension JOSEError: SentenceError {

@@ -87,13 +87,19 @@ public protocol HTTPTransport: Sendable {
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse
 }
 
-/// Why an exchange produced no response.
+/// Why an exchange produced no response. The cases say how far the request got, because that decides what may
+/// be done next: a request that never left can be sent again; one whose answer was lost may have been acted on
+/// (the SDK sends a lost GET again by itself, never a POST); a request without an answer in time was abandoned.
 public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// No complete response within the deadline, in seconds.
+    /// No connection: the name did not resolve, nothing listened, there was no network, TLS failed or a pin did
+    /// not match. Nothing was sent.
+    case couldNotConnect(String)
+    /// The connection was lost before a complete answer arrived: reset or closed once in use. The request may
+    /// have been sent, and the server may have processed it.
+    case answerLost(String)
+    /// No complete answer within the deadline, in seconds. The server may have processed the request.
     case timedOut(after: TimeInterval)
-    /// No connection, connection reset, TLS failure, a pinning mismatch.
-    case connectionFailed(String)
-    /// The body ended early, or the response could not be read.
+    /// An answer came that is not HTTP, or could not be read.
     case invalidResponse(String)
     /// The body is larger than the transport accepts.
     case responseTooLarge(limit: Int)
@@ -102,12 +108,27 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public var description: String {
         switch self {
-        case .timedOut(let seconds): "no response within \(seconds) s"
-        case .connectionFailed(let detail): "connection failed: \(detail)"
+        case .couldNotConnect(let detail): "could not connect: \(detail)"
+        case .answerLost(let detail):
+            "the connection was lost before the answer came (\(detail)); the server may have processed the request"
+        case .timedOut(let seconds): "no answer within \(Self.seconds(seconds)) s"
         case .invalidResponse(let detail): "unreadable response: \(detail)"
         case .responseTooLarge(let limit): "the response is larger than \(limit) bytes"
         case .cancelled: "the request was cancelled"
         }
+    }
+
+    /// Whether the server may have received the request (and acted on it).
+    public var mayHaveReachedServer: Bool {
+        switch self {
+        case .couldNotConnect, .cancelled: false
+        case .answerLost, .timedOut, .invalidResponse, .responseTooLarge: true
+        }
+    }
+
+    /// `30`, `2.5`: a deadline in words without a trailing `.0`.
+    @_spi(Tooling) public static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }
 
@@ -164,8 +185,29 @@ public func httpTransport(tls: TLSOptions, timeout: TimeInterval = 30) throws ->
     #if canImport(Security) && canImport(Darwin)
     try URLSessionTransport(tls: tls, timeout: timeout)
     #else
-    throw TransportError.connectionFailed(
+    throw TransportError.couldNotConnect(
         "TLS options need URLSession's TLS delegate (Apple platforms) or AsyncHTTPClientTransport(tls:) of HaapiAsyncHTTPClient (swift-haapi-integrations) on Linux"
     )
     #endif
+}
+
+/// A transport whose requests, when they set no deadline of their own, get `seconds`: how an app's
+/// `requestTimeout` reaches whichever transport it uses.
+public struct DeadlineTransport: HTTPTransport {
+    /// The transport that sends.
+    public let inner: any HTTPTransport
+    /// The deadline of a request that sets none.
+    public let seconds: TimeInterval
+
+    /// `inner`, with `seconds` for every request that sets no deadline (kept between 1 ms and a day).
+    public init(_ inner: any HTTPTransport, seconds: TimeInterval) {
+        self.inner = inner
+        self.seconds = HTTPRequest.clampedDeadline(seconds)
+    }
+
+    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        var request = request
+        if request.timeout == nil { request.timeout = seconds }
+        return try await inner.send(request)
+    }
 }

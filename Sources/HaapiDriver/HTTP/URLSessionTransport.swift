@@ -15,9 +15,19 @@ import FoundationNetworking
 /// FoundationNetworking turns a 401 that challenges for HTTP authentication (`WWW-Authenticate: Basic`, as a
 /// token endpoint answers a wrong client secret) into a wait for a credential and hands a completion handler no
 /// body; the delegate has the whole answer before that challenge, and the exchange returns it.
+///
+/// On Linux, each request other than GET and HEAD goes through a session of its own, so on a new connection:
+/// when a kept-alive connection dies under a POST, curl (under FoundationNetworking) starts the POST again on
+/// another connection and never sends its body, and the exchange would wait for its whole deadline; on a
+/// connection of its own, a lost answer is reported at once (`TransportError.answerLost`) and the POST is never
+/// sent twice. Apple's URLSession never sends a POST again by itself.
 public final class URLSessionTransport: HTTPTransport, Sendable {
     private let session: URLSession
     private let delegate: SessionDelegate
+    #if canImport(FoundationNetworking)
+    /// What a request that is not safe to send twice gets a session of its own with.
+    private let configuration: URLSessionConfiguration
+    #endif
     /// The deadline of an exchange that sets none, in seconds.
     public let timeout: TimeInterval
     /// The largest body accepted; a larger one is `TransportError.responseTooLarge`.
@@ -55,6 +65,9 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
         configuration.urlCache = nil
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         self.delegate = delegate
+        #if canImport(FoundationNetworking)
+        self.configuration = configuration
+        #endif
     }
 
     deinit {
@@ -68,7 +81,20 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
         urlRequest.httpBody = request.body
         let deadline = request.deadline(default: timeout)
         urlRequest.timeoutInterval = deadline
-        let (data, response) = try await exchange(urlRequest, deadline: deadline).get()
+        #if canImport(FoundationNetworking)
+        let outcome: PendingExchange.Outcome
+        if LostAnswerRetry.applies(to: request.method) {
+            outcome = await exchange(urlRequest, deadline: deadline, on: session, delegate)
+        } else {
+            let own = SessionDelegate()
+            let session = URLSession(configuration: configuration, delegate: own, delegateQueue: nil)
+            outcome = await exchange(urlRequest, deadline: deadline, on: session, own)
+            session.finishTasksAndInvalidate()
+        }
+        let (data, response) = try outcome.get()
+        #else
+        let (data, response) = try await exchange(urlRequest, deadline: deadline, on: session, delegate).get()
+        #endif
         var headers: [String: String] = [:]
         for (name, value) in response.allHeaderFields {
             if let name = name as? String, let value = value as? String { headers[name] = value }
@@ -79,7 +105,9 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
     /// Runs one data task. The answer comes from whichever happens first: the task's completion (through the
     /// delegate), the deadline, or cancellation. The deadline does not rely on URLSession calling back, because
     /// on Linux it sometimes never does.
-    private func exchange(_ request: URLRequest, deadline: TimeInterval) async -> PendingExchange.Outcome {
+    private func exchange(
+        _ request: URLRequest, deadline: TimeInterval, on session: URLSession, _ delegate: SessionDelegate
+    ) async -> PendingExchange.Outcome {
         let pending = PendingExchange(deadline: deadline, limit: maxResponseBytes)
         let task = session.dataTask(with: request)
         let identifier = task.taskIdentifier
@@ -240,14 +268,32 @@ private final class PendingExchange: @unchecked Sendable {
         let response = self.response
         let body = self.body
         lock.unlock()
-        if let error {
-            let code = (error as NSError).code
-            if code == NSURLErrorTimedOut { return finish(.failure(.timedOut(after: deadline))) }
-            if code == NSURLErrorCancelled { return finish(.failure(.cancelled)) }
-            return finish(.failure(.connectionFailed(error.localizedDescription)))
-        }
+        if let error { return finish(.failure(Self.failure(error, deadline: deadline))) }
         guard let response else { return finish(.failure(.invalidResponse("not an HTTP response"))) }
         finish(.success((body, response)))
+    }
+
+    /// What a task's error says about how far the request got (`TransportError`'s cases), by URL error code:
+    /// the same codes on Apple platforms and in FoundationNetworking, which maps curl's errors onto them.
+    static func failure(_ error: any Error, deadline: TimeInterval) -> TransportError {
+        let nsError = error as NSError
+        let detail = "\(error.localizedDescription) (\(nsError.domain) \(nsError.code))"
+        guard nsError.domain == NSURLErrorDomain else { return .answerLost(detail) }
+        switch URLError.Code(rawValue: nsError.code) {
+        case .timedOut: return .timedOut(after: deadline)
+        case .cancelled: return .cancelled
+        case .cannotFindHost, .dnsLookupFailed, .cannotConnectToHost, .notConnectedToInternet,
+            .internationalRoamingOff, .callIsActive, .dataNotAllowed, .secureConnectionFailed,
+            .serverCertificateHasBadDate, .serverCertificateUntrusted, .serverCertificateHasUnknownRoot,
+            .serverCertificateNotYetValid, .clientCertificateRejected, .clientCertificateRequired,
+            .appTransportSecurityRequiresSecureConnection, .badURL, .unsupportedURL, .cannotLoadFromNetwork:
+            return .couldNotConnect(detail)
+        case .badServerResponse, .cannotParseResponse:
+            return .invalidResponse(detail)
+        default:
+            // The connection was lost (-1005), the answer ended early or came back empty: the request left.
+            return .answerLost(detail)
+        }
     }
 
     func finish(_ outcome: Outcome) {

@@ -199,8 +199,12 @@ public actor HaapiTokenManager {
             round += 1
             HaapiLogger.debug(
                 DriverFollowUpTag.attestation, "requesting challenge from \(sensitive: catURL.absoluteString)")
-            let challengeResponse = try await exchange.send(
-                HTTPRequest(method: "GET", url: challengeTarget, headers: [(HttpHeaderNames.accept, MimeTypes.json)]))
+            let challengeResponse = try await LostAnswerRetry.run(method: "GET", url: challengeTarget) {
+                () async throws(HaapiError) in
+                try await exchange.send(
+                    HTTPRequest(
+                        method: "GET", url: challengeTarget, headers: [(HttpHeaderNames.accept, MimeTypes.json)]))
+            }
             guard challengeResponse.statusCode == 200 else {
                 throw .attestationRefusedByServer(cause: challengeResponse.oauthError)
             }

@@ -92,6 +92,9 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
     /// Follow redirection steps without returning them.
     public let isAutoRedirect: Bool
     public let transport: any HTTPTransport
+    /// The deadline of every request the SDK sends for this configuration, in seconds: a stalled server holds a
+    /// login no longer than this per request. `nil` keeps the transport's own (30 s for the SDK's transports).
+    public let requestTimeout: TimeInterval?
     /// The HAAPI access token is renewed when fewer seconds than this remain.
     public let minTokenTTL: TimeInterval
     public let attestationConfiguration: AttestationConfiguration
@@ -145,7 +148,8 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         clientAuthenticationMethod: any ClientAuthenticationMethod = ClientAuthenticationMethodNone(),
         dpopKeyStorage: (any Storage)? = HaapiConfiguration.defaultDPoPKeyStorage(),
         dpopKey: (any SigningKey)? = nil,
-        dpopNonceStore: DPoPNonceStore = DPoPNonceStore()
+        dpopNonceStore: DPoPNonceStore = DPoPNonceStore(),
+        requestTimeout: TimeInterval? = nil
     ) {
         self.name = name
         self.clientId = clientId
@@ -157,15 +161,18 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         self.authorizationParametersProvider = authorizationParametersProvider
         self.applicationBundle = applicationBundle
         self.isAutoRedirect = isAutoRedirect
+        let chosen: any HTTPTransport
         if let transport {
-            self.transport = transport
+            chosen = transport
         } else {
             // mTLS needs a transport that presents the certificate. If its TLS settings are unusable, every
             // request fails with the reason: falling back to a plain transport would hide the mistake.
-            do { self.transport = try HaapiTokenManagerBuilder.transport(for: clientAuthenticationMethod) } catch {
-                self.transport = UnusableTransport(reason: error.errorDescription)
+            do { chosen = try HaapiTokenManagerBuilder.transport(for: clientAuthenticationMethod) } catch {
+                chosen = UnusableTransport(reason: error.errorDescription)
             }
         }
+        self.transport = requestTimeout.map { DeadlineTransport(chosen, seconds: $0) } ?? chosen
+        self.requestTimeout = requestTimeout
         self.revocationEndpointURL = revocationEndpointURL
         self.introspectionEndpointURL = introspectionEndpointURL
         self.minTokenTTL = minTokenTTL
@@ -211,6 +218,7 @@ public final class HaapiConfiguration: HaapiConfigurable, OAuthTokenConfigurable
         applicationBundle = other.applicationBundle
         isAutoRedirect = other.isAutoRedirect
         transport = other.transport
+        requestTimeout = other.requestTimeout
         revocationEndpointURL = other.revocationEndpointURL
         introspectionEndpointURL = other.introspectionEndpointURL
         minTokenTTL = other.minTokenTTL
@@ -231,6 +239,6 @@ struct UnusableTransport: HTTPTransport {
     let reason: String
 
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        throw .connectionFailed(reason)
+        throw .couldNotConnect(reason)
     }
 }

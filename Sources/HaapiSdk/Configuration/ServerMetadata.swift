@@ -35,8 +35,10 @@ public struct ServerMetadata: Sendable, Equatable {
         }
         let response: HTTPResponse
         do {
-            response = try await transport.send(
-                HTTPRequest(method: "GET", url: wellKnown, headers: [("Accept", "application/json")], timeout: 30))
+            response = try await LostAnswerRetry.run(method: "GET", url: wellKnown) { () async throws(TransportError) in
+                try await transport.send(
+                    HTTPRequest(method: "GET", url: wellKnown, headers: [("Accept", "application/json")]))
+            }
         } catch {
             throw .communication(
                 message: "the discovery document at \(wellKnown.absoluteString) could not be fetched (\(error))",
@@ -104,9 +106,12 @@ extension HaapiConfiguration {
         tokenEndpointResponseListener: (any TokenEndpointResponseListener)? = nil,
         clientAuthenticationMethod: any ClientAuthenticationMethod = ClientAuthenticationMethodNone(),
         dpopKeyStorage: (any Storage)? = HaapiConfiguration.defaultDPoPKeyStorage(),
-        dpopKey: (any SigningKey)? = nil
+        dpopKey: (any SigningKey)? = nil,
+        requestTimeout: TimeInterval? = nil
     ) async throws(HaapiError) -> HaapiConfiguration {
-        let metadata = try await ServerMetadata.fetch(issuer: issuer, transport: transport ?? defaultHTTPTransport())
+        let fetching = transport ?? defaultHTTPTransport()
+        let metadata = try await ServerMetadata.fetch(
+            issuer: issuer, transport: requestTimeout.map { DeadlineTransport(fetching, seconds: $0) } ?? fetching)
         return HaapiConfiguration(
             name: name ?? clientId, clientId: clientId, baseURL: metadata.issuer,
             tokenEndpointURL: metadata.tokenEndpoint,
@@ -119,6 +124,7 @@ extension HaapiConfiguration {
             minTokenTTL: minTokenTTL, attestationConfiguration: attestationConfiguration, attester: attester,
             tokenBoundConfiguration: tokenBoundConfiguration,
             tokenEndpointResponseListener: tokenEndpointResponseListener,
-            clientAuthenticationMethod: clientAuthenticationMethod, dpopKeyStorage: dpopKeyStorage, dpopKey: dpopKey)
+            clientAuthenticationMethod: clientAuthenticationMethod, dpopKeyStorage: dpopKeyStorage, dpopKey: dpopKey,
+            requestTimeout: requestTimeout)
     }
 }

@@ -61,6 +61,8 @@ public struct HaapiUIKitConfiguration: Sendable {
     public let tokenBoundConfiguration: any TokenBoundConfiguration
     /// How requests reach the server; `nil` uses the platform's default.
     public let transport: (any HTTPTransport)?
+    /// The deadline of every request, in seconds; `nil` keeps the transport's (30 s for the SDK's).
+    public let requestTimeout: TimeInterval?
     /// Runs the WebAuthn client operations (passkey steps); without one they take the server's fallback.
     public let passkeyAuthenticator: (any WebAuthnAuthenticator)?
     /// The origin the authenticator acts for; by default the origin of `baseUrl`.
@@ -87,7 +89,7 @@ public struct HaapiUIKitConfiguration: Sendable {
             attestationConfiguration: attestationConfiguration,
             attester: attester, tokenBoundConfiguration: tokenBoundConfiguration,
             clientAuthenticationMethod: clientAuthenticationMethod,
-            dpopKeyStorage: nil, dpopKey: dpopKey)
+            dpopKeyStorage: nil, dpopKey: dpopKey, requestTimeout: requestTimeout)
     }
 }
 
@@ -114,6 +116,7 @@ public struct HaapiUIKitConfigurationBuilder: ValueBuilder {
     private var dcrConfiguration: DCRConfiguration?
     private var tokenBoundConfiguration: any TokenBoundConfiguration = BoundedTokenConfiguration()
     private var transport: (any HTTPTransport)?
+    private var requestTimeout: TimeInterval?
     private var passkeyAuthenticator: (any WebAuthnAuthenticator)?
     private var passkeyOrigin: String?
     private var strings = HaapiUIStrings()
@@ -198,6 +201,12 @@ public struct HaapiUIKitConfigurationBuilder: ValueBuilder {
     public func setTransport(_ value: any HTTPTransport) -> Self {
         with { $0.transport = value }
     }
+
+    /// The deadline of every request the flow sends, in seconds (the transport's own, 30 s, when not set): a
+    /// stalled server holds a screen no longer than this per request.
+    public func setRequestTimeout(_ seconds: TimeInterval) -> Self {
+        with { $0.requestTimeout = seconds }
+    }
     /// A copy that runs passkey steps with `value`, acting for `origin` (by default the server's).
     public func setPasskeyAuthenticator(
         _ value: any WebAuthnAuthenticator, origin: String? = nil
@@ -239,7 +248,7 @@ public struct HaapiUIKitConfigurationBuilder: ValueBuilder {
             useDefaultExternalBrowser: useDefaultExternalBrowser, attestationConfiguration: attestationConfiguration,
             attester: attester,
             clientAuthenticationMethod: clientAuthenticationMethod, dcrConfiguration: dcrConfiguration,
-            tokenBoundConfiguration: tokenBoundConfiguration, transport: transport,
+            tokenBoundConfiguration: tokenBoundConfiguration, transport: transport, requestTimeout: requestTimeout,
             passkeyAuthenticator: passkeyAuthenticator,
             passkeyOrigin: passkeyOrigin, strings: strings, externalAppOpener: externalAppOpener,
             externalBrowserLauncher: externalBrowserLauncher

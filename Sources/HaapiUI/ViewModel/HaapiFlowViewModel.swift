@@ -27,6 +27,12 @@ public final class HaapiFlowViewModel: ObservableObject {
     /// With `authenticationSelectionPresentation == .tabs`: the authenticators as tabs, the selected one's
     /// screen being `uiModel` (the selector step itself is never shown). `nil` in `.list` mode.
     @Published public private(set) var authenticatorTabs: AuthenticatorTabs?
+    /// While a polling step waits through a bad network: the last poll failed in a way that passes (a lost
+    /// answer, a timeout, no connection, a 502/503/504) and the next one is scheduled. `nil` once a poll is
+    /// answered. A renderer shows "reconnecting" instead of the step's own waiting text.
+    @Published public private(set) var reconnecting: PollingReconnection? {
+        didSet { announceChange() }
+    }
 
     /// The application whose configuration, theme and DPoP key the flow uses.
     public let haapiUIKitApplication: HaapiUIKitApplication
@@ -34,6 +40,10 @@ public final class HaapiFlowViewModel: ObservableObject {
     private let clock: @Sendable () -> Date
     private var accessor: (any HaapiAccessor)?
     private var pollingTask: Task<Void, Never>?
+    /// The poll request in flight, cancelled with the polling; `pollingGeneration` tells a stopped poll's late
+    /// answer from the current one's.
+    private var pollRequest: Task<HaapiResult, Never>?
+    private var pollingGeneration = 0
     private var pollingDeadline: Date?
     private var isFinished = false
     /// The failure `errorFeedback` holds back from `flowResult` until the user has seen it.
@@ -296,17 +306,24 @@ public final class HaapiFlowViewModel: ObservableObject {
     public func poll() async {
         stopPolling()
         guard case .polling(let polling)? = uiModel?.content, let action = polling.pollAction else { return }
-        await send(showLoading: false) { await $0.submitForm(action) }
+        await pollOnce(action)
     }
 
-    /// Stops polling and tells the server the user gave up waiting.
+    /// Stops polling and tells the server the user gave up waiting. While reconnecting (the network is known to
+    /// be bad) the flow ends at once, and the server is told in the background as well as it can be.
     public func cancelPolling() async {
+        let wasReconnecting = reconnecting != nil
         stopPolling()
-        guard case .polling(let polling)? = uiModel?.content, let cancel = polling.cancelAction else {
+        guard case .polling(let polling)? = uiModel?.content, let cancelAction = polling.cancelAction else {
             cancel()
             return
         }
-        await send { await $0.submitForm(cancel) }
+        if wasReconnecting, let manager = accessor?.haapiManager {
+            cancel()
+            Task { _ = await manager.submitForm(cancelAction) }
+            return
+        }
+        await send { await $0.submitForm(cancelAction) }
     }
 
     /// Leaves the flow.
@@ -334,6 +351,8 @@ public final class HaapiFlowViewModel: ObservableObject {
     }
 
     private func handle(_ result: HaapiResult) async {
+        // An answer that comes after the user left the flow changes nothing.
+        guard !isFinished else { return }
         switch result {
         case .representation(let step as OAuthAuthorizationResponseStep):
             stopPolling()
@@ -432,7 +451,54 @@ public final class HaapiFlowViewModel: ObservableObject {
 
     private func autoPoll(_ action: FormActionModel) async {
         pollingTask = nil
-        await send(showLoading: false) { await $0.submitForm(action) }
+        await pollOnce(action)
+    }
+
+    /// One poll, cancelled with the polling (`stopPolling`). A failure the network or a busy server causes
+    /// (``PollingReconnection/passes(_:)``) keeps the step and polls again after a wait, until the step's own
+    /// deadline; any other answer is handled as usual.
+    private func pollOnce(_ action: FormActionModel) async {
+        guard let manager = accessor?.haapiManager, !isFinished else { return }
+        let generation = pollingGeneration
+        let request = Task { await manager.submitForm(action) }
+        pollRequest = request
+        let result = await request.value
+        guard generation == pollingGeneration, !isFinished else { return }
+        pollRequest = nil
+        if case .error(let error) = result, PollingReconnection.passes(error),
+            case .polling(let polling)? = uiModel?.content
+        {
+            reconnect(after: error, wait: PollingReconnection.askedWait(error), polling: polling, action: action)
+            return
+        }
+        reconnecting = nil
+        await handle(result)
+    }
+
+    /// Keeps the polling step through a failed poll: the next poll after the wait the server asked for
+    /// (`Retry-After`), else a back-off from the step's interval; never past the step's deadline.
+    private func reconnect(
+        after error: any Error, wait asked: TimeInterval?, polling: PollingUIModel, action: FormActionModel
+    ) {
+        let attempt = (reconnecting?.attempt ?? 0) + 1
+        let wait = PollingReconnection.wait(attempt: attempt, interval: max(polling.interval, 0.2), asked: asked)
+        let now = clock()
+        let next = now.addingTimeInterval(wait)
+        HaapiLogger.info(
+            UIKitFollowUpTag.component,
+            "poll \(attempt) failed (\(String(describing: error))); polling again in \(wait) s")
+        reconnecting = PollingReconnection(attempt: attempt, reason: error.localizedDescription, nextPoll: next)
+        let deadline = pollingDeadline
+        pollingTask = Task { [weak self, clock] in
+            let until = deadline.map { min(next, $0) } ?? next
+            try? await Task.sleep(nanoseconds: UInt64(max(0, until.timeIntervalSince(clock())) * 1_000_000_000))
+            guard !Task.isCancelled, let self else { return }
+            if let deadline, clock() >= deadline {
+                await self.pollingTimedOut()
+                return
+            }
+            await self.autoPoll(action)
+        }
     }
 
     private func continueAfterPolling(_ action: FormActionModel) async {
@@ -453,6 +519,10 @@ public final class HaapiFlowViewModel: ObservableObject {
     private func stopPolling() {
         pollingTask?.cancel()
         pollingTask = nil
+        pollRequest?.cancel()
+        pollRequest = nil
+        pollingGeneration += 1
+        reconnecting = nil
     }
 
     private func redeem(_ step: OAuthAuthorizationResponseStep) async {

@@ -74,7 +74,11 @@ public struct RelyingPartyClient: Sendable {
         var outgoing = request
         outgoing.setHeader("Accept", "application/json")
         let response: HTTPResponse
-        do { response = try await transport.send(outgoing) } catch {
+        do {
+            response = try await LostAnswerRetry.run(method: outgoing.method, url: outgoing.url) {
+                () async throws(TransportError) in try await transport.send(outgoing)
+            }
+        } catch {
             throw .unreachable(error)
         }
         let json = try? JSONParser(limits: .init(maxBytes: 256 * 1024, maxDepth: 16)).parse(response.body)

@@ -12,12 +12,15 @@ import NIOCore
 // form body as received (bytes), Basic credentials, the browser page's cookie and CSP form-action sources, and
 // the App Attest policy's challenge response, attestation object (CBOR, X.509) and assertion; and what a
 // refusal makes of the request (the rule of an unparsable proof, the URL and values on the log line, the rule id
-// the SDK reads back, the inspector's page of the exchange).
+// the SDK reads back, the inspector's page of the exchange); and the SDK's reading of a `Retry-After`.
 // Never a crash; a proof that parses has a key thumbprint; a form that parses encodes back to the same pairs;
 // no assertion of random bytes verifies.
 func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = fuzzInput(start, count)
     let text = String(decoding: bytes, as: UTF8.self)
+    if let wait = ServerUnavailable.retryAfter(text), !(wait >= 0) {
+        fuzzFailure("a Retry-After read as a negative or NaN wait")
+    }
     if let pairs = bytes.withUnsafeBufferPointer({ FormURLEncoding.decode(utf8: $0) }) {
         let again = FormURLEncoding.decode(FormURLEncoding.encode(pairs))
         guard let again, again.elementsEqual(pairs, by: { $0.name == $1.name && $0.value == $1.value }) else {

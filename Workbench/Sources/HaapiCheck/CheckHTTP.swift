@@ -96,9 +96,9 @@ package struct BudgetedTransport: HTTPTransport {
         } catch let error as TransportError {
             throw error
         } catch let error as CheckHTTP.OffOrigin {
-            throw .connectionFailed(error.description)
+            throw .couldNotConnect(error.description)
         } catch {
-            throw .connectionFailed("haapi check: the request budget is used up")
+            throw .couldNotConnect("haapi check: the request budget is used up")
         }
     }
 }

@@ -106,7 +106,8 @@ struct FailureLineTests {
 
     /// AsyncHTTPClient retries a connection that fails to open until its ten-second connect timeout; the
     /// commands that talk to a named server turn that off, so a mistyped address is reported at once. Shown by
-    /// counting: a listener that drops each connection during the TLS handshake sees exactly one.
+    /// counting: a listener that drops each connection during the TLS handshake sees exactly one (two for a GET,
+    /// which the SDK asks once more when its connection drops).
     @Test("a server that cannot be connected to is tried once, by every command that talks to one, and reported")
     func connectionTriedOnce() async throws {
         let server = "SERVER"
@@ -131,7 +132,12 @@ struct FailureLineTests {
             let last = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
             #expect(result.status == 69, "\(name): exit \(result.status): \(result.stderr)")
             #expect(last.hasPrefix("error: ") && last.contains("127.0.0.1"), "\(name): \(result.stderr)")
-            #expect(listener.connections == 1, "\(name) opened \(listener.connections) connections")
+            // A GET whose connection dropped is asked once more (LostAnswerRetry: the drop may have come after the
+            // request); nothing else is sent twice.
+            let expected = name == "passkey signin" ? 2 : 1
+            #expect(
+                listener.connections == expected,
+                "\(name) opened \(listener.connections) connections: \(result.stderr)")
         }
         // And a port where nothing listens is a refusal in words.
         let refused = try await CLIRunner.run(["check", "--server", "http://127.0.0.1:9"], stdin: Data())

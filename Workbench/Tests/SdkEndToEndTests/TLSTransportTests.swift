@@ -107,7 +107,7 @@ struct TLSTransportTests {
             _ = try await Self.client(wrongPin, server.url)
             Issue.record("a connection to an unpinned key succeeded")
         } catch {
-            guard case .connectionFailed = error else {
+            guard case .couldNotConnect = error else {
                 Issue.record("\(error)")
                 return
             }

@@ -24,7 +24,7 @@ struct UIKitOptionsTests {
 
         func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
             lock.withLock { paths.append(request.method + " " + request.url.path) }
-            if failing { throw .connectionFailed("the test server is down") }
+            if failing { throw .couldNotConnect("the test server is down") }
             let json: String
             let type: String
             switch request.url.path {

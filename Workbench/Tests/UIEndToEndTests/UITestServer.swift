@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Tooling) import HaapiUI
+import NetworkFaults
 
 @testable import HaapiServer
 
@@ -9,7 +10,8 @@ final class UITestServer: Sendable {
     let running: RunningDevServer
     var base: URL { running.baseURL }
 
-    init() async throws {
+    /// With `proxy`, the server's public URL is the proxy's, so the flow's requests go through it.
+    init(behind proxy: NetworkFaultProxy? = nil) async throws {
         var configuration = try ServerConfiguration.embeddedDefault
         configuration.clients.append(
             ClientConfiguration(
@@ -20,7 +22,8 @@ final class UITestServer: Sendable {
                 username: "approver", passwordHash: ServerConfiguration.demoPasswordHash, email: "approver@example.com")
         )
         server = try DevServer(configuration: configuration, store: ServerStore(path: nil))
-        running = try await server.start()
+        running = try await server.start(publicURL: proxy?.url.absoluteString)
+        proxy?.forward(to: running.port)
     }
 
     static let shared = Shared()
@@ -38,7 +41,8 @@ final class UITestServer: Sendable {
     func application(
         clientId: String = "haapi-demo", redirect: String = "app://haapi", polling: TimeInterval = 0.2,
         pollingTimeout: TimeInterval = 30, passkeys: (any WebAuthnAuthenticator)? = nil,
-        selection: AuthenticatorSelectionPresentation = .list, browser: (any ExternalBrowserLauncher)? = nil
+        selection: AuthenticatorSelectionPresentation = .list, browser: (any ExternalBrowserLauncher)? = nil,
+        requestTimeout: TimeInterval? = nil
     ) throws -> HaapiUIKitApplication {
         var builder = HaapiUIKitConfigurationBuilder(
             clientId: clientId, baseUrl: base, tokenEndpointUrl: base.appendingPathComponent("oauth/token"),
@@ -53,11 +57,14 @@ final class UITestServer: Sendable {
         .setAuthenticationSelectionPresentation(selection)
         if let passkeys { builder = builder.setPasskeyAuthenticator(passkeys) }
         if let browser { builder = builder.setExternalBrowserLauncher(browser) }
+        if let requestTimeout { builder = builder.setRequestTimeout(requestTimeout) }
         return HaapiUIKitApplicationBuilder(haapiUIKitConfiguration: builder.build()).build()
     }
 
     /// Approves the newest pending request of `user` through the admin endpoints, as `haapi approve` does.
     func approve(_ user: String) async throws -> Int {
+        // The admin pages answer on the server's own loopback address, not its public URL (a proxy's).
+        let base = URL(string: server.localURL) ?? base
         let listing = try await defaultHTTPTransport().send(
             HTTPRequest(
                 method: "GET", url: URL(string: base.absoluteString + "/admin/approvals?user=\(user)") ?? base))

@@ -183,7 +183,11 @@ extension AuthorizeRoutes {
 
     /// A HAAPI request in a flow whose login is complete (resume and consent).
     private func authenticatedFlow(_ request: Request) async throws(Rejection) -> (HaapiCaller, FlowSession) {
-        let caller = try await haapiCaller(request, needsSession: true)
+        try authenticatedFlow(of: try await haapiCaller(request, needsSession: true))
+    }
+
+    /// The flow of a checked caller, if its login is complete. (Its proof was used: never check a request twice.)
+    private func authenticatedFlow(of caller: HaapiCaller) throws(Rejection) -> (HaapiCaller, FlowSession) {
         guard let session = caller.session, session.authenticatedUser != nil else {
             throw Rejection(
                 problem(
@@ -194,7 +198,11 @@ extension AuthorizeRoutes {
     }
 
     func resume(_ request: Request) async throws(Rejection) -> Response {
-        let (caller, session) = try await authenticatedFlow(request)
+        // A resume that finished the flow is a GET the client may send again when its answer was lost: the same
+        // client and key get the same answer for a while (`FinishedFlow`).
+        let checked = try await haapiCaller(request, needsSession: true, replaysFinished: true)
+        if let answer = checked.finishedAnswer { return representation(checked, answer) }
+        let (caller, session) = try authenticatedFlow(of: checked)
         guard caller.client.configuration.consent else {
             return await issueCode(caller, session: session, scope: session.scope)
         }
@@ -281,7 +289,6 @@ extension AuthorizeRoutes {
                 caller, Representation.problem(.unexpectedProblem, title: "Could not issue the code"),
                 rule: .storeFailure, status: .internalServerError)
         }
-        await flows.remove(session.id)
         let sessionState = Self.sessionState(
             clientID: session.clientID, redirectURI: session.redirectURI, flow: session.id)
         var parameters: [(name: String, value: String)] = [("code", code)]
@@ -293,15 +300,15 @@ extension AuthorizeRoutes {
         properties["session_state"] = .string(sessionState)
         properties["iss"] = .string(issuer)
         let separator = session.redirectURI.contains("?") ? "&" : "?"
-        return representation(
-            caller,
-            Representation.step(
-                "oauth-authorization-response", viewName: "templates/oauth/success-authorization-response",
-                links: [
-                    Representation.link(
-                        session.redirectURI + separator + FormURLEncoding.encode(parameters),
-                        rel: "authorization-response")
-                ],
-                properties: .object(properties)))
+        let answer = Representation.step(
+            "oauth-authorization-response", viewName: "templates/oauth/success-authorization-response",
+            links: [
+                Representation.link(
+                    session.redirectURI + separator + FormURLEncoding.encode(parameters), rel: "authorization-response")
+            ],
+            properties: .object(properties))
+        await flows.finish(
+            session.id, as: FinishedFlow(clientID: caller.client.id, jkt: caller.jkt, answer: answer), now: now)
+        return representation(caller, answer)
     }
 }

@@ -17,9 +17,25 @@ actor FlowStore {
     private var sessions: ExpiringStore<String, FlowSession>
     private var browserPages: [String: String] = [:]
     private var approvals: [String: String] = [:]
+    /// Flows that ended with their authorization response, for ``FinishedFlow/grace``: a client whose answer
+    /// was lost asks again (a GET) and gets the same one. At most 1,000 (each the response's JSON, about 1 KiB,
+    /// and two ids: about 2 MiB in all); when full, the oldest goes.
+    private var finished: ExpiringStore<String, FinishedFlow>
 
-    init(capacity: Int = 10_000) {
+    init(capacity: Int = 10_000, finishedCapacity: Int = 1_000) {
         sessions = ExpiringStore(capacity: capacity)
+        finished = ExpiringStore(capacity: finishedCapacity)
+    }
+
+    /// Ends flow `id` with `answer`, which the same client and key get again if they ask within the grace.
+    func finish(_ id: String, as answer: FinishedFlow, now: Date) {
+        remove(id)
+        finished.set(answer, for: id, expiresAt: now.addingTimeInterval(FinishedFlow.grace), now: now)
+    }
+
+    /// The answer flow `id` ended with, while its grace lasts.
+    func finishedFlow(_ id: String, now: Date) -> FinishedFlow? {
+        finished.value(for: id, now: now)
     }
 
     func insert(_ session: FlowSession, now: Date) {
@@ -122,6 +138,16 @@ actor FlowStore {
             }
         }
     }
+}
+
+/// How a flow ended, for the one client and key that ran it: the authorization response it was given.
+struct FinishedFlow: Sendable {
+    /// How long a finished flow's answer is given again: long enough for a phone that lost the answer to ask
+    /// again, short against the code's own lifetime.
+    static let grace: TimeInterval = 30
+    let clientID: String
+    let jkt: String
+    let answer: JSONValue
 }
 
 /// Messages the server "sends" (e-mail codes, password resets); the CLI and tests read them.

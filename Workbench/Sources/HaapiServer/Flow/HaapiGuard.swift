@@ -10,6 +10,8 @@ struct HaapiCaller: Sendable {
     let client: ResolvedClient
     let jkt: String
     let session: FlowSession?
+    /// With `replaysFinished`: the answer the flow of the request's Session-Id ended with, for this client and key.
+    var finishedAnswer: JSONValue? = nil
     /// Headers every response to this caller carries (the current DPoP nonce in nonce mode).
     let headers: HTTPFields
 }
@@ -26,7 +28,9 @@ extension HaapiGuarding {
     /// Checks a HAAPI request: `Accept: application/vnd.auth+json`, `Authorization: DPoP <HAAPI token>`,
     /// a DPoP proof for this request with `ath` (and the nonce in nonce mode) signed by the token's key,
     /// and, when `needsSession`, a `Session-Id` whose flow belongs to that key.
-    func haapiCaller(_ request: Request, needsSession: Bool) async throws(Rejection) -> HaapiCaller {
+    func haapiCaller(
+        _ request: Request, needsSession: Bool, replaysFinished: Bool = false
+    ) async throws(Rejection) -> HaapiCaller {
         let now = clock()
         guard let accept = HTTP.header(request, .accept), accept.lowercased().contains(HaapiMediaType.representation)
         else {
@@ -61,6 +65,12 @@ extension HaapiGuarding {
         let headers = await nonceHeaders(for: client)
         var session: FlowSession?
         if let id = HTTP.header(request, .sessionID) {
+            if replaysFinished, await flows.session(id, now: now) == nil,
+                let done = await flows.finishedFlow(id, now: now), done.jkt == jkt, done.clientID == client.id
+            {
+                return HaapiCaller(
+                    client: client, jkt: jkt, session: nil, finishedAnswer: done.answer, headers: headers)
+            }
             guard let found = await flows.session(id, now: now) else {
                 throw Rejection(
                     HTTP.problem(

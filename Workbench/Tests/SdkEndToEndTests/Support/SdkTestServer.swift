@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 @_spi(Tooling) import HaapiSdk
+import NetworkFaults
 import _CryptoExtras
 
 @testable import HaapiServer
@@ -29,7 +30,13 @@ final class SdkTestServer: Sendable {
     let running: RunningDevServer
     var base: URL { running.baseURL }
 
-    init(configure: (inout ServerConfiguration) -> Void = { _ in }) async throws {
+    /// With `proxy`, the server's public URL is the proxy's, so every request an SDK sends to `base` goes through
+    /// it (and the DPoP `htu` names it).
+    init(
+        behind proxy: NetworkFaultProxy? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
+    )
+        async throws
+    {
         var configuration = try ServerConfiguration.embeddedDefault
         configuration.clients += [
             // Legacy DPoP: no nonces, codes not bound.
@@ -58,7 +65,8 @@ final class SdkTestServer: Sendable {
         )
         configure(&configuration)
         server = try DevServer(configuration: configuration, store: ServerStore(path: nil))
-        running = try await server.start()
+        running = try await server.start(publicURL: proxy?.url.absoluteString)
+        proxy?.forward(to: running.port)
     }
 
     static let shared = Shared()
@@ -81,7 +89,9 @@ final class SdkTestServer: Sendable {
         tokenBound: any TokenBoundConfiguration = BoundedTokenConfiguration(keyPairType: .p256),
         clientAuthentication: any ClientAuthenticationMethod = ClientAuthenticationMethodNone(),
         transport: (any HTTPTransport)? = nil,
-        isAutoRedirect: Bool = true, listener: (any TokenEndpointResponseListener)? = nil, storage: (any Storage)? = nil
+        isAutoRedirect: Bool = true, listener: (any TokenEndpointResponseListener)? = nil,
+        storage: (any Storage)? = nil,
+        requestTimeout: TimeInterval? = nil
     ) -> HaapiConfiguration {
         HaapiConfiguration(
             name: "test-" + UUID().uuidString, clientId: clientId, baseURL: base,
@@ -94,6 +104,6 @@ final class SdkTestServer: Sendable {
             attester: SoftwareAttester(),
             tokenBoundConfiguration: tokenBound, tokenEndpointResponseListener: listener,
             clientAuthenticationMethod: clientAuthentication,
-            dpopKeyStorage: storage)
+            dpopKeyStorage: storage, requestTimeout: requestTimeout)
     }
 }
