@@ -255,4 +255,76 @@ struct BadNetworkTests {
         #expect(unavailable == ServerUnavailable(statusCode: 503, retryAfter: 7))
         #expect(busy.recoverySuggestion == .retryable(condition: .afterDelay))
     }
+
+    /// A switch the test turns on and the proxy's rule turns off: the next token request loses its answer.
+    final class Trap: @unchecked Sendable {
+        private let lock = NSLock()
+        private var armed = false
+        func arm() { lock.withLock { armed = true } }
+        func spring() -> Bool {
+            lock.withLock {
+                defer { armed = false }
+                return armed
+            }
+        }
+    }
+
+    @Test(
+        "a refresh whose answer was lost: the same refresh token again within the server's reuse grace keeps the session; after it, the seed's ended-session error",
+        arguments: transports)
+    func lostRefreshAnswer(transportName: String) async throws {
+        let trap = Trap()
+        let proxy = try NetworkFaultProxy { request in
+            request.method == "POST" && request.target == "/oauth/token" && trap.spring()
+                ? .resetAfterForwarding : .pass
+        }
+        defer { proxy.stop() }
+        // Long enough for a loaded CI machine to retry within it, short enough to wait out.
+        let server = try await SdkTestServer(behind: proxy) { $0.lifetimes.refreshTokenReuseGrace = 5 }
+        defer { Task { await server.running.stop() } }
+        let configuration = server.configuration(transport: try Self.transport(transportName))
+        let manager = try HaapiManager(haapiConfiguration: configuration)
+        defer { Task { await manager.close() } }
+        let oauth = OAuthTokenManager(oauthTokenConfiguration: configuration)
+        let first = try await oauth.fetchAccessToken(with: try await manager.passwordLogin(), dpop: manager.dpop)
+            .success()
+        let refreshToken = try #require(first.refreshToken)
+
+        // The server rotates the token; the answer is lost on the way back.
+        trap.arm()
+        guard case .error(let lost) = await oauth.refreshAccessToken(with: refreshToken),
+            case .communication(_, let cause as TransportError)? = lost as? HaapiError, case .answerLost = cause
+        else {
+            Issue.record("expected a lost answer")
+            return
+        }
+        // Within the grace: the app refreshes with the token it still holds, and the session goes on.
+        let again = try await oauth.refreshAccessToken(with: refreshToken).success()
+        let current = try #require(again.refreshToken)
+        #expect(current != refreshToken)
+        #expect(try await oauth.refreshAccessToken(with: current).success().accessToken != again.accessToken)
+
+        // Lost again, and this time the app comes back after the grace: the session has ended.
+        let latest = try #require(await oauth.refreshAccessToken(with: current).success().refreshToken)
+        trap.arm()
+        guard case .error = await oauth.refreshAccessToken(with: latest) else {
+            Issue.record("the trapped refresh got an answer")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(5_500))
+        let ended = await oauth.refreshAccessToken(with: latest)
+        guard case .errorToken(let refusal) = ended else {
+            Issue.record("expected invalid_grant, got \(ended)")
+            return
+        }
+        #expect(refusal.error == "invalid_grant")
+        #expect(
+            HaapiError.serverError(error: refusal.error, errorDescription: "", statusCode: 400).recoverySuggestion
+                == .newHaapiFlow)
+        // Not stuck: the manager answers the next call at once, with the same refusal.
+        guard case .errorToken = await oauth.refreshAccessToken(with: latest) else {
+            Issue.record("a second call after the session ended did not get the refusal")
+            return
+        }
+    }
 }

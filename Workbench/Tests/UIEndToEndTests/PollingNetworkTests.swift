@@ -43,7 +43,7 @@ struct PollingNetworkTests {
         let server = try await UITestServer(behind: proxy)
         defer { Task { await server.running.stop() } }
         let viewModel = HaapiFlowViewModel(
-            haapiUIKitApplication: try server.application(polling: 0.2, requestTimeout: 1))
+            haapiUIKitApplication: try server.application(polling: 0.2, requestTimeout: 5))
         await viewModel.start()
         try await viewModel.selectAuthenticator("approve")
         await viewModel.submit(try #require(viewModel.forms.first), values: ["userName": "approver"])
@@ -56,7 +56,7 @@ struct PollingNetworkTests {
         }
         #expect(viewModel.error == nil, "\(String(describing: viewModel.error))")
         #expect(reasons.contains { $0.contains("503") }, "\(reasons)")
-        #expect(reasons.contains { $0.contains("no answer within 1 s") }, "\(reasons)")
+        #expect(reasons.contains { $0.contains("no answer within 5 s") }, "\(reasons)")
         // The lost answers were absorbed below the view model: the transport's or the SDK's second GET.
         #expect(proxy.log.filter { $0.fault == .resetAfterForwarding }.count == 2)
         guard case .polling? = viewModel.uiModel?.content else {

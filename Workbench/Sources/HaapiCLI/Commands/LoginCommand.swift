@@ -92,6 +92,11 @@ struct LoginCommand: AsyncParsableCommand {
             valueName: "file"))
     var record: String?
 
+    @Option(
+        name: .long,
+        help: "Seconds each request may take (30 by default); a server that answers nothing ends the login, exit 69.")
+    var timeout: Double = 30
+
     @Flag(name: .long, help: "Print the RFC 6749 token response as JSON.")
     var json = false
 
@@ -116,6 +121,9 @@ struct LoginCommand: AsyncParsableCommand {
         guard !newDPoPKey || saveSession != nil else {
             throw ValidationError("--new-dpop-key goes with --save-session")
         }
+        guard timeout.isFinite, (0.1...3600).contains(timeout) else {
+            throw ValidationError("--timeout must be between 0.1 and 3600 seconds")
+        }
     }
 
     @MainActor
@@ -124,10 +132,11 @@ struct LoginCommand: AsyncParsableCommand {
             throw ValidationError("--server must be an http(s) URL")
         }
         let clientId = client.clientId ?? ""
-        let endpoints = try await ServerEndpoints.discover(base, transport: commandTransport())
+        let endpoints = try await ServerEndpoints.discover(base, transport: commandTransport(timeout: timeout))
         let recording = record.map { _ in FlowRecording() }
         let transport: any HTTPTransport =
-            recording.map { RecordingTransport(inner: commandTransport(), recording: $0) } ?? commandTransport()
+            recording.map { RecordingTransport(inner: commandTransport(timeout: timeout), recording: $0) }
+            ?? commandTransport(timeout: timeout)
         // The session folder keeps its DPoP key in the SDK's key store, so logging in again keeps the binding.
         let key: SoftwareP256SigningKey =
             try dpopKey.map { try KeyFile.loadOrCreateP256(at: $0).key }

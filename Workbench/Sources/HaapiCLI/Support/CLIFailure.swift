@@ -73,6 +73,16 @@ struct CLIFailure: Error, CustomStringConvertible {
     private static func refusal(_ error: HaapiError) -> CLIFailure {
         let details = String(describing: error)
         switch error {
+        case .communication(_, let cause as TransportError) where cause != .cancelled:
+            // How far the request got, in its own words: never "could not be reached" for one the server may have
+            // acted on. Each is 69 (unavailable).
+            return CLIFailure(cause.sentence, code: ExitCodes.unavailable, details: details)
+        case .communication(_, let unavailable as ServerUnavailable):
+            let wait = unavailable.retryAfter.map { " It asked to try again in \(TransportError.seconds($0)) s." } ?? ""
+            return CLIFailure(
+                "The server is unavailable for now (HTTP \(unavailable.statusCode)).\(wait)",
+                code: ExitCodes.unavailable,
+                details: details)
         case .communication(let message, _):
             return CLIFailure(
                 ErrorSentence.make("The server could not be reached", message), code: ExitCodes.unavailable,

@@ -424,10 +424,16 @@ final class TerminalFlow {
             await viewModel.cancelPolling()
             return .cancelled
         }
+        var reported = 0
         waiting: for await event in events {
             guard isStillPolling else { break waiting }
             switch event {
             case .changed:
+                // Each failed poll the view model waits through, once, in words (a spinner line redraws it too).
+                if let reconnecting = viewModel.reconnecting, reconnecting.attempt != reported {
+                    reported = reconnecting.attempt
+                    if !io.useColor { io.say("  " + Self.reconnectingLine(reconnecting)) }
+                }
                 continue
             case .interrupted:
                 io.write(io.useColor ? "\r\u{1B}[K" : "")
@@ -463,7 +469,18 @@ final class TerminalFlow {
             remaining = " \(max(0, Int(deadline.timeIntervalSinceNow))) s left"
         }
         let spinner = io.paint(TerminalIO.spinnerFrames[frame % TerminalIO.spinnerFrames.count], .cyan)
-        io.status("  \(spinner) Waiting…\(remaining) (Ctrl-C cancels)")
+        if let reconnecting = viewModel.reconnecting {
+            io.status("  \(spinner) " + io.paint(Self.reconnectingLine(reconnecting), .yellow) + " (Ctrl-C cancels)")
+        } else {
+            io.status("  \(spinner) Waiting…\(remaining) (Ctrl-C cancels)")
+        }
+    }
+
+    /// "Reconnecting, 2 polls failed: <why>. Next poll in 3 s."
+    static func reconnectingLine(_ reconnecting: PollingReconnection) -> String {
+        let next = max(0, Int(reconnecting.nextPoll.timeIntervalSinceNow.rounded(.up)))
+        let failed = reconnecting.attempt == 1 ? "a poll failed" : "\(reconnecting.attempt) polls failed"
+        return "Reconnecting, \(failed): \(reconnecting.reason) Next poll in \(next) s."
     }
 
     private func clientOperation(_ operation: ClientOperationUIModel) async throws {
