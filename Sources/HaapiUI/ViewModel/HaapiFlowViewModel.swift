@@ -280,7 +280,12 @@ public final class HaapiFlowViewModel: ObservableObject {
             HaapiLogger.warning(UIKitFollowUpTag.component, "the app for \(url.scheme ?? "?"): could not be opened")
             return false
         }
-        if let continueForm { await send { await $0.submitForm(continueForm) } }
+        // The continue action starts the wait (its answer is the polling step): a bad network is waited through
+        // as a poll's is.
+        if let continueForm {
+            isLoading = true
+            await pollOnce(continueForm)
+        }
         return true
     }
 
@@ -465,10 +470,8 @@ public final class HaapiFlowViewModel: ObservableObject {
         let result = await request.value
         guard generation == pollingGeneration, !isFinished else { return }
         pollRequest = nil
-        if case .error(let error) = result, PollingReconnection.passes(error),
-            case .polling(let polling)? = uiModel?.content
-        {
-            reconnect(after: error, wait: PollingReconnection.askedWait(error), polling: polling, action: action)
+        if case .error(let error) = result, PollingReconnection.passes(error), let interval = waitingInterval {
+            reconnect(after: error, wait: PollingReconnection.askedWait(error), interval: interval, action: action)
             return
         }
         reconnecting = nil
@@ -478,11 +481,14 @@ public final class HaapiFlowViewModel: ObservableObject {
     /// Keeps the polling step through a failed poll: the next poll after the wait the server asked for
     /// (`Retry-After`), else a back-off from the step's interval; never past the step's deadline.
     private func reconnect(
-        after error: any Error, wait asked: TimeInterval?, polling: PollingUIModel, action: FormActionModel
+        after error: any Error, wait asked: TimeInterval?, interval: TimeInterval, action: FormActionModel
     ) {
         let attempt = (reconnecting?.attempt ?? 0) + 1
-        let wait = PollingReconnection.wait(attempt: attempt, interval: max(polling.interval, 0.2), asked: asked)
+        let wait = PollingReconnection.wait(attempt: attempt, interval: interval, asked: asked)
         let now = clock()
+        // A wait without a deadline of its own (an app-launch step's) gets the polling timeout from now.
+        if pollingDeadline == nil { pollingDeadline = now.addingTimeInterval(configuration.pollingTimeout) }
+        isLoading = false
         let next = now.addingTimeInterval(wait)
         HaapiLogger.info(
             UIKitFollowUpTag.component,
@@ -514,6 +520,16 @@ public final class HaapiFlowViewModel: ObservableObject {
             _ = await manager.submitForm(cancel)
         }
         fail(HaapiUIError.pollingTimedOut(after: configuration.pollingTimeout))
+    }
+
+    /// The interval between polls while the screen waits: a polling step's own, or a second for the step that
+    /// opened another app and whose continue action starts the polling. `nil` when the screen is not a wait.
+    private var waitingInterval: TimeInterval? {
+        switch uiModel?.content {
+        case .polling(let polling)?: max(polling.interval, 0.2)
+        case .clientOperation(let operation)? where operation.opensExternalApp: 1
+        default: nil
+        }
     }
 
     private func stopPolling() {

@@ -88,4 +88,44 @@ struct BadNetworkLoginTests {
         #expect(refused.status == 69)
         #expect(refused.stderr.contains("The server could not be reached"), "\(refused.stderr)")
     }
+
+    @Test("BankID's polls answered 503 and cut: the login says it is reconnecting, then signs in")
+    func reconnectingLine() async throws {
+        let polls = Tally()
+        let proxy = try NetworkFaultProxy { request in
+            guard request.target.hasPrefix("/authn/authenticate/bankid/poll") else { return .pass }
+            switch polls.next() {
+            case 1: return .unavailable(status: 503, retryAfter: "1")
+            case 2: return .truncate
+            default: return .pass
+            }
+        }
+        defer { proxy.stop() }
+        let (server, output) = try CLIRunner.start([
+            "serve", "--port", "0", "--public-url", proxy.url.absoluteString,
+            "--config", LoginAnswersTests.examples.appendingPathComponent("bank.json").path,
+        ])
+        defer { server.terminate() }
+        let summary = try await CLIRunner.waitForLine(containing: "approve a pending sign-in", in: output)
+        let local = try #require(summary.split(separator: " ").first { $0.hasPrefix("http://localhost:") })
+        proxy.forward(to: try #require(local.split(separator: ":").last.flatMap { Int($0) }))
+        let directory = try CLIRunner.temporaryDirectory()
+        let answers = try LoginAnswersTests.answers(
+            [
+                ["fields": ["userName": "alice", "password": "Password1"]], ["fields": ["code": "123456"]],
+                ["choose": "bankid"], ["action": "Accept"],
+            ], in: directory)
+        let result = try await CLIRunner.run(
+            [
+                "login", "--server", proxy.url.absoluteString, "--client-id", "bank-ios", "--redirect-uri",
+                "app://bank", "--answers", answers,
+            ], limit: 60)
+        #expect(
+            result.status == 0 && result.stdout.contains("token_type: DPoP"),
+            "exit \(result.status): \(result.stdout)\n\(result.stderr) \(proxy.log.map { "\($0.request.method) \($0.request.target.prefix(40)) \($0.fault)" })"
+        )
+        let text = result.stdout + result.stderr
+        #expect(text.contains("Reconnecting, a poll failed:") && text.contains("HTTP 503"), "\(text)")
+        #expect(polls.next() > 3)
+    }
 }

@@ -363,11 +363,19 @@ final class TerminalFlow {
 
     private enum PollingEnd { case changed, cancelled }
 
-    /// Returns once the view model has a new step, a problem, tokens or an error.
+    /// Returns once the view model has a new step, a problem, tokens or an error; says so meanwhile when it waits
+    /// through a bad network (the continue action of a step that opened another app).
     private func waitForChange(from revision: Int) async {
         let changes = viewModel.changes()
         guard hasChanged(since: revision) == false else { return }
-        for await _ in changes where hasChanged(since: revision) { return }
+        var reported = 0
+        for await _ in changes {
+            if hasChanged(since: revision) { return }
+            if let reconnecting = viewModel.reconnecting, reconnecting.attempt != reported {
+                reported = reconnecting.attempt
+                io.say("  " + io.paint(Self.reconnectingLine(reconnecting), .yellow))
+            }
+        }
     }
 
     private func hasChanged(since revision: Int) -> Bool {
