@@ -8,17 +8,6 @@ import Testing
 /// issue measured (0 of 8 logins when every third GET's answer was lost) and the words of each failure.
 @Suite("haapi login on a bad network", .timeLimit(.minutes(3)))
 struct BadNetworkLoginTests {
-    final class Tally: @unchecked Sendable {
-        private let lock = NSLock()
-        private var count = 0
-        func next() -> Int {
-            lock.withLock {
-                count += 1
-                return count
-            }
-        }
-    }
-
     /// The dev server in this process, its public URL the proxy's.
     static func serve(behind proxy: NetworkFaultProxy) async throws -> RunningDevServer {
         let server = try DevServer(
@@ -32,7 +21,7 @@ struct BadNetworkLoginTests {
 
     @Test("every third GET's answer lost after the server answered it: 8 logins of 8 get tokens")
     func eightOfEight() async throws {
-        let gets = Tally()
+        let gets = FaultCounter()
         let proxy = try NetworkFaultProxy { request in
             request.method == "GET" && gets.next() % 3 == 0 ? .resetAfterForwarding : .pass
         }
@@ -55,7 +44,7 @@ struct BadNetworkLoginTests {
 
     @Test("a lost POST answer, a stalled server and a closed port: exit 69 each, in their own words")
     func words() async throws {
-        let posts = Tally()
+        let posts = FaultCounter()
         let proxy = try NetworkFaultProxy { request in
             guard request.method == "POST", request.target.hasPrefix("/authn/authenticate/password") else {
                 return .pass
@@ -91,7 +80,7 @@ struct BadNetworkLoginTests {
 
     @Test("BankID's polls answered 503 and cut: the login says it is reconnecting, then signs in")
     func reconnectingLine() async throws {
-        let polls = Tally()
+        let polls = FaultCounter()
         let proxy = try NetworkFaultProxy { request in
             guard request.target.hasPrefix("/authn/authenticate/bankid/poll") else { return .pass }
             switch polls.next() {

@@ -28,18 +28,12 @@ struct BadNetworkTests {
         return URLSessionTransport(timeout: timeout)
     }
 
-    /// A counter the proxy's rule and the test share.
-    final class Tally: @unchecked Sendable {
-        private let lock = NSLock()
-        private var counts: [String: Int] = [:]
+    static let demoUser = ["userName": "demouser", "password": "Password1"]
 
-        /// Adds one to `key` and returns the new count.
-        func next(_ key: String) -> Int {
-            lock.withLock {
-                counts[key, default: 0] += 1
-                return counts[key, default: 0]
-            }
-        }
+    /// A new flow's password form, through the selector.
+    static func passwordForm(_ manager: HaapiManager) async throws -> FormActionModel {
+        let form = try await manager.startAuthenticator("password")
+        return try #require((form as? InteractiveFormStep)?.actions.first as? FormAction).model
     }
 
     static func isPasswordPost(_ request: NetworkFaultProxy.Request) -> Bool {
@@ -50,7 +44,7 @@ struct BadNetworkTests {
         "every third GET's answer lost after the server answered it: 8 logins of 8 get tokens, each lost GET asked again with a new proof",
         arguments: transports)
     func lostGetAnswersAreAskedAgain(transportName: String) async throws {
-        let tally = Tally()
+        let tally = FaultCounter()
         let proxy = try NetworkFaultProxy { request in
             guard request.method == "GET" else { return .pass }
             return tally.next("GET") % 3 == 0 ? .resetAfterForwarding : .pass
@@ -102,9 +96,7 @@ struct BadNetworkTests {
         let manager = try HaapiManager(
             haapiConfiguration: server.configuration(transport: try Self.transport(transportName)))
         defer { Task { await manager.close() } }
-        let form = try await manager.startAuthenticator("password")
-        let action = try #require((form as? InteractiveFormStep)?.actions.first as? FormAction).model
-        let result = await manager.submitForm(action, parameters: ["userName": "demouser", "password": "Password1"])
+        let result = await manager.submitForm(try await Self.passwordForm(manager), parameters: Self.demoUser)
         let error = try #require(result.haapiError)
         guard case .communication(_, let cause as TransportError) = error, case .answerLost = cause else {
             Issue.record(
@@ -152,9 +144,8 @@ struct BadNetworkTests {
         let configuration = server.configuration(transport: try Self.transport(transportName), requestTimeout: 5)
         let manager = try HaapiManager(haapiConfiguration: configuration)
         defer { Task { await manager.close() } }
-        let form = try await manager.startAuthenticator("password")
-        let action = try #require((form as? InteractiveFormStep)?.actions.first as? FormAction).model
-        let parameters = ["userName": "demouser", "password": "Password1"]
+        let action = try await Self.passwordForm(manager)
+        let parameters = Self.demoUser
 
         let started = Date()
         let result = await manager.submitForm(action, parameters: parameters)
@@ -174,8 +165,7 @@ struct BadNetworkTests {
             haapiConfiguration: server.configuration(
                 transport: try Self.transport(transportName), requestTimeout: 60))
         defer { Task { await slow.close() } }
-        let slowForm = try await slow.startAuthenticator("password")
-        let slowAction = try #require((slowForm as? InteractiveFormStep)?.actions.first as? FormAction).model
+        let slowAction = try await Self.passwordForm(slow)
         let login = Task { await slow.submitForm(slowAction, parameters: parameters) }
         try await Task.sleep(for: .milliseconds(500))
         let cancelledAt = Date()
@@ -192,7 +182,7 @@ struct BadNetworkTests {
         "a cut answer: a GET's is asked again and the login goes on; a POST's is a lost answer; a trickled answer arrives",
         arguments: transports)
     func truncatedAndTrickled(transportName: String) async throws {
-        let tally = Tally()
+        let tally = FaultCounter()
         let proxy = try NetworkFaultProxy { request in
             if request.method == "GET", request.target.contains("/authn/authenticate/password") {
                 return tally.next("form") == 1 ? .truncate : .trickle(bytes: 97, interval: 0.005)
@@ -206,9 +196,8 @@ struct BadNetworkTests {
         let configuration = server.configuration(transport: try Self.transport(transportName))
         let manager = try HaapiManager(haapiConfiguration: configuration)
         defer { Task { await manager.close() } }
-        let form = try await manager.startAuthenticator("password")
-        let action = try #require((form as? InteractiveFormStep)?.actions.first as? FormAction).model
-        let parameters = ["userName": "demouser", "password": "Password1"]
+        let action = try await Self.passwordForm(manager)
+        let parameters = Self.demoUser
         let cut = await manager.submitForm(action, parameters: parameters)
         guard case .communication(_, let cause as TransportError)? = cut.haapiError, case .answerLost = cause else {
             Issue.record("expected a lost answer for the cut POST, got \(cut)")
@@ -229,7 +218,7 @@ struct BadNetworkTests {
         "a captive portal's page (200 text/html) to a HAAPI request is a clear error; a 503 carries its Retry-After",
         arguments: transports)
     func captivePortalAndUnavailable(transportName: String) async throws {
-        let tally = Tally()
+        let tally = FaultCounter()
         let proxy = try NetworkFaultProxy { request in
             guard request.target.contains("/oauth/authorize") else { return .pass }
             return tally.next("authorize") == 1 ? .captivePortal : .unavailable(status: 503, retryAfter: "7")

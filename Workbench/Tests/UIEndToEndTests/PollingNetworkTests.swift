@@ -10,26 +10,13 @@ import Testing
 @Suite("Polling through a bad network", .timeLimit(.minutes(2)))
 @MainActor
 struct PollingNetworkTests {
-    /// Counts the approval step's polls, which the proxy's rule and the test share.
-    final class Polls: @unchecked Sendable {
-        private let lock = NSLock()
-        private var count = 0
-        func next() -> Int {
-            lock.withLock {
-                count += 1
-                return count
-            }
-        }
-        var seen: Int { lock.withLock { count } }
-    }
-
     nonisolated static func isPoll(_ request: NetworkFaultProxy.Request) -> Bool {
         request.target.hasPrefix("/authn/authenticate/approve/poll")
     }
 
     @Test("a 503 with Retry-After, two lost answers in a row and a stalled poll: reconnecting, then signed in")
     func pollsThroughFaults() async throws {
-        let polls = Polls()
+        let polls = FaultCounter()
         let proxy = try NetworkFaultProxy { request in
             guard Self.isPoll(request) else { return .pass }
             switch polls.next() {
@@ -52,7 +39,7 @@ struct PollingNetworkTests {
             if let reconnecting = viewModel.reconnecting, reasons.last != reconnecting.reason {
                 reasons.append(reconnecting.reason)
             }
-            return polls.seen >= 5 || viewModel.error != nil
+            return polls.count() >= 5 || viewModel.error != nil
         }
         #expect(viewModel.error == nil, "\(String(describing: viewModel.error))")
         #expect(reasons.contains { $0.contains("503") }, "\(reasons)")
