@@ -57,7 +57,7 @@ public final class NetworkFaultProxy: @unchecked Sendable {
     /// The port the proxy listens on (127.0.0.1).
     public let port: Int
     /// `http://127.0.0.1:<port>`.
-    public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
     private var upstreamPort = 0
     private let rule: Rule
     private let idleLimit: TimeInterval
