@@ -63,7 +63,10 @@ open class AuthHubBasicRequest: AHAPIRequest, @unchecked Sendable {
     open func sendRequest(endpoint: AuthHubEndpoint) async throws -> AHRequestResult {
         let http = try endpoint.httpRequest()
         let started = DispatchTime.now().uptimeNanoseconds
-        let response = try await transport.send(http)
+        // Its GETs (branding, the hub's public key) are asked again once when their answer is lost; never a POST.
+        let response = try await LostAnswerRetry.run(method: http.method, url: http.url) {
+            () async throws(TransportError) in try await transport.send(http)
+        }
         let elapsed = Int64((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
         let body = (try? JSONParser(limits: Self.parserLimits).parse(response.body))?.objectValue ?? [:]
         let result = AHRequestResult(statusCode: response.statusCode, headers: response.headers, json: body)

@@ -58,6 +58,9 @@ extension DevServer {
         do {
             return try await store.deleteExpired(
                 now: clock(), retention: retention, lockoutWindow: TimeInterval(configuration.security.lockoutSeconds))
+        } catch is CancellationError {
+            // The server is stopping (or never started: a port in use): not a failure to report.
+            return .init()
         } catch {
             // The next sweep tries again; the rows it could not delete are refused on their expiry anyway.
             Logger(label: "haapi.devserver").error("sweep of expired rows failed: \(error)")
