@@ -92,7 +92,9 @@ public final class ChildProcess: @unchecked Sendable {
         sigemptyset(&none)
         posix_spawnattr_setsigmask(&attributes, &none)
         var every = sigset_t()
-        sigfillset(&every)
+        sigemptyset(&every)
+        // The classic signals, but the two no process can catch (a platform may refuse a default for them).
+        for signal: Int32 in 1..<32 where signal != SIGKILL && signal != SIGSTOP { sigaddset(&every, signal) }
         posix_spawnattr_setsigdefault(&attributes, &every)
         var flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
         #if canImport(Darwin)
