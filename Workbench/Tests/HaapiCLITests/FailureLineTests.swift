@@ -106,8 +106,8 @@ struct FailureLineTests {
 
     /// AsyncHTTPClient retries a connection that fails to open until its ten-second connect timeout; the
     /// commands that talk to a named server turn that off, so a mistyped address is reported at once. Shown by
-    /// counting: a listener that drops each connection during the TLS handshake sees exactly one (two for a GET,
-    /// which the SDK asks once more when its connection drops).
+    /// counting: a listener that drops each connection during the TLS handshake sees exactly one (at most two for
+    /// a GET, which the SDK asks once more when its connection drops).
     @Test("a server that cannot be connected to is tried once, by every command that talks to one, and reported")
     func connectionTriedOnce() async throws {
         let server = "SERVER"
@@ -132,11 +132,12 @@ struct FailureLineTests {
             let last = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
             #expect(result.status == 69, "\(name): exit \(result.status): \(result.stderr)")
             #expect(last.hasPrefix("error: ") && last.contains("127.0.0.1"), "\(name): \(result.stderr)")
-            // A GET whose connection dropped is asked once more (LostAnswerRetry: the drop may have come after the
-            // request); nothing else is sent twice.
-            let expected = name == "passkey signin" ? 2 : 1
+            // Nothing is sent twice but a GET whose connection dropped: AsyncHTTPClient reports a drop during the
+            // TLS handshake either as the handshake's failure (not retried) or as a reset read (a lost answer, asked
+            // once more by LostAnswerRetry), as the timing falls.
+            let allowed = name == "passkey signin" ? 1...2 : 1...1
             #expect(
-                listener.connections == expected,
+                allowed.contains(listener.connections),
                 "\(name) opened \(listener.connections) connections: \(result.stderr)")
         }
         // And a port where nothing listens is a refusal in words.

@@ -58,7 +58,8 @@ struct ConnectionLoopsTests {
         let finished = await withTaskGroup(of: Bool.self) { group in
             group.addTask { await Task(executorPreference: executor) { !executor.loop.inEventLoop }.value }
             group.addTask {
-                try? await Task.sleep(for: .seconds(10))
+                // Generous: in the full suite both cooperative threads can be busy for seconds at a time.
+                try? await Task.sleep(for: .seconds(45))
                 return false
             }
             let first = await group.next() ?? false
